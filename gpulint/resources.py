@@ -1,0 +1,29 @@
+"""Where the bundled rule catalog and knowledge live.
+
+In a wheel, `rules/` is shipped inside the package as `gpulint/rules`; in a source
+checkout (or an editable install) it is the top-level `rules/` beside the package.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=None)
+def rules_dir() -> Path:
+    for candidate in (_PACKAGE / "rules", _PACKAGE.parent / "rules"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("gpulint: bundled rules/ directory not found")
+
+
+def load_yaml(name: str):
+    """Load one bundled YAML data file from rules/ with the fastest available loader."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    with open(rules_dir() / name, encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=loader)
