@@ -1,0 +1,51 @@
+"""General checks (GL0xx) that are not about one file kind.
+
+GL001, GL002 and GL004 are produced by the parser and the suppression pass in
+the engine; what remains here is GL003 for the configuration file.
+"""
+
+from __future__ import annotations
+
+from gpulint import catalog
+from gpulint.discover import display_path
+from gpulint.model import Finding, LineIndex, Node
+from gpulint.parse.errors import ParseError
+from gpulint.registry import Context, check
+
+_SELECTOR_KEYS = ("select", "extend-select", "ignore")
+
+
+@check("GL003", project=True)
+def unknown_code_in_config(ctx: Context):
+    path = getattr(ctx.settings, "path", None)
+    if path is None:
+        return
+    from gpulint.parse.tomlpos import parse_toml
+
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        root = parse_toml(text, LineIndex(text))
+    except ParseError:
+        return
+    table = root.get("tool", "gpulint") if path.name == "pyproject.toml" else root
+    if table is None:
+        return
+    display = display_path(path)
+    candidates: list[Node] = []
+    for key in _SELECTOR_KEYS:
+        node = table.get(key)
+        if node is not None and node.is_seq:
+            candidates.extend(node.value)
+    for key in ("per-file-ignores",):
+        node = table.get(key)
+        for _, codes in node.items() if node is not None else ():
+            candidates.extend(codes.value if codes.is_seq else ())
+    severity = table.get("severity")
+    for name, level in severity.items() if severity is not None else ():
+        candidates.append(Node(name, level.anchor))
+    for node in candidates:
+        name = node.str() or ""
+        if not catalog.resolve_selector(name):
+            yield Finding("GL003", "", "", display, node.span,
+                          f"`{name}` in the configuration names no gpulint rule "
+                          f"(codes like GL105, prefixes like GL1, slugs or ALL)")

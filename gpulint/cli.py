@@ -1,0 +1,289 @@
+"""Command line: argument parsing and exit codes; the work happens elsewhere.
+
+    gpulint [PATHS...]          lint (default: .)
+    gpulint rule GL105          a rule's documentation
+    gpulint rules               every rule
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from gpulint import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+SUBCOMMANDS = ("rule", "rules")
+MAX_FIX_PASSES = 8
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse exits with 2 already; keep its message short
+        self.print_usage(sys.stderr)
+        print(f"gpulint: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_ERROR)
+
+
+def _version_text() -> str:
+    lines = [f"gpulint {__version__}"]
+    for label, loader in (("CUDA/driver data", "gpulint.knowledge.cuda:cuda_as_of"),
+                          ("CUDA image data", "gpulint.knowledge.images:images_as_of")):
+        module, _, name = loader.partition(":")
+        try:
+            import importlib
+
+            lines.append(f"{label} as of {getattr(importlib.import_module(module), name)()}")
+        except (ImportError, AttributeError, FileNotFoundError):
+            pass
+    return "\n".join(lines)
+
+
+def lint_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="gpulint", description="A static linter for the GPU container stack: "
+                "containerd config.toml, Docker daemon.json, Dockerfiles and Kubernetes manifests.",
+                epilog="Other commands: `gpulint rule CODE`, `gpulint rules`.")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files or directories to lint (default: .); `-` reads stdin")
+    p.add_argument("--version", action="store_true", help="print the version and the data dates")
+    sel = p.add_argument_group("rule selection")
+    sel.add_argument("--select", help="comma-separated codes, prefixes (GL1) or slugs; replaces the config")
+    sel.add_argument("--extend-select", help="codes to add to the selection")
+    sel.add_argument("--ignore", help="codes to leave out (added to the config's ignore)")
+    sel.add_argument("--preview", action="store_true", default=None, help="also run preview rules")
+    out = p.add_argument_group("output")
+    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    out.add_argument("--no-show-source", action="store_true", help="text: omit the source lines")
+    out.add_argument("--failure-threshold", choices=("error", "warning", "info", "none"),
+                     help="lowest severity that makes the exit code 1 (default: warning)")
+    fx = p.add_argument_group("fixes")
+    fx.add_argument("--fix", action="store_true", help="apply safe fixes")
+    fx.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
+    fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    cfg = p.add_argument_group("configuration")
+    cfg.add_argument("--config", metavar="PATH", help="use this config file")
+    cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
+    cfg.add_argument("--exclude", help="comma-separated patterns to exclude (added to the config)")
+    cfg.add_argument("--no-inline-suppressions", action="store_true",
+                     help="ignore `# gpulint: disable` comments and annotations")
+    cfg.add_argument("--kind", choices=("containerd", "daemon-json", "dockerfile", "kubernetes"),
+                     help="treat every file as this kind")
+    cfg.add_argument("--stdin-filename", metavar="NAME", help="the name of the file read from stdin")
+    fleet = p.add_argument_group("fleet facts")
+    fleet.add_argument("--driver", metavar="VERSION",
+                       help="NVIDIA driver on the nodes (535.104.05, or a branch: 535)")
+    fleet.add_argument("--gpu-class", choices=("datacenter", "consumer"), help="GPU class of the nodes")
+    return p
+
+
+def _split(value: str | None) -> tuple[str, ...]:
+    return tuple(v.strip() for v in (value or "").split(",") if v.strip())
+
+
+def _settings(args):
+    from gpulint.config import load_settings
+
+    settings = load_settings(args.config, args.isolated)
+    if args.select is not None:
+        settings.select = _split(args.select)
+    settings.extend_select += _split(args.extend_select)
+    settings.ignore += _split(args.ignore)
+    if args.preview:
+        settings.preview = True
+    if args.failure_threshold:
+        settings.failure_threshold = args.failure_threshold
+    settings.extend_exclude += _split(args.exclude)
+    return settings
+
+
+def _sources(args, settings):
+    from gpulint.engine import Source, collect_sources
+
+    paths = args.paths or ["."]
+    if "-" in paths:
+        if len(paths) > 1:
+            raise UsageError("`-` (stdin) cannot be combined with other paths")
+        name = args.stdin_filename or "stdin"
+        if not args.kind and not args.stdin_filename:
+            raise UsageError("reading stdin needs --stdin-filename NAME or --kind KIND")
+        return [Source(Path(name), text=sys.stdin.buffer.read(), kind=args.kind)]
+    try:
+        return collect_sources(paths, settings)
+    except FileNotFoundError as exc:
+        raise UsageError(f"{exc.args[0]}: no such file or directory") from None
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def lint(argv: list[str]) -> int:
+    args = lint_parser().parse_args(argv)
+    if args.version:
+        print(_version_text())
+        return EXIT_CLEAN
+    from gpulint.config import ConfigError
+    from gpulint.engine import Options, Source, exit_code, print_internal_errors, run
+    from gpulint.report import render
+
+    try:
+        settings = _settings(args)
+        if args.driver and not _valid_driver(args.driver):
+            raise UsageError(f"--driver {args.driver}: expected a driver version such as "
+                             f"535.104.05 or a branch such as 535")
+        sources = _sources(args, settings)
+    except (ConfigError, UsageError) as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class)) if v}
+    options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts)
+    try:
+        result = run(sources, settings, options)
+    except OSError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+    fixed = 0
+    stdin = bool(sources) and sources[0].text is not None and args.paths == ["-"]
+    if args.fix or args.unsafe_fixes or args.diff:
+        result, fixed, changed, originals = _fix_loop(result, sources, settings, options,
+                                                      args.unsafe_fixes)
+        if args.diff:
+            from gpulint.fix import unified_diff
+
+            _emit("".join(unified_diff(originals[p], t) for p, t in sorted(changed.items())
+                          if p in originals), args.output)
+            print_internal_errors(result)
+            return EXIT_ERROR if result.internal_errors else (EXIT_FINDINGS if changed else EXIT_CLEAN)
+        if stdin:
+            text = next(iter(changed.values()), result.documents[0].text if result.documents else "")
+            sys.stdout.write(text)
+            sys.stderr.write(render("text", result, show_source=False, fixed=fixed))
+            return exit_code(result, settings.failure_threshold)
+        _write_all(originals, changed)
+
+    color = (args.format == "text" and not args.output and sys.stdout.isatty()
+             and "NO_COLOR" not in os.environ)
+    _emit(render(args.format, result, show_source=not args.no_show_source, color=color,
+                 fixed=fixed), args.output)
+    print_internal_errors(result)
+    return exit_code(result, settings.failure_threshold)
+
+
+def _valid_driver(value: str) -> bool:
+    parts = value.split(".")
+    return 1 <= len(parts) <= 3 and all(p.isdigit() for p in parts) and len(parts[0]) == 3
+
+
+def _fix_loop(result, sources, settings, options, unsafe):
+    """Fix, re-lint the fixed text, and repeat until nothing more applies.
+
+    Returns the last result, the number of fixes applied, the final text of each
+    changed file, and the original documents (for the diff and for writing).
+    """
+    from gpulint.documents import encode
+    from gpulint.engine import Source, run
+    from gpulint.fix import fixed_texts
+
+    originals = {d.abspath: d for d in result.documents}
+    changed: dict[str, str] = {}
+    total = 0
+    current = result
+    for _ in range(MAX_FIX_PASSES):
+        texts, count, refused = fixed_texts(current.findings, current.documents, unsafe)
+        for message in refused:
+            print(f"gpulint: {message}", file=sys.stderr)
+        if not texts:
+            break
+        total += count
+        changed.update(texts)
+        again = []
+        for source in sources:
+            key = os.path.abspath(source.path)
+            if key in changed:
+                again.append(Source(source.path, text=encode(originals[key], changed[key]),
+                                    kind=source.kind))
+            else:
+                again.append(source)
+        current = run(again, settings, options)
+    changed = {p: t for p, t in changed.items() if t != originals[p].text}
+    return current, total, changed, originals
+
+
+def _write_all(originals, changed) -> None:
+    from gpulint.fix import write_atomic
+
+    for path, text in changed.items():
+        write_atomic(originals[path], text)
+
+
+def show_rule(argv: list[str]) -> int:
+    p = _Parser(prog="gpulint rule", description="Print a rule's documentation.")
+    p.add_argument("code", help="a code (GL105) or slug")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    from gpulint import catalog
+    from gpulint.ruledoc import rule_json, rule_text
+
+    codes = [c for c in catalog.resolve_selector(args.code) if c.upper() == args.code.upper()] \
+        or [catalog.by_slug().get(args.code)]
+    code = codes[0]
+    if code is None or code not in catalog.load_catalog():
+        print(f"gpulint: unknown rule `{args.code}`; `gpulint rules` lists them", file=sys.stderr)
+        return EXIT_ERROR
+    rule = catalog.load_catalog()[code]
+    if args.format == "json":
+        import json
+
+        print(json.dumps(rule_json(rule), indent=2))
+    else:
+        print(rule_text(rule))
+    return EXIT_CLEAN
+
+
+def list_rules(argv: list[str]) -> int:
+    p = _Parser(prog="gpulint rules", description="List every rule.")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    from gpulint import catalog
+    from gpulint.ruledoc import rule_json
+
+    rules = catalog.load_catalog().values()
+    if args.format == "json":
+        import json
+
+        print(json.dumps([rule_json(r) for r in rules], indent=2))
+        return EXIT_CLEAN
+    for rule in rules:
+        flags = "".join((" (fix)" if rule.fixable != "never" else "",
+                         " (preview)" if rule.preview else ""))
+        print(f"{rule.code}  {rule.severity:<7}  {rule.slug:<36} {rule.title}{flags}")
+    return EXIT_CLEAN
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "rule":
+            return show_rule(argv[1:])
+        if argv and argv[0] == "rules":
+            return list_rules(argv[1:])
+        return lint(argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception:  # a bug in gpulint: say so, exit 2, never a bare traceback
+        import traceback
+
+        print("gpulint: internal error, please report it:\n" + traceback.format_exc(), file=sys.stderr)
+        return EXIT_ERROR

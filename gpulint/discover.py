@@ -1,0 +1,138 @@
+"""Walking paths and deciding what kind of file each one is.
+
+The kind comes from the name and, for TOML/JSON/YAML, from the content: a
+`pyproject.toml` is not a containerd config and a `values.yaml` is not a
+Kubernetes manifest, whatever their extensions say.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path
+
+from gpulint.template import TEMPLATE_SUFFIXES
+
+KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes")
+DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
+_CONTENT_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
+MAX_BYTES = 4 * 1024 * 1024
+
+_CONTAINERD_TABLE = re.compile(
+    r"^\s*\[+\s*(?:plugins|grpc|ttrpc|debug|metrics|cgroup|proxy_plugins|stream_processors"
+    r"|timeouts|server)\b", re.MULTILINE)
+_CONTAINERD_KEY = re.compile(
+    r"^\s*(?:imports|disabled_plugins|required_plugins|oom_score|plugin_dir)\s*=", re.MULTILINE)
+_DOCKERD_KEYS = re.compile(
+    r'"(?:runtimes|default-runtime|exec-opts|log-driver|log-opts|storage-driver|data-root|graph'
+    r'|registry-mirrors|insecure-registries|live-restore|cgroup-parent|default-ulimits'
+    r'|node-generic-resources|features|builder|dns|bip|iptables|userns-remap)"\s*:')
+_K8S_API = re.compile(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
+_K8S_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
+
+
+def strip_template_suffix(name: str) -> tuple[str, bool]:
+    lower = name.lower()
+    for suffix in TEMPLATE_SUFFIXES:
+        if lower.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)], True
+    return name, False
+
+
+def kind_by_name(name: str) -> str | None:
+    base, _ = strip_template_suffix(name)
+    lower = base.lower()
+    if lower in ("dockerfile", "containerfile") or lower.startswith(("dockerfile.", "containerfile.")) \
+            or lower.endswith(".dockerfile") or lower.startswith("containerfile"):
+        return "dockerfile"
+    if lower == "daemon.json" or (lower.endswith(".json") and "daemon" in lower):
+        return "daemon-json"
+    return None
+
+
+def may_need_content(name: str) -> bool:
+    base, _ = strip_template_suffix(name)
+    return base.lower().endswith(_CONTENT_SUFFIXES)
+
+
+def kind_by_content(name: str, text: str) -> str | None:
+    base, _ = strip_template_suffix(name)
+    lower = base.lower()
+    if lower.endswith(".toml"):
+        if lower == "pyproject.toml":
+            return None
+        if _CONTAINERD_TABLE.search(text) or _CONTAINERD_KEY.search(text):
+            return "containerd"
+        return None
+    if lower.endswith(".json"):
+        stripped = text.lstrip("\ufeff \t\r\n")
+        if stripped.startswith("{") and '"apiVersion"' in text and '"kind"' in text:
+            return "kubernetes"
+        if stripped.startswith("{") and len(set(m[0] for m in _DOCKERD_KEYS.finditer(text))) >= 1 \
+                and ('"runtimes"' in text or '"default-runtime"' in text or
+                     len(_DOCKERD_KEYS.findall(text)) >= 2):
+            return "daemon-json"
+        return None
+    if lower.endswith((".yaml", ".yml")):
+        if _K8S_API.search(text) and _K8S_KIND.search(text):
+            return "kubernetes"
+    return None
+
+
+def excluded(rel: str, inner: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a path matches an exclude pattern.
+
+    `rel` is the display path (for patterns with a `/`); `inner` is the part below
+    the directory being walked, so a checkout that happens to live under a folder
+    named `build` is not excluded wholesale.
+    """
+    parts = [p for p in inner.split("/") if p not in ("", ".")]
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            pattern = pattern.lstrip("./") if pattern.startswith("./") else pattern
+            if any(fnmatch.fnmatch(rel, p) for p in (pattern, pattern + "/*", "*/" + pattern,
+                                                   "*/" + pattern + "/*")):
+                return True
+        elif any(fnmatch.fnmatch(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def walk(paths: list[str], patterns: tuple[str, ...]) -> list[Path]:
+    """Every file under `paths`, excluded ones left out, in a stable order."""
+    found: list[Path] = []
+    seen: set[str] = set()
+    for raw in paths:
+        root = Path(raw)
+        if root.is_file():
+            candidates = [(root, root.name)]
+        elif root.is_dir():
+            candidates = []
+            for dirpath, dirnames, filenames in os.walk(root):
+                inner_dir = Path(os.path.relpath(dirpath, root)).as_posix()
+                dirnames[:] = sorted(
+                    d for d in dirnames
+                    if not excluded(_rel(Path(dirpath, d)), f"{inner_dir}/{d}", patterns))
+                candidates.extend((Path(dirpath, f), f"{inner_dir}/{f}") for f in sorted(filenames))
+        else:
+            raise FileNotFoundError(raw)
+        for path, inner in candidates:
+            key = os.path.abspath(path)
+            if key in seen or excluded(_rel(path), inner, patterns):
+                continue
+            seen.add(key)
+            found.append(path)
+    return found
+
+
+def _rel(path: Path) -> str:
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive on Windows
+        return path.as_posix()
+
+
+def display_path(path: Path | str) -> str:
+    return _rel(Path(path))

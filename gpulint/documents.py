@@ -1,0 +1,116 @@
+"""Reading a file and parsing it into a Document of its kind.
+
+A file that does not parse becomes a GL001 finding at the parser's position (a
+templated one, GL004) and the run goes on.
+"""
+
+from __future__ import annotations
+
+from gpulint.discover import kind_by_content, kind_by_name, may_need_content, strip_template_suffix
+from gpulint.model import Document, Finding, Span
+from gpulint.parse.errors import ParseError
+from gpulint.template import has_template_syntax, neutralise
+
+
+def decode(data: bytes) -> tuple[str, bool, bool]:
+    """Text with LF line ends, and whether the file had a BOM and CRLF line ends."""
+    text = data.decode("utf-8")
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return text, bom, crlf
+
+
+def encode(doc: Document, text: str) -> bytes:
+    if doc.crlf:
+        text = text.replace("\n", "\r\n")
+    return (("\ufeff" if doc.bom else "") + text).encode("utf-8")
+
+
+def classify(name: str, text: str | None) -> str | None:
+    kind = kind_by_name(name)
+    if kind is None and text is not None and may_need_content(name):
+        kind = kind_by_content(name, text)
+    return kind
+
+
+def _parse_error(doc: Document, exc: ParseError, code: str, message: str) -> Finding:
+    span = Span.point(exc.line, exc.column)
+    return Finding(code=code, slug="", severity="", path=doc.path, span=span, message=message)
+
+
+def parse(doc: Document) -> Finding | None:
+    """Fill doc.tree; return the GL001/GL004 finding when the file does not parse."""
+    text = doc.text
+    templated = doc.templated or (doc.kind in ("kubernetes", "containerd") and has_template_syntax(text))
+    doc.templated = templated
+    if templated:
+        text = neutralise(text)
+    try:
+        doc.tree = parse_text(doc.kind, text, doc)
+    except ParseError as exc:
+        if templated:
+            return _parse_error(doc, exc, "GL004",
+                                f"templated file not checked: it does not parse once template "
+                                f"expressions are set aside ({exc.message})")
+        return _parse_error(doc, exc, "GL001", exc.message)
+    except RecursionError:
+        return _parse_error(doc, ParseError("nested too deeply"), "GL001",
+                            "the file is nested too deeply to check")
+    return None
+
+
+def parse_text(kind: str, text: str, doc: Document):
+    index = doc.index
+    if kind == "containerd":
+        from gpulint.parse.tomlpos import parse_toml
+
+        return parse_toml(text, index)
+    if kind == "daemon-json":
+        from gpulint.parse.jsonpos import parse_json
+
+        tree = parse_json(text, index)
+        if not tree.is_map:
+            raise ParseError("daemon.json must hold one JSON object", tree.span.line, tree.span.column)
+        return tree
+    if kind == "dockerfile":
+        from gpulint.parse.dockerfile import parse_dockerfile
+
+        return parse_dockerfile(text, index)
+    if kind == "kubernetes":
+        return _kubernetes(text, doc)
+    raise ValueError(f"unknown kind {kind}")
+
+
+def _kubernetes(text: str, doc: Document) -> list:
+    stripped = text.lstrip()
+    base, _ = strip_template_suffix(doc.path)
+    if base.lower().endswith(".json") or (stripped.startswith("{") and not base.lower().endswith((".yaml", ".yml"))):
+        from gpulint.parse.jsonpos import parse_json
+
+        roots = [parse_json(text, doc.index)]
+    else:
+        from gpulint.parse.yamlpos import parse_yaml_documents
+
+        roots = parse_yaml_documents(text, doc.index)
+    objects = []
+    for root in roots:
+        _collect_objects(root, objects)
+    return objects
+
+
+def _collect_objects(node, out: list) -> None:
+    """Kubernetes objects of a document; the items of `List` kinds are flattened."""
+    if node is None or not node.is_map:
+        return
+    kind = node.get("kind")
+    items = node.get("items")
+    if kind is not None and str(kind.value).endswith("List") and items is not None and items.is_seq:
+        for item in items.value:
+            _collect_objects(item, out)
+        return
+    if node.get("apiVersion") is not None and kind is not None:
+        out.append(node)

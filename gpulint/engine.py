@@ -1,0 +1,267 @@
+"""One run: discover -> classify -> parse -> check -> filter.
+
+Every stage is a plain function over plain data; reporting happens afterwards
+from the Result alone.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpulint import catalog, checks, documents
+from gpulint.config import Settings
+from gpulint.discover import MAX_BYTES, display_path, walk
+from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
+from gpulint.registry import CHECKS, Context
+from gpulint.suppress import find_suppressions
+
+
+@dataclass
+class Source:
+    """A file to lint: a path on disk, or text read from stdin under a given name."""
+
+    path: Path
+    text: bytes | None = None  # set for stdin and for in-memory fixed text
+    kind: str | None = None  # a forced kind
+
+
+@dataclass
+class Result:
+    findings: list[Finding]  # sorted; suppressed ones carry `suppressed`
+    documents: list[Document]
+    files_checked: int = 0
+    files_skipped: int = 0
+    internal_errors: list[str] = field(default_factory=list)
+
+    @property
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.suppressed is None]
+
+
+@dataclass
+class Options:
+    inline_suppressions: bool = True
+    kind: str | None = None
+    facts: dict = field(default_factory=dict)  # --driver, --gpu-class
+
+
+def enabled_codes(settings: Settings) -> frozenset[str]:
+    rules = catalog.load_catalog()
+    if settings.select is None:
+        codes = {code for code, rule in rules.items()}
+    else:
+        codes = {c for s in settings.select for c in catalog.resolve_selector(s)}
+    codes |= {c for s in settings.extend_select for c in catalog.resolve_selector(s)}
+    codes -= {c for s in settings.ignore for c in catalog.resolve_selector(s)}
+    if not settings.preview:
+        codes = {c for c in codes if not rules[c].preview}
+    return frozenset(codes)
+
+
+def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
+    return [Source(p) for p in walk(paths, settings.excludes)]
+
+
+def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Finding | None]:
+    """A Document (None when the file is not one gpulint reads) and its parse finding."""
+    display = display_path(source.path)
+    data = source.text
+    if data is None:
+        try:
+            if source.path.stat().st_size > MAX_BYTES:
+                return None, None
+            name_kind = forced_kind or documents.kind_by_name(source.path.name)
+            if name_kind is None and not documents.may_need_content(source.path.name):
+                return None, None
+            data = source.path.read_bytes()
+        except OSError as exc:
+            raise OSError(f"{display}: {exc.strerror}") from None
+    kind = source.kind or forced_kind
+    try:
+        text, bom, crlf = documents.decode(data)
+    except UnicodeDecodeError as exc:
+        kind = kind or documents.classify(source.path.name, None)
+        if kind is None:
+            return None, None
+        doc = Document(display, os.path.abspath(source.path), kind, "")
+        return doc, Finding("GL001", "", "", display, Span.point(1, 1),
+                            f"the file is not UTF-8 text (byte {exc.start})")
+    kind = kind or documents.classify(source.path.name, text)
+    if kind is None:
+        return None, None
+    _, templated = documents.strip_template_suffix(source.path.name)
+    doc = Document(display, os.path.abspath(source.path), kind, text, templated=templated,
+                   bom=bom, crlf=crlf)
+    return doc, documents.parse(doc)
+
+
+def run(sources: list[Source], settings: Settings, options: Options) -> Result:
+    enabled = enabled_codes(settings)
+    checks.load_all()
+    docs: list[Document] = []
+    raw: list[Finding] = []
+    skipped = 0
+    for source in sources:
+        doc, parse_finding = load(source, options.kind)
+        if doc is None:
+            skipped += 1
+            continue
+        docs.append(doc)
+        if parse_finding is not None:
+            raw.append(parse_finding)
+            doc.tree = None
+    parsed = [d for d in docs if d.tree is not None]
+    for doc in parsed:
+        doc.suppressions = find_suppressions(doc)
+    context = Context(parsed, settings, dict(options.facts), enabled)
+    errors: list[str] = []
+    for chk in CHECKS:
+        if not enabled.intersection(chk.codes):
+            continue
+        targets = [None] if chk.project else [d for d in parsed if d.kind in chk.kinds]
+        for doc in targets:
+            try:
+                produced = chk.fn(context) if chk.project else chk.fn(doc, context)
+                raw.extend(produced or ())
+            except Exception:  # a broken check must not stop the other files
+                where = "the linted set" if doc is None else doc.path
+                errors.append(f"internal error in check {chk.fn.__name__} ({', '.join(chk.codes)}) "
+                              f"on {where}:\n{traceback.format_exc()}")
+    findings = postprocess(raw, docs, settings, options, enabled)
+    for doc in docs:
+        if doc.templated:  # positions survive neutralising; rewritten text would not
+            for f in findings:
+                if f.path == doc.path:
+                    f.fix = None
+    return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
+                  internal_errors=errors)
+
+
+def _ignored_by_path(finding: Finding, settings: Settings) -> bool:
+    if not settings.per_file_ignores:
+        return False
+    absolute = Path(os.path.abspath(finding.path))
+    try:
+        rel = absolute.relative_to(settings.base).as_posix()
+    except ValueError:
+        rel = finding.path
+    for pattern, selectors in settings.per_file_ignores.items():
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(absolute.name, pattern) \
+                or fnmatch.fnmatch(finding.path, pattern):
+            codes = {c for s in selectors for c in catalog.resolve_selector(s)}
+            if finding.code in codes:
+                return True
+    return False
+
+
+def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, options: Options,
+                enabled: frozenset[str]) -> list[Finding]:
+    rules = catalog.load_catalog()
+    by_path = {d.path: d for d in docs}
+    out: list[Finding] = []
+    seen = set()
+    for f in raw:
+        if f.code not in enabled or _ignored_by_path(f, settings):
+            continue
+        key = (f.code, f.path, f.span, f.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        rule = rules[f.code]
+        f.slug = rule.slug
+        f.severity = settings.severity.get(f.code) or f.severity or rule.severity
+        doc = by_path.get(f.path)
+        if options.inline_suppressions and doc is not None:
+            for sup in doc.suppressions:
+                if sup.first_line <= f.span.line <= sup.last_line and f.code in _codes_of(sup):
+                    sup.used.add(f.code)
+                    f.suppressed = sup.reason or ""
+                    break
+        out.append(f)
+    if options.inline_suppressions:
+        for doc in docs:
+            out.extend(_suppression_findings(doc, enabled, rules, settings))
+    out.sort(key=lambda f: f.sort_key)
+    return out
+
+
+def _codes_of(sup: Suppression) -> set[str]:
+    return {c for name in sup.codes for c in _resolve_one(name)}
+
+
+def _resolve_one(name: str) -> list[str]:
+    """A code or slug named in a suppression; an unknown one resolves to nothing."""
+    if name.upper() in catalog.load_catalog():
+        return [name.upper()]
+    code = catalog.by_slug().get(name)
+    return [code] if code else []
+
+
+def _suppression_findings(doc: Document, enabled, rules, settings) -> list[Finding]:
+    out = []
+    for sup in doc.suppressions:
+        unused = []
+        for name in sup.codes:
+            codes = _resolve_one(name)
+            if not codes:
+                if "GL003" in enabled:
+                    start, end = sup.code_spans.get(name, (None, None))
+                    span = doc.index.span(start, end) if start is not None else sup.span
+                    out.append(_general(doc, "GL003", span, rules, settings,
+                                        f"unknown rule code `{name}` in a suppression; "
+                                        f"`gpulint rules` lists the codes"))
+            elif codes[0] in enabled and codes[0] not in sup.used:
+                unused.append(name)
+        if unused and "GL002" in enabled:
+            out.append(_general(doc, "GL002", sup.span, rules, settings,
+                                f"unused suppression: no {', '.join(unused)} finding here to silence",
+                                _removal_fix(doc, sup, unused)))
+    return out
+
+
+def _general(doc, code, span, rules, settings, message, fix=None) -> Finding:
+    return Finding(code, rules[code].slug, settings.severity.get(code) or rules[code].severity,
+                   doc.path, span, message, fix)
+
+
+def _removal_fix(doc: Document, sup: Suppression, unused: list[str]) -> Fix | None:
+    if sup.edit_range is None:
+        return None
+    if len(unused) == len(sup.codes):
+        start, end = sup.edit_range
+        return Fix("remove the unused suppression comment", (Edit(doc.abspath, start, end, ""),))
+    edits = []
+    text = doc.text
+    for name in unused:
+        start, end = sup.code_spans[name]
+        # take the comma (and spaces) on one side with the code
+        after = end
+        while after < len(text) and text[after] in " ,":
+            after += 1
+        if "," in text[end:after]:
+            edits.append(Edit(doc.abspath, start, after, ""))
+        else:
+            before = start
+            while before > 0 and text[before - 1] in " ,":
+                before -= 1
+            edits.append(Edit(doc.abspath, before, end, ""))
+    return Fix(f"remove {', '.join(unused)} from the suppression", tuple(edits))
+
+
+def exit_code(result: Result, threshold: str) -> int:
+    if result.internal_errors:
+        return 2
+    if threshold == "none":
+        return 0
+    floor = SEVERITY_RANK[threshold]
+    return 1 if any(SEVERITY_RANK[f.severity] >= floor for f in result.active) else 0
+
+
+def print_internal_errors(result: Result) -> None:
+    for message in result.internal_errors:
+        print(f"gpulint: {message}", file=sys.stderr)

@@ -1,0 +1,111 @@
+"""Applying fixes: text edits over file contents, checked and written atomically.
+
+Every fix is a list of edits (offset ranges and replacement text); TOML fixes are
+computed with tomlkit and reduced to the edit that changed, so comments, spacing
+and key order survive in every format. A result that no longer parses is refused.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+
+from gpulint.documents import encode, parse_text
+from gpulint.model import Document, Edit, Finding, Fix
+from gpulint.parse.errors import ParseError
+
+
+def rewrite(path: str, old: str, new: str, description: str, safe: bool = True) -> Fix | None:
+    """A Fix that turns `old` into `new`, as the one smallest edit between them."""
+    if old == new:
+        return None
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    return Fix(description, (Edit(path, start, end_old, new[start:end_new]),), safe)
+
+
+def applicable(findings: list[Finding], unsafe: bool) -> list[Finding]:
+    return [f for f in findings if f.suppressed is None and f.fix is not None
+            and (f.fix.safe or unsafe)]
+
+
+def _overlaps(a: Edit, b: Edit) -> bool:
+    if a.start == a.end == b.start == b.end:
+        return True  # two insertions at one point: one per pass keeps the order defined
+    return a.start < b.end and b.start < a.end
+
+
+def apply_fixes(text: str, path: str, fixes: list[Fix]) -> tuple[str, int]:
+    """Apply whole fixes whose edits overlap no fix already taken; the rest wait for
+    the next pass, when they are computed again on the new text."""
+    taken: list[Edit] = []
+    count = 0
+    for fix in sorted(fixes, key=lambda f: min((e.start for e in f.edits), default=0)):
+        edits = [e for e in fix.edits if e.path == path]
+        if not edits or any(_overlaps(e, t) for e in edits for t in taken):
+            continue
+        taken.extend(edits)
+        count += 1
+    for edit in sorted(taken, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: edit.start] + edit.content + text[edit.end:]
+    return text, count
+
+
+def fixed_texts(findings: list[Finding], documents: list[Document],
+                unsafe: bool) -> tuple[dict[str, str], int, list[str]]:
+    """New text per absolute path, the number of fixes applied, and refusals."""
+    docs = {d.abspath: d for d in documents}
+    per_path: dict[str, list[tuple[Finding, Edit]]] = {}
+    for f in applicable(findings, unsafe):
+        for edit in f.fix.edits:
+            per_path.setdefault(edit.path, []).append((f, edit))
+    out: dict[str, str] = {}
+    applied = 0
+    refused: list[str] = []
+    for path, pairs in per_path.items():
+        doc = docs.get(path)
+        if doc is None:
+            continue
+        fixes_here = list({id(f): f.fix for f, _ in pairs}.values())
+        new_text, count = apply_fixes(doc.text, path, fixes_here)
+        if new_text == doc.text:
+            continue
+        try:
+            parse_text(doc.kind, new_text, Document(doc.path, doc.abspath, doc.kind, new_text))
+        except ParseError as exc:
+            refused.append(f"{doc.path}: fixes not applied, the result would not parse "
+                           f"({exc.message} at {exc.line}:{exc.column})")
+            continue
+        out[path] = new_text
+        applied += count
+    return out, applied, refused
+
+
+def write_atomic(doc: Document, text: str) -> None:
+    data = encode(doc, text)
+    folder = os.path.dirname(doc.abspath) or "."
+    mode = stat.S_IMODE(os.stat(doc.abspath).st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=".gpulint-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, doc.abspath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def unified_diff(doc: Document, new_text: str) -> str:
+    return "".join(difflib.unified_diff(
+        doc.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+        fromfile=f"a/{doc.path}", tofile=f"b/{doc.path}"))

@@ -1,0 +1,236 @@
+"""The shared vocabulary: spans, nodes with positions, findings, fixes, documents.
+
+Lines and columns are 1-based. A Span's end is inclusive of its last character
+(end_column points at the last character), which is what findings report in JSON;
+SARIF regions and fix edits use an exclusive end and are converted at the edge.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+SEVERITIES = ("info", "warning", "error")
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+@dataclass(frozen=True)
+class Span:
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @staticmethod
+    def point(line: int, column: int) -> "Span":
+        return Span(line, column, line, column)
+
+    def contains_line(self, line: int) -> bool:
+        return self.line <= line <= self.end_line
+
+
+class Node:
+    """A parsed value with its position.
+
+    `value` is a dict of str -> Node for mappings, a list of Node for sequences and
+    a plain Python scalar otherwise. `key_span` is the span of the key that holds
+    this node in its parent mapping (None for roots and sequence items).
+    `tag` is the parser's type name for scalars ("str", "int", "float", "bool",
+    "null"); `quoted` says whether a YAML/TOML scalar was written in quotes.
+    """
+
+    __slots__ = ("value", "span", "key_span", "tag", "quoted")
+
+    def __init__(self, value: Any, span: Span, key_span: Span | None = None,
+                 tag: str = "", quoted: bool = False) -> None:
+        self.value = value
+        self.span = span
+        self.key_span = key_span
+        self.tag = tag
+        self.quoted = quoted
+
+    def __repr__(self) -> str:
+        return f"Node({self.plain()!r} @{self.span.line}:{self.span.column})"
+
+    @property
+    def is_map(self) -> bool:
+        return isinstance(self.value, dict)
+
+    @property
+    def is_seq(self) -> bool:
+        return isinstance(self.value, list)
+
+    @property
+    def is_scalar(self) -> bool:
+        return not isinstance(self.value, (dict, list))
+
+    @property
+    def anchor(self) -> Span:
+        """Where a finding about this entry should point: its key if it has one."""
+        return self.key_span or self.span
+
+    def get(self, *path: str | int) -> "Node | None":
+        node: Node | None = self
+        for part in path:
+            if node is None:
+                return None
+            if isinstance(part, int):
+                if not node.is_seq or not -len(node.value) <= part < len(node.value):
+                    return None
+                node = node.value[part]
+            else:
+                if not node.is_map:
+                    return None
+                node = node.value.get(part)
+        return node
+
+    def items(self) -> Iterator[tuple[str, "Node"]]:
+        if self.is_map:
+            yield from self.value.items()
+
+    def children(self) -> list["Node"]:
+        if self.is_map:
+            return list(self.value.values())
+        if self.is_seq:
+            return list(self.value)
+        return []
+
+    def plain(self) -> Any:
+        if self.is_map:
+            return {k: v.plain() for k, v in self.value.items()}
+        if self.is_seq:
+            return [v.plain() for v in self.value]
+        return self.value
+
+    def str(self) -> str | None:
+        """The scalar as a string, or None for mappings, sequences and null."""
+        if self.is_scalar and self.value is not None:
+            if isinstance(self.value, bool):
+                return "true" if self.value else "false"
+            return str(self.value)
+        return None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two 0-based character offsets of a file."""
+
+    path: str
+    start: int
+    end: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
+
+
+@dataclass(frozen=True)
+class Related:
+    path: str
+    line: int
+    column: int
+    message: str
+
+
+@dataclass
+class Finding:
+    code: str
+    slug: str
+    severity: str
+    path: str
+    span: Span
+    message: str
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    suppressed: str | None = None  # justification when silenced by an inline suppression
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.span.line, self.span.column, self.code, self.message)
+
+
+class LineIndex:
+    """Converts between 0-based offsets and 1-based (line, column) in a text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self.starts.append(i + 1)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        if line - 1 >= len(self.starts):
+            return len(self.text)
+        return min(self.starts[line - 1] + column - 1, len(self.text))
+
+    def span(self, start: int, end: int) -> Span:
+        """Span for the half-open offset range [start, end)."""
+        line, col = self.position(start)
+        end_line, end_col = self.position(max(start, end - 1))
+        return Span(line, col, end_line, end_col)
+
+    def line_text(self, line: int) -> str:
+        if not 1 <= line <= len(self.starts):
+            return ""
+        start = self.starts[line - 1]
+        end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts)
+
+
+@dataclass
+class Suppression:
+    """An inline `gpulint: disable=...` comment, a `disable-file`, or a k8s annotation."""
+
+    codes: tuple[str, ...]
+    span: Span  # where the pragma is written (the comment, or the annotation value)
+    first_line: int  # the lines whose findings it covers
+    last_line: int
+    reason: str | None
+    edit_range: tuple[int, int] | None = None  # offsets of the whole comment, for GL002's fix
+    code_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Document:
+    """One file, parsed. `tree` depends on the kind:
+
+    containerd: Node (the TOML table); daemon-json: Node (the JSON object);
+    kubernetes: list of Node (one per object, List items flattened);
+    dockerfile: gpulint.parse.dockerfile.Dockerfile.
+    """
+
+    path: str  # display path: relative to the current directory, "/" separators
+    abspath: str
+    kind: str
+    text: str
+    tree: Any = None
+    templated: bool = False
+    bom: bool = False  # the file started with a byte order mark (kept when writing fixes)
+    crlf: bool = False  # the file used CRLF line ends (text holds LF; kept when writing)
+    suppressions: list[Suppression] = field(default_factory=list)
+    cache: dict = field(default_factory=dict)  # per-document memo for check families
+    _index: LineIndex | None = None
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    def line_text(self, line: int) -> str:
+        return self.index.line_text(line)

@@ -1,0 +1,73 @@
+"""YAML (and so Kubernetes manifests) into position-carrying Nodes.
+
+PyYAML's composer keeps marks for every node; using the libyaml C loader when it
+is present keeps a large manifest set fast.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from gpulint.model import LineIndex, Node, Span
+from gpulint.parse.errors import ParseError
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TAGS = {
+    "tag:yaml.org,2002:int": "int",
+    "tag:yaml.org,2002:float": "float",
+    "tag:yaml.org,2002:bool": "bool",
+    "tag:yaml.org,2002:null": "null",
+}
+_constructor = yaml.constructor.SafeConstructor()
+
+
+def _span(index: LineIndex, start: int, end: int) -> Span:
+    text = index.text
+    while end > start + 1 and text[end - 1] in " \t\r\n":
+        end -= 1
+    return index.span(start, end)
+
+
+def _scalar(node: yaml.ScalarNode) -> tuple[object, str]:
+    tag = _TAGS.get(node.tag, "str")
+    if tag == "str":
+        return node.value, tag
+    try:
+        return _constructor.yaml_constructors[node.tag](_constructor, node), tag
+    except Exception:  # an odd scalar is still a value; keep its text
+        return node.value, "str"
+
+
+def convert(node: yaml.Node, index: LineIndex, key_span: Span | None = None,
+            depth: int = 0) -> Node:
+    span = _span(index, node.start_mark.index, node.end_mark.index)
+    if depth > 200:  # recursive aliases
+        return Node(None, span, key_span, "null")
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Node] = {}
+        for key_node, value_node in node.value:
+            kspan = _span(index, key_node.start_mark.index, key_node.end_mark.index)
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
+            out[str(key)] = convert(value_node, index, kspan, depth + 1)
+        return Node(out, span, key_span, "map")
+    if isinstance(node, yaml.SequenceNode):
+        return Node([convert(v, index, None, depth + 1) for v in node.value], span, key_span, "seq")
+    value, tag = _scalar(node)
+    return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'))
+
+
+def parse_yaml_documents(text: str, index: LineIndex) -> list[Node | None]:
+    """Every document of a YAML stream; empty documents are None."""
+    try:
+        docs = []
+        for root in yaml.compose_all(text, Loader=_LOADER):
+            docs.append(None if root is None else convert(root, index))
+        return docs
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            raise ParseError(f"invalid YAML: {problem}") from None
+        raise ParseError(f"invalid YAML: {problem}", mark.line + 1, mark.column + 1) from None
+    except yaml.YAMLError as exc:
+        raise ParseError(f"invalid YAML: {exc}") from None

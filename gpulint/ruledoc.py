@@ -1,0 +1,52 @@
+"""A rule's documentation as text (for `gpulint rule`), JSON and Markdown (for docs)."""
+
+from __future__ import annotations
+
+
+def rule_json(rule) -> dict:
+    return {
+        "code": rule.code, "slug": rule.slug, "title": rule.title, "severity": rule.severity,
+        "stability": rule.stability, "kinds": list(rule.kinds), "fixable": rule.fixable,
+        "summary": rule.summary, "why": rule.why, "fix": rule.fix,
+        "example": {side: [{"path": p, "content": c} for p, c in ex.files]
+                    for side, ex in (("bad", rule.bad), ("good", rule.good))},
+        "references": list(rule.references),
+    }
+
+
+def _example_lines(example) -> list[str]:
+    lines = []
+    for path, content in example.files:
+        lines.append(f"  # {path}")
+        lines.extend("  " + line for line in content.rstrip("\n").split("\n"))
+    if example.args:
+        lines.append(f"  # run with: gpulint {' '.join(example.args)}")
+    return lines
+
+
+def rule_text(rule) -> str:
+    head = f"{rule.code} {rule.slug} ({rule.severity}{', preview' if rule.preview else ''}" \
+           f"{', fixable' if rule.fixable != 'never' else ''})"
+    lines = [head, "", rule.title, "", rule.summary, "", "Why is this bad?", rule.why, "",
+             "Example", *_example_lines(rule.bad), "", "Use instead", *_example_lines(rule.good),
+             "", "Fix", rule.fix]
+    if rule.references:
+        lines += ["", "References", *(f"  {url}" for url in rule.references)]
+    return "\n".join(lines)
+
+
+def rule_markdown(rule) -> str:
+    lines = [f"## {rule.code} `{rule.slug}`", "",
+             f"**{rule.title}** · default severity `{rule.severity}` · {rule.stability}"
+             f"{' · fixable' if rule.fixable != 'never' else ''}", "", rule.summary, "",
+             "### Why is this bad?", "", rule.why, ""]
+    for title, example in (("Example", rule.bad), ("Use instead", rule.good)):
+        lines += [f"### {title}", ""]
+        for path, content in example.files:
+            lines += [f"`{path}`:", "", "```", content.rstrip("\n"), "```", ""]
+        if example.args:
+            lines += [f"Run with `gpulint {' '.join(example.args)}`.", ""]
+    lines += ["### Fix", "", rule.fix, ""]
+    if rule.references:
+        lines += ["### References", ""] + [f"- <{url}>" for url in rule.references] + [""]
+    return "\n".join(lines)
