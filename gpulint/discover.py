@@ -28,6 +28,7 @@ _DOCKERD_KEYS = re.compile(
     r'"(?:runtimes|default-runtime|exec-opts|log-driver|log-opts|storage-driver|data-root|graph'
     r'|registry-mirrors|insecure-registries|live-restore|cgroup-parent|default-ulimits'
     r'|node-generic-resources|features|builder|dns|bip|iptables|userns-remap)"\s*:')
+_FIRST_INSTRUCTION = re.compile(r"(?i)(FROM|ARG)\s")
 _K8S_API = re.compile(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
 _K8S_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
 
@@ -53,12 +54,26 @@ def kind_by_name(name: str) -> str | None:
 
 def may_need_content(name: str) -> bool:
     base, _ = strip_template_suffix(name)
-    return base.lower().endswith(_CONTENT_SUFFIXES)
+    lower = base.lower()
+    return lower.endswith(_CONTENT_SUFFIXES) or "dockerfile" in lower or "containerfile" in lower
+
+
+def _looks_like_dockerfile(text: str) -> bool:
+    """The first instruction is FROM or ARG (after comments and parser directives)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        return bool(_FIRST_INSTRUCTION.match(stripped))
+    return False
 
 
 def kind_by_content(name: str, text: str) -> str | None:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
+    if ("dockerfile" in lower or "containerfile" in lower) and not lower.endswith(_CONTENT_SUFFIXES):
+        # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content
+        return "dockerfile" if _looks_like_dockerfile(text) else None
     if lower.endswith(".toml"):
         if lower == "pyproject.toml":
             return None

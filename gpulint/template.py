@@ -22,13 +22,53 @@ def neutralise(text: str) -> str:
     line and column of the rest of the file is unchanged.
     """
     out, last = [], 0
-    for match in _EXPR.finditer(text):
-        start, end = match.span()
+    for start, end, dead in _pieces(text):
         out.append(text[last:start])
-        out.append(_replacement(text, start, end))
+        piece = text[start:end]
+        silent = dead or _is_statement(piece)
+        out.append(_blank(piece) if silent else _replacement(text, start, end))
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def _blank(piece: str) -> str:
+    return re.sub(r"[^\n]", " ", piece)
+
+
+_OPEN = re.compile(r"^(?:\{\{-?\s*(?:if|range|with|define|block)\b|\{%-?\s*(?:if|for|macro|block)\b)")
+_ALTERNATIVE = re.compile(r"^(?:\{\{-?\s*else\b|\{%-?\s*(?:else|elif)\b)")
+_CLOSE = re.compile(r"^(?:\{\{-?\s*end\b|\{%-?\s*end\w*)")
+
+
+def _is_statement(expr: str) -> bool:
+    """Control flow and comments produce no text of their own: they become blanks."""
+    return (expr.startswith(("{%", "{#")) or bool(_OPEN.match(expr) or _ALTERNATIVE.match(expr)
+            or _CLOSE.match(expr)) or expr.lstrip("{- ").startswith("/*"))
+
+
+def _pieces(text: str):
+    """(start, end, dead) for each expression, and for each stretch of text inside an
+    `else`/`elif` branch: only the first branch of a conditional is kept, so the
+    alternatives (often the same key twice) do not collide."""
+    depth, dead_from, dead_depth = 0, None, None
+    for match in _EXPR.finditer(text):
+        expr = match.group(0)
+        if _OPEN.match(expr):
+            depth += 1
+        elif _ALTERNATIVE.match(expr) and dead_from is None:
+            dead_from, dead_depth = match.start(), depth
+        elif _CLOSE.match(expr):
+            if dead_from is not None and depth == dead_depth:
+                yield dead_from, match.end(), True
+                dead_from = dead_depth = None
+                depth -= 1
+                continue
+            depth = max(0, depth - 1)
+        if dead_from is None:
+            yield match.start(), match.end(), False
+    if dead_from is not None:
+        yield dead_from, len(text), True
 
 
 def _replacement(text: str, start: int, end: int) -> str:
