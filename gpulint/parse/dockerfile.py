@@ -17,6 +17,10 @@ from gpulint.parse.errors import ParseError
 
 _HEREDOC = re.compile(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+INSTRUCTIONS = frozenset((
+    "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL",
+    "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
+))
 _FLAG = re.compile(r"--([a-z-]+)(?:=(\S*))?")
 
 
@@ -133,6 +137,9 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
             continue
         keyword = item["instruction"].upper()
         value = item["value"]
+        if keyword not in INSTRUCTIONS:
+            raise ParseError(f"unknown instruction `{item['instruction']}` (the builder stops with "
+                             f"\"unknown instruction\")", first + 1, 1)
         bodies = []
         for match in _HEREDOC.finditer(value):
             end_word, strip_tabs = match[3], match[1] == "-"
@@ -143,6 +150,10 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
                     break
                 body.append(candidate)
                 row += 1
+            else:
+                column = lines[first].find("<<" + match[1]) + 1
+                raise ParseError(f"heredoc `<<{end_word}` is never closed by a line `{end_word}`",
+                                 first + 1, max(1, column))
             bodies.append("\n".join(body))
             last = min(row, len(lines) - 1)
         skip_until = last if bodies else skip_until
