@@ -278,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "rules":
             return list_rules(argv[1:])
         return lint(argv)
+    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -17,6 +17,11 @@ from gpulint.template import TEMPLATE_SUFFIXES
 KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes")
 DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
 _CONTENT_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
+# names that mention Dockerfile but hold something else (docs, scripts, backups)
+_NOT_DOCKERFILE = _CONTENT_SUFFIXES + (
+    ".md", ".rst", ".txt", ".adoc", ".html", ".py", ".sh", ".go", ".rs", ".js", ".ts", ".java",
+    ".c", ".cc", ".cpp", ".h", ".xml", ".ini", ".cfg", ".lock", ".bak", ".orig", ".patch",
+    ".diff", ".swp", ".dockerignore")
 MAX_BYTES = 4 * 1024 * 1024
 
 _CONTAINERD_TABLE = re.compile(
@@ -71,7 +76,7 @@ def _looks_like_dockerfile(text: str) -> bool:
 def kind_by_content(name: str, text: str) -> str | None:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
-    if ("dockerfile" in lower or "containerfile" in lower) and not lower.endswith(_CONTENT_SUFFIXES):
+    if ("dockerfile" in lower or "containerfile" in lower) and not lower.endswith(_NOT_DOCKERFILE):
         # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content
         return "dockerfile" if _looks_like_dockerfile(text) else None
     if lower.endswith(".toml"):

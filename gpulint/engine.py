@@ -116,7 +116,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             raw.append(parse_finding)
             doc.tree = None
     parsed = [d for d in docs if d.tree is not None]
-    for doc in parsed:
+    for doc in docs:  # comments are found even in a file that does not parse
         doc.suppressions = find_suppressions(doc)
     context = Context(parsed, settings, dict(options.facts), enabled)
     errors: list[str] = []
@@ -175,19 +175,24 @@ def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, op
         rule = rules[f.code]
         f.slug = rule.slug
         f.severity = settings.severity.get(f.code) or f.severity or rule.severity
-        doc = by_path.get(f.path)
-        if options.inline_suppressions and doc is not None:
-            for sup in doc.suppressions:
-                if sup.first_line <= f.span.line <= sup.last_line and f.code in _codes_of(sup):
-                    sup.used.add(f.code)
-                    f.suppressed = sup.reason or ""
-                    break
         out.append(f)
     if options.inline_suppressions:
-        for doc in docs:
-            out.extend(_suppression_findings(doc, enabled, rules, settings))
+        _mark_suppressed(out, by_path)
+        extra = [f for doc in docs for f in _suppression_findings(doc, enabled, rules, settings)]
+        _mark_suppressed(extra, by_path)  # GL002/GL003 can be silenced like any other code
+        out.extend(extra)
     out.sort(key=lambda f: f.sort_key)
     return out
+
+
+def _mark_suppressed(findings: list[Finding], by_path: dict[str, Document]) -> None:
+    for f in findings:
+        doc = by_path.get(f.path)
+        for sup in doc.suppressions if doc is not None else ():
+            if sup.first_line <= f.span.line <= sup.last_line and f.code in _codes_of(sup):
+                sup.used.add(f.code)
+                f.suppressed = sup.reason or ""
+                break
 
 
 def _codes_of(sup: Suppression) -> set[str]:
@@ -215,7 +220,7 @@ def _suppression_findings(doc: Document, enabled, rules, settings) -> list[Findi
                     out.append(_general(doc, "GL003", span, rules, settings,
                                         f"unknown rule code `{name}` in a suppression; "
                                         f"`gpulint rules` lists the codes"))
-            elif codes[0] in enabled and codes[0] not in sup.used:
+            elif codes[0] in enabled and codes[0] not in sup.used and codes[0] != "GL002":
                 unused.append(name)
         if unused and "GL002" in enabled:
             out.append(_general(doc, "GL002", sup.span, rules, settings,

@@ -1,0 +1,409 @@
+"""The core through the command line: parse errors, exit codes, output formats,
+discovery, configuration and suppressions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint, write_files
+
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text())
+FINDING_KEYS = {"code", "slug", "severity", "path", "line", "column", "end_line", "end_column",
+                "message", "fix", "related"}
+
+UNUSED = "FROM python:3.12-slim\n# gpulint: disable=GL001 -- old workaround\nRUN pip install flask\n"
+
+
+# -- parse errors ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, line, column, words", [
+    ("config.toml", 7, 40, "invalid TOML"),
+    ("daemon.json", 7, 6, "trailing comma"),
+    ("pod.yaml", 9, 6, "invalid YAML"),
+    ("Dockerfile", 4, 1, "unknown instruction `RUNN`"),
+])
+def test_parse_error_is_gl001_at_the_parser_position(name, line, column, words):
+    result = lint_fixture(f"core/parse-errors/{name}")
+    assert result.rc == 1
+    [finding] = result.findings
+    assert (finding["code"], finding["line"], finding["column"]) == ("GL001", line, column)
+    assert finding["severity"] == "error"
+    assert words in finding["message"]
+
+
+def test_parse_errors_do_not_stop_the_run():
+    result = lint_fixture("core/parse-errors")
+    assert result.codes() == ["GL001"] * 4
+    assert result.json["summary"]["files_checked"] == 4
+
+
+@pytest.mark.parametrize("content, line, column, words", [
+    ('{\n  "runtimes": {}\n}\n{"default-runtime": "runc"}\n', 4, 1, "second value"),
+    ('{\n  // the GPU runtime\n  "default-runtime": "nvidia"\n}\n', 2, 3, "comments are not allowed"),
+])
+def test_daemon_json_slips_are_named(lint_files, content, line, column, words):
+    result = lint_files({"daemon.json": content})
+    assert result.at() == [("GL001", line, column)]
+    assert words in result.findings[0]["message"]
+
+
+def test_unclosed_heredoc_is_a_parse_error(lint_files):
+    result = lint_files({"Dockerfile": "FROM ubuntu:22.04\nRUN <<EOF\napt-get update\n"})
+    assert result.at() == [("GL001", 2, 5)]
+
+
+def test_crlf_and_bom_keep_positions(lint_files):
+    text = '\ufeff{\r\n  "runtimes": {\r\n    "nvidia": {"path": "x"},\r\n  }\r\n}\r\n'
+    result = lint_files({"daemon.json": text})
+    assert result.at() == [("GL001", 3, 28)]
+
+
+def test_non_utf8_file_is_a_parse_error(tmp_path):
+    (tmp_path / "Dockerfile").write_bytes(b"FROM ubuntu\nRUN echo \xff\n")
+    result = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert result.codes() == ["GL001"]
+    assert "UTF-8" in result.findings[0]["message"]
+
+
+# -- templates ------------------------------------------------------------------------------
+
+def test_helm_templates_are_linted_or_reported_once():
+    result = lint_fixture("core/helm", "--failure-threshold", "none")
+    assert result.rc == 0
+    assert [(f["code"], f["path"].rsplit("/", 1)[-1], f["severity"]) for f in result.findings] == [
+        ("GL004", "broken.yaml", "info")]
+    # the chart's deployment template parsed, values.yaml and Chart.yaml are not manifests
+    assert result.json["summary"]["files_checked"] == 2
+
+
+# -- exit codes and thresholds --------------------------------------------------------------
+
+def test_clean_run_exits_zero_and_skips_unknown_files():
+    result = lint_fixture("core/clean")
+    assert result.rc == 0
+    assert result.findings == []
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.json["summary"]["files_skipped"] == 2
+
+
+@pytest.mark.parametrize("threshold, rc", [("error", 0), ("warning", 1), ("info", 1), ("none", 0)])
+def test_failure_threshold(lint_files, threshold, rc):
+    result = lint_files({"Dockerfile": UNUSED}, "--failure-threshold", threshold)
+    assert result.codes() == ["GL002"]
+    assert result.rc == rc
+
+
+def test_missing_path_is_a_usage_error(tmp_path):
+    result = run_gpulint("--isolated", "no-such-dir", cwd=tmp_path)
+    assert result.rc == 2
+    assert "no-such-dir" in result.err
+
+
+def test_bad_option_is_a_usage_error(tmp_path):
+    assert run_gpulint("--format", "xml", ".", cwd=tmp_path).rc == 2
+    assert run_gpulint("--driver", "latest", ".", cwd=tmp_path).rc == 2
+
+
+def test_a_failing_check_is_an_internal_error_and_the_rest_goes_on(lint_files, monkeypatch):
+    from gpulint import checks, registry
+
+    checks.load_all()
+
+    def explode(doc, ctx):
+        if doc.path.endswith("a/Dockerfile"):
+            raise RuntimeError("boom")
+        return []
+
+    monkeypatch.setattr(registry, "CHECKS", registry.CHECKS + [
+        registry.Check(explode, ("GL002",), ("dockerfile",), False)])
+    monkeypatch.setattr("gpulint.engine.CHECKS", registry.CHECKS)
+    result = lint_files({"a/Dockerfile": "FROM ubuntu\n", "b/Dockerfile": UNUSED})
+    assert result.rc == 2
+    assert "explode" in result.err and "a/Dockerfile" in result.err and "boom" in result.err
+    assert result.codes() == ["GL002"]  # b/Dockerfile was still checked
+
+
+# -- output formats -------------------------------------------------------------------------
+
+def test_json_contract(lint_files):
+    result = lint_files({"sub/Dockerfile": UNUSED})
+    data = result.json
+    assert data["version"] == 1
+    assert data["tool"]["name"] == "gpulint"
+    [finding] = data["findings"]
+    assert set(finding) == FINDING_KEYS
+    assert finding["path"] == "sub/Dockerfile"
+    assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (2, 1, 2, 42)
+    assert finding["fix"]["safe"] is True
+    [edit] = finding["fix"]["edits"]
+    assert edit == {"path": "sub/Dockerfile", "location": {"line": 2, "column": 1},
+                    "end_location": {"line": 3, "column": 1}, "content": ""}
+    assert data["summary"] == {"findings": 1, "errors": 0, "warnings": 1, "infos": 0, "fixable": 1,
+                               "suppressed": 0, "files_checked": 1, "files_skipped": 0}
+
+
+def test_text_output_shows_source_caret_and_summary(tmp_path):
+    write_files(tmp_path, {"Dockerfile": UNUSED})
+    result = run_gpulint("--isolated", ".", cwd=tmp_path)
+    lines = result.out.splitlines()
+    assert lines[0].startswith("Dockerfile:2:1: GL002 [warning] unused suppression")
+    assert lines[2] == "2 | # gpulint: disable=GL001 -- old workaround"
+    assert lines[3] == "  | " + "^" * 42
+    assert "fix: remove the unused suppression comment" in result.out
+    assert lines[-1] == "Found 1 finding (1 warning) in 1 file checked. 1 fixable with --fix."
+    assert "\033[" not in result.out  # no colour when stdout is not a terminal
+    bare = run_gpulint("--isolated", "--no-show-source", ".", cwd=tmp_path)
+    assert len(bare.out.splitlines()) == 3
+
+
+def test_clean_text_output(tmp_path):
+    write_files(tmp_path, {"Dockerfile": "FROM python:3.12\n"})
+    assert run_gpulint("--isolated", ".", cwd=tmp_path).out == "All checks passed: 1 file checked.\n"
+
+
+def test_github_annotations(tmp_path):
+    write_files(tmp_path, {"Dockerfile": UNUSED, "daemon.json": "{,}"})
+    result = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path)
+    assert result.out.splitlines() == [
+        "::warning file=Dockerfile,line=2,col=1,endLine=2,endColumn=42,title=GL002 unused-suppression"
+        "::unused suppression: no GL001 finding here to silence",
+        "::error file=daemon.json,line=1,col=2,endLine=1,endColumn=2,title=GL001 parse-error"
+        "::invalid JSON: Expecting property name enclosed in double quotes",
+    ]
+
+
+def _sarif(tmp_path, *args):
+    result = run_gpulint("--isolated", "--format", "sarif", *args, ".", cwd=tmp_path)
+    log = json.loads(result.out)
+    jsonschema.validate(log, SARIF_SCHEMA)
+    return result, log
+
+
+def test_sarif_is_valid_and_complete(tmp_path):
+    write_files(tmp_path, {"Dockerfile": UNUSED, "daemon.json": "{,}"})
+    result, log = _sarif(tmp_path)
+    assert result.rc == 1
+    [run] = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    from gpulint.catalog import load_catalog
+
+    assert [r["id"] for r in rules] == list(load_catalog())
+    first = run["results"][0]
+    assert first["ruleId"] == "GL002" and rules[first["ruleIndex"]]["id"] == "GL002"
+    location = first["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "Dockerfile", "uriBaseId": "%SRCROOT%"}
+    assert location["region"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 43}
+    [fix] = first["fixes"]
+    [change] = fix["artifactChanges"]
+    assert change["replacements"][0]["deletedRegion"] == {
+        "startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1}
+    assert first["partialFingerprints"]["gpulint/v1"]
+    assert run["results"][1]["level"] == "error"
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
+
+
+def test_sarif_clean_run_has_empty_results(tmp_path):
+    write_files(tmp_path, {"Dockerfile": "FROM python:3.12\n"})
+    _, log = _sarif(tmp_path)
+    assert log["runs"][0]["results"] == []
+
+
+def test_sarif_keeps_inline_suppressed_findings_as_suppressed(tmp_path):
+    write_files(tmp_path, {"daemon.json": "{,}", "Dockerfile": "# gpulint: disable=GL999 -- typo\nFROM x\n"})
+    write_files(tmp_path, {"Dockerfile": "FROM x\n# gpulint: disable=GL001\nRUN true\n"})
+    # GL002 on the Dockerfile, silenced for itself by a file-wide pragma
+    write_files(tmp_path, {"Dockerfile": "# gpulint: disable-file=GL002 -- kept on purpose\n"
+                                         "FROM x\n# gpulint: disable=GL001\nRUN true\n"})
+    result, log = _sarif(tmp_path)
+    suppressed = [r for r in log["runs"][0]["results"] if "suppressions" in r]
+    assert [(r["ruleId"], r["suppressions"]) for r in suppressed] == [
+        ("GL002", [{"kind": "inSource", "justification": "kept on purpose"}])]
+    assert run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path).codes() == ["GL001"]
+
+
+def test_output_file(tmp_path):
+    write_files(tmp_path, {"Dockerfile": UNUSED})
+    result = run_gpulint("--isolated", "--format", "json", "--output", "report.json", ".", cwd=tmp_path)
+    assert result.out == ""
+    assert json.loads((tmp_path / "report.json").read_text())["findings"][0]["code"] == "GL002"
+
+
+# -- discovery ------------------------------------------------------------------------------
+
+def test_default_and_configured_excludes(tmp_path):
+    files = {f"{d}/Dockerfile": UNUSED for d in ("node_modules/x", ".venv", "build", "ok", "vendor")}
+    write_files(tmp_path, files)
+    paths = lambda r: [f["path"] for f in r.findings]  # noqa: E731
+    assert paths(run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)) == \
+        ["ok/Dockerfile", "vendor/Dockerfile"]
+    assert paths(run_gpulint("--isolated", "--format", "json", "--exclude", "vendor", ".",
+                             cwd=tmp_path)) == ["ok/Dockerfile"]
+    (tmp_path / ".gpulint.toml").write_text('extend-exclude = ["ok/*"]\n')
+    assert paths(run_gpulint("--format", "json", ".", cwd=tmp_path)) == ["vendor/Dockerfile"]
+
+
+def test_kind_by_name_and_content(lint_files):
+    files = {
+        "images/trainer.Dockerfile": UNUSED,
+        "images/Containerfile": UNUSED,
+        "images/Dockerfile.cuda": UNUSED,
+        "images/gpu-Dockerfile-minimal": UNUSED,
+        "docs/dockerfile-notes.md": UNUSED,
+        "pyproject.toml": '[tool.black]\nline-length = 100\n',
+        "toolkit/config.toml": '[nvidia-container-cli]\nldconfig = "@/sbin/ldconfig"\n',
+        "node/config.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  x = {\n',
+        "etc/docker/custom.json": '{"runtimes": {}, "x": ,}',
+        "package.json": '{"name": "x", "version": "1.0.0",}',
+        "k8s/pod.json": '{"apiVersion": "v1", "kind": "Pod",}',
+        "k8s/values.yaml": "image: x\nreplicas: [\n",
+    }
+    result = lint_files(files, "--failure-threshold", "none")
+    assert sorted(f["path"] for f in result.findings) == sorted([
+        "etc/docker/custom.json", "images/Containerfile", "images/Dockerfile.cuda",
+        "images/gpu-Dockerfile-minimal", "images/trainer.Dockerfile", "k8s/pod.json",
+        "node/config.toml"])
+
+
+def test_forced_kind_and_stdin(tmp_path):
+    result = run_gpulint("--isolated", "--format", "json", "-", "--stdin-filename", "deploy/x.txt",
+                         "--kind", "daemon-json", cwd=tmp_path, stdin="{,}")
+    assert [(f["code"], f["path"]) for f in result.findings] == [("GL001", "deploy/x.txt")]
+    result = run_gpulint("--isolated", "--format", "json", "-", "--stdin-filename", "Dockerfile",
+                         cwd=tmp_path, stdin=UNUSED)
+    assert result.codes() == ["GL002"]
+    assert run_gpulint("--isolated", "-", cwd=tmp_path, stdin=UNUSED).rc == 2
+
+
+def test_output_order_is_deterministic(lint_files):
+    files = {f"{name}/Dockerfile": UNUSED for name in ("b", "a", "c/d", "c")}
+    result = lint_files(files)
+    assert [f["path"] for f in result.findings] == ["a/Dockerfile", "b/Dockerfile", "c/Dockerfile",
+                                                    "c/d/Dockerfile"]
+
+
+# -- configuration ----------------------------------------------------------------------------
+
+def test_pyproject_config_is_found_walking_up(tmp_path):
+    write_files(tmp_path, {
+        "pyproject.toml": '[tool.gpulint]\nignore = ["GL002"]\n',
+        "svc/Dockerfile": UNUSED,
+    })
+    assert run_gpulint("--format", "json", ".", cwd=tmp_path / "svc").findings == []
+    assert run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path / "svc").codes() == ["GL002"]
+
+
+@pytest.mark.parametrize("selector", ["GL001", "GL0", "parse-error", "ALL"])
+def test_select_by_code_prefix_slug_or_all(lint_files, selector):
+    files = {"Dockerfile": UNUSED, "daemon.json": "{,}"}
+    expected = ["GL001"] if selector in ("GL001", "parse-error") else ["GL002", "GL001"]
+    assert lint_files(files, "--select", selector).codes() == expected
+
+
+def test_config_options(tmp_path):
+    write_files(tmp_path, {
+        ".gpulint.toml": (
+            'select = ["GL0"]\n'
+            'failure-threshold = "error"\n'
+            '[severity]\nGL002 = "info"\n'
+            '[per-file-ignores]\n"legacy/*" = ["GL001"]\n'
+        ),
+        "Dockerfile": UNUSED,
+        "legacy/daemon.json": "{,}",
+        "daemon.json": "{,}",
+    })
+    result = run_gpulint("--format", "json", ".", cwd=tmp_path)
+    assert [(f["code"], f["path"], f["severity"]) for f in result.findings] == [
+        ("GL002", "Dockerfile", "info"), ("GL001", "daemon.json", "error")]
+    assert result.rc == 1
+    assert run_gpulint("--format", "json", "--ignore", "GL001", ".", cwd=tmp_path).rc == 0
+
+
+@pytest.mark.parametrize("config, words", [
+    ('selct = ["GL1"]\n', "selct"),
+    ('failure-threshold = "critical"\n', "failure-threshold"),
+    ('[fleet]\ndriver = 535\n', "fleet.driver"),
+    ('select = "GL1"\n', "select"),
+    ('select = [\n', "invalid TOML"),
+])
+def test_invalid_config_is_exit_2(tmp_path, config, words):
+    write_files(tmp_path, {".gpulint.toml": config, "Dockerfile": "FROM x\n"})
+    result = run_gpulint(".", cwd=tmp_path)
+    assert result.rc == 2
+    assert ".gpulint.toml" in result.err and words in result.err
+
+
+def test_explicit_config_and_isolated(tmp_path):
+    write_files(tmp_path, {"ci/gpulint.toml": 'ignore = ["GL002"]\n', "Dockerfile": UNUSED,
+                           ".gpulint.toml": 'select = ["GL001"]\n'})
+    assert run_gpulint("--config", "ci/gpulint.toml", ".", cwd=tmp_path).rc == 0
+    assert run_gpulint("--isolated", ".", cwd=tmp_path).rc == 1
+    assert run_gpulint("--config", "missing.toml", ".", cwd=tmp_path).rc == 2
+
+
+def test_unknown_code_in_config_is_gl003(tmp_path):
+    write_files(tmp_path, {
+        "pyproject.toml": '[project]\nname = "x"\n\n[tool.gpulint]\nignore = ["GL1O5", "GL002"]\n',
+        "Dockerfile": "FROM x\n",
+    })
+    result = run_gpulint("--format", "json", ".", cwd=tmp_path)
+    assert [(f["code"], f["path"], f["line"], f["column"]) for f in result.findings] == [
+        ("GL003", "pyproject.toml", 5, 11)]
+    assert "GL1O5" in result.findings[0]["message"]
+
+
+# -- suppressions -----------------------------------------------------------------------------
+
+def test_suppression_on_the_line_and_the_line_before(lint_files):
+    result = lint_files({
+        "before/daemon.json": "{,}",  # JSON has no comments: nothing to suppress with
+        "a/Dockerfile": "FROM x\nRUNN y # gpulint: disable=GL001\n",
+        "b/Dockerfile": "FROM x\n# gpulint: disable=parse-error -- slug works too\nRUNN y\n",
+        "c/Dockerfile": "FROM x\n# gpulint: disable=GL001\n\nRUNN y\n",
+    })
+    assert [(f["code"], f["path"]) for f in result.findings] == [
+        ("GL001", "before/daemon.json"), ("GL002", "c/Dockerfile"), ("GL001", "c/Dockerfile")]
+    assert result.json["summary"]["suppressed"] == 2
+
+
+def test_file_wide_suppression_and_no_inline_suppressions(lint_files):
+    files = {"Dockerfile": "# gpulint: disable-file=GL001 -- generated\nFROM x\n\n\nRUNN y\n"}
+    assert lint_files(files).findings == []
+    assert lint_files(files, "--no-inline-suppressions").codes() == ["GL001"]
+
+
+def test_unknown_code_in_suppression_is_gl003(lint_files):
+    result = lint_files({"Dockerfile": "FROM x\n# gpulint: disable=GL001,GL9X9\nRUNN y\n"})
+    assert result.at() == [("GL003", 2, 26)]
+
+
+def test_unused_suppression_only_for_enabled_codes(lint_files):
+    assert lint_files({"Dockerfile": UNUSED}, "--ignore", "GL001").findings == []
+
+
+# -- rule docs on the command line ------------------------------------------------------------
+
+def test_rule_and_rules_commands(tmp_path):
+    doc = run_gpulint("rule", "GL002")
+    assert doc.rc == 0
+    assert doc.out.startswith("GL002 unused-suppression (warning, fixable)")
+    assert "Why is this bad?" in doc.out and "Use instead" in doc.out
+    assert run_gpulint("rule", "unused-suppression").out == doc.out
+    assert json.loads(run_gpulint("rule", "GL001", "--format", "json").out)["slug"] == "parse-error"
+    assert run_gpulint("rule", "GL999").rc == 2
+    listing = run_gpulint("rules")
+    assert listing.out.splitlines()[0].startswith("GL001  error    parse-error")
+    codes = [r["code"] for r in json.loads(run_gpulint("rules", "--format", "json").out)]
+    assert codes == sorted(codes) and "GL004" in codes
+
+
+def test_python_dash_m_and_version():
+    result = subprocess.run([sys.executable, "-m", "gpulint", "--version"], capture_output=True,
+                            text=True, cwd=ROOT)
+    assert result.returncode == 0
+    assert result.stdout.startswith("gpulint ")
