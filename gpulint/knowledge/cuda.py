@@ -1,0 +1,378 @@
+"""CUDA toolkit / driver knowledge: minimum drivers, branches, forward compatibility, GPUs.
+
+gpulint compares the CUDA version an image needs with the driver a node runs. The
+rules need three different thresholds, because NVIDIA has three:
+  * the Table 3 driver of a toolkit release (`toolkit(v).min_driver`): every feature,
+    including PTX JIT;
+  * the minor-version-compatibility floor of a major (`minor_version_floor`): the
+    lowest driver that runs any binary of that major at all;
+  * forward compatibility (`forward_compat_ok`): an older driver branch running a newer
+    CUDA through the cuda-compat package, on data-center GPUs only.
+The facts live in `rules/cuda-driver.yaml`; nothing is loaded until first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gpulint.resources import load_yaml
+
+if TYPE_CHECKING:
+    from gpulint.knowledge.images import CudaImage
+
+__all__ = [
+    "Release",
+    "Branch",
+    "GpuInfo",
+    "toolkit",
+    "latest_release",
+    "branch",
+    "driver_max_cuda",
+    "minor_version_floor",
+    "forward_compat_ok",
+    "compute_capability",
+    "gpu_info",
+    "required_compute_capability",
+    "compare_versions",
+    "cuda_as_of",
+    "latest_known_cuda",
+    "source_url",
+]
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    """The parsed cuda-driver.yaml, loaded once on first use."""
+    return load_yaml("cuda-driver.yaml")
+
+
+def cuda_as_of() -> str:
+    """Date (YYYY-MM-DD) of the driver knowledge, so findings can say how fresh it is."""
+    return str(_data()["as_of"])
+
+
+def source_url(source_id: str) -> str:
+    """Resolve a source ID from cuda-driver.yaml to its URL (unknown IDs pass through)."""
+    for entry in _data()["sources"]:
+        if entry["id"] == source_id:
+            return str(entry["url"])
+    return source_id
+
+
+# --------------------------------------------------------------------------- versions
+
+
+def _parts(version: str) -> tuple[int, ...]:
+    """Dotted numeric version -> tuple of ints; raises ValueError on anything else."""
+    text = str(version).strip()
+    if not re.fullmatch(r"\d+(?:\.\d+)*", text):
+        raise ValueError(f"not a dotted numeric version: {version!r}")
+    return tuple(int(p) for p in text.split("."))
+
+
+def compare_versions(a: str, b: str) -> int:
+    """Compare dotted driver/toolkit versions numerically: -1, 0 or 1.
+
+    Numeric, not lexical: 570.26 < 570.124.06, and missing parts count as zero
+    (580 == 580.0.0), which is how NVIDIA's ">= 580" floors read.
+    """
+    pa, pb = _parts(a), _parts(b)
+    width = max(len(pa), len(pb))
+    pa += (0,) * (width - len(pa))
+    pb += (0,) * (width - len(pb))
+    return (pa > pb) - (pa < pb)
+
+
+# --------------------------------------------------------------------------- releases
+
+
+@dataclass(frozen=True)
+class Release:
+    """One CUDA toolkit release and the drivers it needs.
+
+    min_driver is the Linux Table 3 driver (None where NVIDIA's value is not known);
+    unconfirmed marks rows whose value or label is not established by an official
+    source, so rules can soften their findings.
+    """
+
+    version: str
+    label: str
+    min_driver: str | None
+    minor_version_floor: str | None
+    source: str
+    windows_driver: str | None = None
+    ga: bool = False
+    unconfirmed: bool = False
+    note: str | None = None
+
+    @property
+    def major_minor(self) -> tuple[int, int]:
+        parts = _parts(self.version)
+        return (parts[0], parts[1])
+
+
+@functools.lru_cache(maxsize=1)
+def _releases() -> tuple[Release, ...]:
+    """All releases, oldest first, with the per-major floor attached."""
+    out = []
+    for row in _data()["releases"]:
+        major = _parts(row["version"])[0]
+        out.append(
+            Release(
+                version=row["version"],
+                label=row["label"],
+                min_driver=row.get("linux"),
+                minor_version_floor=minor_version_floor(major),
+                source=row["source"],
+                windows_driver=row.get("windows"),
+                ga=bool(row.get("ga", False)),
+                unconfirmed=bool(row.get("unconfirmed", False)),
+                note=row.get("note"),
+            )
+        )
+    return tuple(sorted(out, key=lambda r: _parts(r.version)))
+
+
+def toolkit(version: str) -> Release | None:
+    """Look up a toolkit release: "12.4.1"; "12.4" or "12.4.0" mean the 12.4 GA release.
+
+    Pre-11 releases carry build numbers (10.0.130); "10.0" finds them too.
+    """
+    try:
+        parts = _parts(version)
+    except ValueError:
+        return None
+    if len(parts) < 2:
+        return None
+    for rel in _releases():
+        if _parts(rel.version) == parts:
+            return rel
+    if len(parts) == 2 or (len(parts) == 3 and parts[2] == 0):
+        for rel in _releases():
+            if rel.ga and rel.major_minor == parts[:2]:
+                return rel
+    return None
+
+
+def latest_release(major_minor: tuple[int, int]) -> Release | None:
+    """Newest known release of an X.Y (None when gpulint knows no such line)."""
+    picks = [r for r in _releases() if r.major_minor == tuple(major_minor)]
+    return picks[-1] if picks else None
+
+
+def latest_known_cuda() -> tuple[int, int]:
+    """Highest CUDA X.Y in the bundled data; anything newer is beyond gpulint's knowledge."""
+    return max(r.major_minor for r in _releases())
+
+
+@functools.lru_cache(maxsize=None)
+def minor_version_floor(major: int) -> str | None:
+    """Lowest Linux driver that runs CUDA `major`.x binaries (minor-version compatibility).
+
+    None for 10.x and older (no minor-version compatibility) and for unknown majors.
+    """
+    for row in _data()["minor_version_compat"]:
+        if int(row["major"]) == int(major):
+            value = row.get("linux")
+            return str(value) if value is not None else None
+    return None
+
+
+# --------------------------------------------------------------------------- branches
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A driver branch (R535 ...) and what it runs.
+
+    max_cuda: highest CUDA X.Y it runs natively. type: "LTSB", "production",
+    "new feature" or None where no source states it. eol: "YYYY-MM" or None.
+    forward_compat: CUDA X.Y versions it runs through cuda-compat (data-center GPUs only).
+    is_eol: not among the supported data-center branches at the knowledge date.
+    """
+
+    number: int
+    max_cuda: str
+    type: str | None
+    eol: str | None
+    forward_compat: tuple[str, ...]
+    source: str
+    is_eol: bool = True
+    unconfirmed: bool = False
+    note: str | None = None
+
+    @property
+    def max_cuda_tuple(self) -> tuple[int, int]:
+        parts = _parts(self.max_cuda)
+        return (parts[0], parts[1])
+
+
+@functools.lru_cache(maxsize=1)
+def _forward_compat_index() -> dict[int, tuple[str, ...]]:
+    """Invert the per-package forward-compat table into branch -> CUDA versions."""
+    index: dict[int, set[str]] = {}
+    for row in _data()["forward_compat"]:
+        for number in row.get("branches") or ():
+            index.setdefault(int(number), set()).add(str(row["cuda"]))
+    return {n: tuple(sorted(v, key=_parts)) for n, v in index.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _branches() -> dict[int, Branch]:
+    """Branch number -> Branch, in ascending order."""
+    supported = set(_data()["supported_branches"]["branches"])
+    fc = _forward_compat_index()
+    out = {}
+    for row in sorted(_data()["branches"], key=lambda r: int(r["number"])):
+        number = int(row["number"])
+        out[number] = Branch(
+            number=number,
+            max_cuda=str(row["max_cuda"]),
+            type=row.get("type"),
+            eol=row.get("eol"),
+            forward_compat=fc.get(number, ()),
+            source=row["source"],
+            is_eol=number not in supported,
+            unconfirmed=bool(row.get("unconfirmed", False)),
+            note=row.get("note"),
+        )
+    return out
+
+
+def _branch_number(driver: str | int) -> int | None:
+    """"535.104.05", "535", 535, "R535" -> 535."""
+    if isinstance(driver, int):
+        return driver
+    m = re.fullmatch(r"[rR]?(\d+)(?:\.\d+)*", str(driver).strip())
+    return int(m.group(1)) if m else None
+
+
+def branch(driver: str | int) -> Branch | None:
+    """The branch a driver version belongs to; None if gpulint does not list it."""
+    number = _branch_number(driver)
+    return _branches().get(number) if number is not None else None
+
+
+def driver_max_cuda(driver: str | int) -> tuple[int, int] | None:
+    """Highest CUDA X.Y the driver runs natively (what nvidia-smi prints as "CUDA Version").
+
+    Unlisted branches between listed ones inherit the next lower listed branch (a driver
+    runs everything its predecessors ran); branches newer than the data give None.
+    """
+    number = _branch_number(driver)
+    if number is None:
+        return None
+    known = _branches()
+    if number in known:
+        return known[number].max_cuda_tuple
+    lower = [n for n in known if n < number]
+    if not lower or number > max(known):
+        return None
+    return known[max(lower)].max_cuda_tuple
+
+
+def forward_compat_ok(image_cuda: tuple[int, int], driver_branch: int) -> bool:
+    """Can a data-center GPU on `driver_branch` run CUDA `image_cuda`?
+
+    True when the branch runs it natively or a cuda-compat package is documented to
+    work on that branch. Consumer GPUs never get forward compatibility; callers must
+    check the GPU class separately (see gpu_info).
+    """
+    info = branch(driver_branch)
+    wanted = (int(image_cuda[0]), int(image_cuda[1]))
+    if info is None:
+        return False
+    if wanted <= info.max_cuda_tuple:
+        return True
+    return f"{wanted[0]}.{wanted[1]}" in info.forward_compat
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    """A GPU product family: name matched, compute capability, architecture, class.
+
+    gpu_class: "datacenter", "workstation", "consumer" or "embedded"; forward
+    compatibility needs a data-center (or NGC-ready RTX / Jetson) part.
+    """
+
+    name: str
+    compute_capability: tuple[int, int]
+    arch: str
+    gpu_class: str
+    source: str
+
+
+def _normalise_product(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "-", text.strip().lower())
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu_patterns() -> tuple[tuple[re.Pattern[str], int, GpuInfo], ...]:
+    """Whole-token patterns for every product name, longest first."""
+    out = []
+    for row in _data()["gpus"]:
+        major, minor = _parts(str(row["cc"]))[:2]
+        for name in row["names"]:
+            norm = _normalise_product(name)
+            pattern = re.compile(r"(?<![a-z0-9])" + re.escape(norm) + r"(?![a-z0-9])")
+            info = GpuInfo(name=name, compute_capability=(major, minor), arch=row["arch"], gpu_class=row["class"], source=row["source"])
+            out.append((pattern, len(norm), info))
+    out.sort(key=lambda item: -item[1])
+    return tuple(out)
+
+
+def gpu_info(gpu_product: str) -> GpuInfo | None:
+    """Match a product string such as "NVIDIA-A100-SXM4-80GB" or "Tesla-T4".
+
+    Case-insensitive whole-token match; the longest known name wins, so "A10G" is not
+    read as "A10" and "GH200" is not read as "H200".
+    """
+    text = _normalise_product(gpu_product)
+    for pattern, _length, info in _gpu_patterns():
+        if pattern.search(text):
+            return info
+    return None
+
+
+def compute_capability(gpu_product: str) -> tuple[int, int] | None:
+    """Compute capability of a GPU product name, or None if gpulint does not know it."""
+    info = gpu_info(gpu_product)
+    return info.compute_capability if info else None
+
+
+def required_compute_capability(image: CudaImage) -> tuple[int, int] | None:
+    """Lowest compute capability an image's CUDA code can run on.
+
+    The strictest of: the toolkit floor of the CUDA major (13.x -> 7.5), NGC's floor by
+    release (25.01+ -> 7.5), PyTorch's own drops (2.8+ with CUDA 12.8+ -> 7.5).
+    """
+    floors = _data()["architecture_floors"]
+    found: list[tuple[int, int]] = []
+    major = image.cuda_major_minor[0]
+    for row in floors["toolkit"]:
+        if int(row["major"]) == major:
+            found.append(_cc(row["min_cc"]))
+    if image.family == "ngc" and image.release:
+        for row in sorted(floors["ngc"], key=lambda r: r["from"], reverse=True):
+            if image.release >= str(row["from"]):
+                found.append(_cc(row["min_cc"]))
+                break
+    if image.family == "pytorch" and image.release:
+        for row in floors["pytorch"]:
+            if (
+                _parts(image.release)[:2] >= _parts(str(row["min_torch"]))[:2]
+                and image.cuda_major_minor >= _parts(str(row["min_cuda"]))[:2]
+            ):
+                found.append(_cc(row["min_cc"]))
+    return max(found) if found else None
+
+
+def _cc(text: Any) -> tuple[int, int]:
+    parts = _parts(str(text))
+    return (parts[0], parts[1])
