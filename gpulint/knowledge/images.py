@@ -1,0 +1,925 @@
+"""CUDA container image knowledge: reference parsing, CUDA image recognition, tag catalog.
+
+gpulint uses this to learn what a `FROM` line or a `image:` field really runs: which
+CUDA version and flavor (and so which libraries and tools are present), whether the
+image checks the host driver at start-up, and whether an `nvidia/cuda` tag exists,
+is end of life, was removed or never existed. The facts live in
+`rules/cuda-images.yaml`; nothing is loaded until first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpulint.resources import load_yaml
+
+__all__ = [
+    "ImageRef",
+    "CudaImage",
+    "CudaTag",
+    "TagStatus",
+    "FLAVOR_LIBRARIES",
+    "parse_image_ref",
+    "parse_cuda_tag",
+    "cuda_image",
+    "tag_status",
+    "smallest_flavor_with",
+    "require_cuda_branches",
+    "images_as_of",
+]
+
+_DOCKER_HUB_ALIASES = frozenset({"docker.io", "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com"})
+
+
+# --------------------------------------------------------------------------- data
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    """The parsed cuda-images.yaml, loaded once on first use."""
+    return load_yaml("cuda-images.yaml")
+
+
+def images_as_of() -> str:
+    """Date (YYYY-MM-DD) of the image catalog, so findings can say how fresh it is."""
+    return str(_data()["as_of"])
+
+
+def _source_url(source_id: str) -> str:
+    """Resolve a source ID to its URL (IDs keep the YAML short; findings need links)."""
+    for entry in _data()["sources"]:
+        if entry["id"] == source_id:
+            return str(entry["url"])
+    return source_id
+
+
+# --------------------------------------------------------------------------- references
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """A parsed container image reference.
+
+    registry is None for the implicit Docker Hub default, so that `nvidia/cuda` and
+    `docker.io/nvidia/cuda` compare equal on `repository`.
+    """
+
+    raw: str
+    registry: str | None
+    repository: str
+    tag: str | None
+    digest: str | None
+
+    @property
+    def is_docker_hub(self) -> bool:
+        """True for Docker Hub, whether the registry was written or implied."""
+        return self.registry is None or self.registry == "docker.io"
+
+    def with_tag(self, tag: str) -> str:
+        """The same reference with another tag, for suggested replacements."""
+        prefix = f"{self.registry}/" if self.registry else ""
+        return f"{prefix}{self.repository}:{tag}"
+
+
+_VAR_RE = re.compile(r"\$(\{|[A-Za-z_])")
+
+
+def parse_image_ref(text: str) -> ImageRef | None:
+    """Parse `[registry[:port]/]repo[:tag][@digest]`.
+
+    Returns None for empty text, `scratch`, and references that still contain
+    unresolved `$VAR` / `${VAR}` parts, because nothing reliable can be said about them.
+    """
+    raw = text
+    text = text.strip()
+    if not text or text.lower() == "scratch" or _VAR_RE.search(text):
+        return None
+    digest = None
+    if "@" in text:
+        text, digest = text.split("@", 1)
+        digest = digest or None
+    registry = None
+    first, sep, rest = text.partition("/")
+    if sep and ("." in first or ":" in first or first == "localhost"):
+        registry = first.lower()
+        text = rest
+    tag = None
+    last_slash = text.rfind("/")
+    colon = text.rfind(":")
+    if colon > last_slash:
+        text, tag = text[:colon], text[colon + 1 :] or None
+    if not text:
+        return None
+    if registry in _DOCKER_HUB_ALIASES:
+        registry = "docker.io"
+    repository = text
+    if registry in (None, "docker.io") and repository.startswith("library/"):
+        repository = repository[len("library/") :]
+    return ImageRef(raw=raw, registry=registry, repository=repository, tag=tag, digest=digest)
+
+
+def _coerce(ref: str | ImageRef) -> ImageRef | None:
+    """Accept either a reference string or an ImageRef, as every public helper does."""
+    return ref if isinstance(ref, ImageRef) else parse_image_ref(ref)
+
+
+def _is_nvidia_cuda(ref: ImageRef) -> bool:
+    """nvidia/cuda on Docker Hub or nvcr.io (the same tags are published on both)."""
+    return ref.repository == "nvidia/cuda" and (ref.is_docker_hub or ref.registry == "nvcr.io")
+
+
+# --------------------------------------------------------------------------- flavors
+
+
+class _FlavorLibraries(Mapping[str, frozenset[str]]):
+    """Generic flavor -> libraries it ships, computed from the YAML on first access.
+
+    A lazy mapping keeps `import gpulint.knowledge.images` free of file I/O.
+    """
+
+    def _table(self) -> dict[str, frozenset[str]]:
+        return _flavor_table()
+
+    def __getitem__(self, key: str) -> frozenset[str]:
+        return self._table()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return f"FLAVOR_LIBRARIES({self._table()!r})"
+
+
+@functools.lru_cache(maxsize=1)
+def _flavor_table() -> dict[str, frozenset[str]]:
+    """Resolve each flavor's `builds_on` chain into the full set of libraries."""
+    entries = {f["name"]: f for f in _data()["flavors"]}
+    table: dict[str, frozenset[str]] = {}
+
+    def resolve(name: str) -> frozenset[str]:
+        if name not in table:
+            entry = entries[name]
+            parent = entry.get("builds_on")
+            inherited = resolve(parent) if parent else frozenset()
+            table[name] = inherited | frozenset(entry["adds"])
+        return table[name]
+
+    for name in entries:
+        resolve(name)
+    return {name: table[name] for name in entries}
+
+
+FLAVOR_LIBRARIES: Mapping[str, frozenset[str]] = _FlavorLibraries()
+
+
+def smallest_flavor_with(library: str) -> str:
+    """The generic flavor with the fewest libraries that still ships `library`.
+
+    Used to suggest the lightest tag that fixes a missing library (e.g. nvcc -> devel).
+    Raises KeyError for a library name that no flavor ships.
+    """
+    candidates = [(len(libs), i, name) for i, (name, libs) in enumerate(_flavor_table().items()) if library in libs]
+    if not candidates:
+        raise KeyError(f"no nvidia/cuda flavor ships {library!r}")
+    return min(candidates)[2]
+
+
+# --------------------------------------------------------------------------- nvidia/cuda tags
+
+
+@dataclass(frozen=True)
+class CudaTag:
+    """The parts of an nvidia/cuda tag `<version>-<flavor>-<os>[-rc]`."""
+
+    version: str
+    flavor: str
+    os: str | None
+    rc: bool = False
+
+    @property
+    def generic_flavor(self) -> str | None:
+        """Flavor with any cuDNN major removed (cudnn8-devel -> cudnn-devel); None if unknown."""
+        m = _FLAVOR_RE.match(self.flavor)
+        if not m:
+            return None
+        if m.group("cudnn") is not None:
+            return f"cudnn-{m.group('kind')}"
+        if m.group("trt"):
+            return f"tensorrt-{m.group('kind')}"
+        return m.group("plain")
+
+    @property
+    def cudnn_spelling(self) -> str | None:
+        """`cudnn`, `cudnn8`, ... as written, or None when the flavor has no cuDNN."""
+        m = _FLAVOR_RE.match(self.flavor)
+        if m and m.group("cudnn") is not None:
+            return "cudnn" + m.group("cudnn")
+        return None
+
+
+_VERSION_RE = re.compile(r"^(?P<ver>\d+\.\d+(?:\.\d+)?)(?:-(?P<rest>.+))?$")
+_FLAVOR_RE = re.compile(
+    r"^(?:(?P<plain>base|runtime|devel)|(?:cudnn(?P<cudnn>\d*)|(?P<trt>tensorrt))-(?P<kind>runtime|devel))$"
+)
+_OS_RE = re.compile(r"^(?:ubuntu\d+(?:\.\d+)?|centos\d+|ubi\d+|rockylinux\d+|oraclelinux\d+|amzn\d+|cm\d+|azl\d+|opensuse\d+)$")
+
+
+def parse_cuda_tag(tag: str) -> CudaTag | None:
+    """Split an nvidia/cuda tag into version, flavor and OS; None if it has no version."""
+    m = _VERSION_RE.match(tag.strip())
+    if not m:
+        return None
+    rest = m.group("rest") or ""
+    rc = False
+    if rest.endswith("-rc") or rest == "rc":
+        rc = True
+        rest = rest[:-3] if rest.endswith("-rc") else ""
+    parts = rest.split("-") if rest else []
+    os_name = None
+    if parts and _OS_RE.match(parts[-1]):
+        os_name = parts.pop()
+    return CudaTag(version=m.group("ver"), flavor="-".join(parts), os=os_name, rc=rc)
+
+
+def _vtuple(version: str) -> tuple[int, ...]:
+    """Numeric tuple for ordering dotted versions."""
+    return tuple(int(p) for p in version.split("."))
+
+
+# --------------------------------------------------------------------------- catalog
+
+
+@dataclass(frozen=True)
+class _Version:
+    """One published nvidia/cuda version from the catalog."""
+
+    version: str
+    os: tuple[str, ...]
+    cudnn: tuple[str, ...]
+    cudnn_os: tuple[str, ...]
+    tensorrt_os: tuple[str, ...]
+    status: str
+    reason: str | None
+    superseded_by: str | None
+    complete: bool
+    source: str
+    require_cuda_branches: tuple[int, ...] | None
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return _vtuple(self.version)
+
+    @property
+    def major_minor(self) -> tuple[int, int]:
+        k = self.key
+        return (k[0], k[1])
+
+    def os_for(self, generic_flavor: str) -> tuple[str, ...]:
+        """OS suffixes built for a flavor of this version."""
+        if generic_flavor.startswith("cudnn"):
+            return self.cudnn_os if self.cudnn else ()
+        if generic_flavor.startswith("tensorrt"):
+            return self.tensorrt_os
+        return self.os
+
+
+@functools.lru_cache(maxsize=1)
+def _versions() -> dict[str, _Version]:
+    """Catalog of versions keyed by the version token used in tags."""
+    out: dict[str, _Version] = {}
+    for row in _data()["versions"]:
+        os_list = tuple(row.get("os") or ())
+        cudnn = tuple(row.get("cudnn") or ())
+        branches = row.get("require_cuda_branches")
+        out[row["version"]] = _Version(
+            version=row["version"],
+            os=os_list,
+            cudnn=cudnn,
+            cudnn_os=tuple(row.get("cudnn_os") or os_list) if cudnn else (),
+            tensorrt_os=tuple(row.get("tensorrt_os") or ()),
+            status=row["status"],
+            reason=row.get("reason"),
+            superseded_by=row.get("superseded_by"),
+            complete=bool(row.get("complete", True)),
+            source=row["source"],
+            require_cuda_branches=tuple(branches) if branches else None,
+        )
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _os_table() -> dict[str, dict[str, Any]]:
+    """OS suffix -> first/last CUDA version built and distribution EOL facts."""
+    return {row["name"]: row for row in _data()["operating_systems"]}
+
+
+@functools.lru_cache(maxsize=1)
+def _removed_tags() -> dict[str, dict[str, Any]]:
+    """Exact tags users confirmed missing."""
+    return {row["tag"]: row for row in _data()["removed_tags"]}
+
+
+def _lines(major_minor: tuple[int, int]) -> list[_Version]:
+    """All catalog versions of one X.Y, oldest first."""
+    return sorted((v for v in _versions().values() if v.major_minor == major_minor), key=lambda v: v.key)
+
+
+def _latest_version() -> _Version:
+    return max(_versions().values(), key=lambda v: v.key)
+
+
+def require_cuda_branches(version: str) -> tuple[int, ...] | None:
+    """Driver branches named in NVIDIA_REQUIRE_CUDA `brand=...` clauses of that nvidia/cuda version.
+
+    The container toolkit lets the image start on those branches (data-center GPUs,
+    through the bundled cuda-compat) even when the driver's CUDA level is lower.
+    None when gpulint has no record for the version.
+    """
+    v = _versions().get(version)
+    return v.require_cuda_branches if v else None
+
+
+def cudnn_major_for(version: str) -> int | None:
+    """cuDNN major inside the plain `cudnn-*` flavors (12.4.1+ dropped it from the tag)."""
+    v = _versions().get(version)
+    if v is None and _VERSION_RE.match(version):
+        v = _nearest_record(_vtuple(version))
+    if v is None or "cudnn" not in v.cudnn:
+        return None
+    for row in _data()["cudnn_spelling"]:
+        if row["spelling"] == "cudnn":
+            return int(row["cudnn_major"])
+    return None
+
+
+def _nearest_record(key: tuple[int, ...]) -> _Version | None:
+    """Latest catalog record not newer than `key` (used for post-catalog assumptions)."""
+    older = [v for v in _versions().values() if v.key <= key]
+    return max(older, key=lambda v: v.key) if older else None
+
+
+# --------------------------------------------------------------------------- CUDA images
+
+
+@dataclass(frozen=True)
+class CudaImage:
+    """What gpulint knows about a CUDA-based image from its reference alone.
+
+    cuda_exact is False when the CUDA version is only a lower bound (an NGC month
+    without its own release-notes row). release is the NGC YY.MM or the torch version.
+    """
+
+    ref: ImageRef
+    family: str
+    cuda: str
+    cuda_major_minor: tuple[int, int]
+    flavor: str
+    os: str | None
+    cudnn: int | None
+    has_start_check: bool
+    is_devel: bool
+    libraries: frozenset[str]
+    cuda_exact: bool = True
+    release: str | None = None
+
+
+def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
+    """Recognise nvidia/cuda, NGC framework and pytorch/pytorch images; None for anything else."""
+    ref = _coerce(text_or_ref)
+    if ref is None or ref.tag is None:
+        return None
+    if _is_nvidia_cuda(ref):
+        return _nvidia_cuda_image(ref)
+    if ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/"):
+        return _ngc_image(ref)
+    if ref.is_docker_hub and ref.repository == "pytorch/pytorch":
+        return _pytorch_image(ref)
+    return None
+
+
+def _mm(version: str) -> tuple[int, int]:
+    parts = _vtuple(version)
+    return (parts[0], parts[1])
+
+
+def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
+    """Describe an nvidia/cuda image from its tag (even a tag that does not exist)."""
+    assert ref.tag is not None
+    tag = parse_cuda_tag(ref.tag)
+    if tag is None:
+        return None
+    generic = tag.generic_flavor
+    cudnn: int | None = None
+    spelling = tag.cudnn_spelling
+    if spelling:
+        cudnn = int(spelling[5:]) if spelling != "cudnn" else cudnn_major_for(tag.version)
+    return CudaImage(
+        ref=ref,
+        family="nvidia-cuda",
+        cuda=tag.version,
+        cuda_major_minor=_mm(tag.version),
+        flavor=tag.flavor,
+        os=tag.os,
+        cudnn=cudnn,
+        has_start_check=True,
+        is_devel=tag.flavor.endswith("devel"),
+        libraries=FLAVOR_LIBRARIES.get(generic, frozenset()) if generic else frozenset(),
+    )
+
+
+_NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:-|$)")
+
+
+def ngc_cuda(release: str) -> tuple[str, bool] | None:
+    """CUDA version of an NGC YY.MM release and whether it is exact.
+
+    Months without their own row take the nearest earlier row's X.Y as a lower bound,
+    because CUDA never goes backwards between monthly releases.
+    """
+    rows = sorted(_data()["ngc"]["releases"], key=lambda r: r["release"])
+    exact = [r for r in rows if r["release"] == release]
+    if exact:
+        return str(exact[0]["cuda"]), True
+    earlier = [r for r in rows if r["release"] < release]
+    if not earlier:
+        return None
+    mm = _mm(str(earlier[-1]["cuda"]))
+    return f"{mm[0]}.{mm[1]}", False
+
+
+def _ngc_image(ref: ImageRef) -> CudaImage | None:
+    """Describe an NGC framework image from its YY.MM tag."""
+    framework = ref.repository.split("/", 1)[1]
+    info = _data()["ngc"]["frameworks"].get(framework)
+    m = _NGC_TAG_RE.match(ref.tag or "")
+    if info is None or m is None:
+        return None
+    release = f"{m.group('yy')}.{m.group('mm')}"
+    found = ngc_cuda(release)
+    if found is None:
+        return None
+    cuda, exact = found
+    libraries = frozenset(info["libraries"])
+    return CudaImage(
+        ref=ref,
+        family="ngc",
+        cuda=cuda,
+        cuda_major_minor=_mm(cuda),
+        flavor=framework,
+        os=None,
+        cudnn=None,
+        has_start_check=True,
+        is_devel=bool(info["is_devel"]),
+        libraries=libraries,
+        cuda_exact=exact,
+        release=release,
+    )
+
+
+_PYTORCH_TAG_RE = re.compile(
+    r"^(?P<torch>\d+\.\d+(?:\.\d+)?)-cuda(?P<cuda>\d+\.\d+)-cudnn(?P<cudnn>\d+)-(?P<flavor>runtime|devel)$"
+)
+
+
+def _pytorch_image(ref: ImageRef) -> CudaImage | None:
+    """Describe a pytorch/pytorch `<torch>-cuda<X.Y>-cudnn<N>-{runtime,devel}` image."""
+    m = _PYTORCH_TAG_RE.match(ref.tag or "")
+    if m is None:
+        return None
+    flavor = m.group("flavor")
+    info = _data()["pytorch"]["flavors"][flavor]
+    if "libraries" in info:
+        libraries = frozenset(info["libraries"])
+    else:
+        libraries = FLAVOR_LIBRARIES[info["base_flavor"]]
+    return CudaImage(
+        ref=ref,
+        family="pytorch",
+        cuda=m.group("cuda"),
+        cuda_major_minor=_mm(m.group("cuda")),
+        flavor=flavor,
+        os=None,
+        cudnn=int(m.group("cudnn")),
+        has_start_check=bool(info["has_start_check"]),
+        is_devel=bool(info["is_devel"]),
+        libraries=libraries,
+        release=m.group("torch"),
+    )
+
+
+# --------------------------------------------------------------------------- tag status
+
+
+@dataclass(frozen=True)
+class TagStatus:
+    """Verdict on an nvidia/cuda tag.
+
+    status: supported | eol | removed | never-existed | unknown.
+    suggestion: a real tag (tag string only) to use instead, or None.
+    """
+
+    status: str
+    reason: str
+    suggestion: str | None
+    source: str
+
+
+def tag_status(ref: str | ImageRef) -> TagStatus | None:
+    """Judge an nvidia/cuda or nvcr.io/nvidia/cuda reference against the bundled catalog.
+
+    None for other images (and for unparsable references).
+    """
+    ref = _coerce(ref)
+    if ref is None or not _is_nvidia_cuda(ref):
+        return None
+    if ref.tag is None and ref.digest:
+        return TagStatus(
+            "unknown",
+            "The image is pinned by digest only, so gpulint cannot tell which CUDA tag it was.",
+            None,
+            _source_url("S5"),
+        )
+    tag = ref.tag or "latest"
+    removed = _removed_tags().get(tag)
+    if tag == "latest":
+        reason = removed["reason"] if removed else "The latest tag was removed."
+        if ref.tag is None:
+            reason = "No tag means `latest`. " + reason
+        return TagStatus("removed", reason, _default_suggestion(), _source_url(removed["source"] if removed else "S5"))
+    parsed = parse_cuda_tag(tag)
+    if parsed is None:
+        return TagStatus(
+            "never-existed",
+            f"`{tag}` does not follow the nvidia/cuda tag scheme <version>-<flavor>-<os>.",
+            None,
+            _source_url("S5"),
+        )
+    verdict = _vet(_judge(parsed))
+    if removed and verdict.status not in ("never-existed", "removed"):
+        return TagStatus(
+            "removed",
+            f"`{tag}` was reported missing from the registry. {verdict.reason}",
+            verdict.suggestion,
+            _source_url(removed["source"]),
+        )
+    return verdict
+
+
+def _vet(verdict: TagStatus) -> TagStatus:
+    """Drop a suggestion that would itself be reported as removed or never built."""
+    if verdict.suggestion is None:
+        return verdict
+    parsed = parse_cuda_tag(verdict.suggestion)
+    follow = _judge(parsed) if parsed else None
+    if follow is None or follow.status in ("removed", "never-existed"):
+        return TagStatus(verdict.status, verdict.reason, None, verdict.source)
+    return verdict
+
+
+def _default_suggestion() -> str | None:
+    """A current devel tag (what `latest` used to be), on the newest Ubuntu it is built for."""
+    supported = [v for v in _versions().values() if v.status == "supported" and v.os]
+    if not supported:
+        return None
+    newest = max(supported, key=lambda v: v.key)
+    return _build_tag(newest, "devel", "ubuntu24.04")
+
+
+def _judge(t: CudaTag) -> TagStatus:
+    """Decide the status of a parsed tag: version first, then OS, flavor, lifecycle."""
+    record = _versions().get(t.version)
+    if record is None:
+        return _unknown_version(t)
+    if record.status == "no-images":
+        return _never(t, record.reason or f"NVIDIA published no {t.version} images.", _successor_tag(record, t), record.source)
+    if record.status == "unknown":
+        return TagStatus("unknown", record.reason or f"gpulint has no reliable record of {t.version} images.", None, _source_url(record.source))
+    if t.rc:
+        live = _resolve_successor(record) if record.status == "removed" else record
+        return TagStatus(
+            "removed",
+            "Release-candidate (-rc) tags were removed when the final release was published.",
+            _build_tag(live, t.generic_flavor or "runtime", t.os) if live.status != "removed" else None,
+            _source_url("S5"),
+        )
+    generic = t.generic_flavor
+    if generic is None:
+        return _never(
+            t,
+            f"`{t.flavor or '(none)'}` is not an nvidia/cuda flavor (base, runtime, devel, cudnn-runtime, cudnn-devel, tensorrt-runtime, tensorrt-devel).",
+            _build_tag(record, _closest_flavor(t.flavor), t.os),
+            "S5",
+        )
+    if t.os is None:
+        return _osless(t, record, generic)
+    if t.os not in _os_table():
+        return _bad_os_name(t, record, generic)
+    flavor_problem = _flavor_problem(t, record, generic)
+    if flavor_problem is not None:
+        return flavor_problem
+    os_problem = _os_problem(t, record, generic)
+    if os_problem is not None:
+        return os_problem
+    return _lifecycle(t, record, generic)
+
+
+def _never(t: CudaTag, reason: str, suggestion: str | None, source: str) -> TagStatus:
+    return TagStatus("never-existed", reason, suggestion, _source_url(source))
+
+
+def _unknown_version(t: CudaTag) -> TagStatus:
+    """A version token the catalog has no row for."""
+    key = _vtuple(t.version)
+    mm = (key[0], key[1])
+    latest = _latest_version()
+    lines = _lines(mm)
+    flavor = t.generic_flavor or "runtime"
+    if mm == (12, 7):
+        target = _latest_patch(_lines((12, 8)))
+        return _never(t, "There is no CUDA 12.7 toolkit; the 12.x line goes from 12.6 to 12.8.", _build_tag(target, flavor, t.os), "S5")
+    if not lines:
+        if mm > latest.major_minor:
+            return TagStatus(
+                "unknown",
+                f"CUDA {t.version} is newer than gpulint's image catalog (as of {images_as_of()}).",
+                None,
+                _source_url("S5"),
+            )
+        if key < (8, 0):
+            return TagStatus("removed", f"CUDA {t.version} images were deleted long ago (even 7.0 and 8.0 were on the 2023 deletion list).", None, _source_url("S7-311"))
+        return _never(t, f"NVIDIA never released CUDA {mm[0]}.{mm[1]} images.", None, "S5")
+    target = _latest_patch(lines)
+    if len(key) == 2:
+        return _never(
+            t,
+            f"From CUDA 11.2 on every nvidia/cuda tag carries the full X.Y.Z version; `{t.version}` was never a tag prefix. Use a patch release such as {target.version}.",
+            _build_tag(target, flavor, t.os),
+            "S5",
+        )
+    if not lines[-1].complete and key > lines[-1].key:
+        return TagStatus(
+            "unknown",
+            f"CUDA {t.version} is newer than gpulint's image catalog (as of {images_as_of()}).",
+            _build_tag(target, flavor, t.os),
+            _source_url(lines[-1].source),
+        )
+    return _never(t, f"NVIDIA published no CUDA {t.version} images; the {mm[0]}.{mm[1]} releases with images are {', '.join(v.version for v in lines)}.", _build_tag(target, flavor, t.os), "S5")
+
+
+def _latest_patch(lines: list[_Version]) -> _Version:
+    """The newest release of an X.Y that has images, preferring supported ones."""
+    usable = [v for v in lines if v.os]
+    for wanted in ("supported", "eol", "unknown", "removed"):
+        picks = [v for v in usable if v.status == wanted]
+        if picks:
+            return max(picks, key=lambda v: v.key)
+    return lines[-1]
+
+
+def _osless(t: CudaTag, record: _Version, generic: str) -> TagStatus:
+    """Tags without an OS suffix: only the old X.Y aliases (<= 11.1) ever existed."""
+    successor = _resolve_successor(record)
+    suggestion = _build_tag(successor, generic, None) if successor.status != "removed" else None
+    if len(record.key) == 2 and record.key <= (11, 1):
+        return TagStatus(
+            "removed",
+            f"OS-less alias tags such as `{t.version}-{t.flavor}` were removed (10.2-base, 11.0-base and 11.0-devel were gone by 2022-2023); every current tag names its OS.",
+            suggestion,
+            _source_url("S7-181"),
+        )
+    return _never(t, f"nvidia/cuda tags for CUDA {t.version} always end in an OS suffix such as -ubuntu22.04; `{t.version}-{t.flavor}` never existed.", suggestion, "S5")
+
+
+def _bad_os_name(t: CudaTag, record: _Version, generic: str) -> TagStatus:
+    """OS suffixes NVIDIA never used, e.g. `ubuntu2204` (the repository's directory name)."""
+    assert t.os is not None
+    fixed = None
+    m = re.match(r"^ubuntu(\d{2})(\d{2})$", t.os)
+    if m:
+        fixed = f"ubuntu{m.group(1)}.{m.group(2)}"
+    target = _build_tag(record, generic, fixed or t.os)
+    hint = f" Tags write the Ubuntu release with a dot ({fixed})." if fixed else ""
+    return _never(t, f"`{t.os}` is not an OS suffix NVIDIA publishes.{hint}", target, "S5")
+
+
+def _flavor_problem(t: CudaTag, record: _Version, generic: str) -> TagStatus | None:
+    """cuDNN spelling and TensorRT availability for this version."""
+    assert t.os is not None
+    if generic.startswith("cudnn"):
+        spelling = t.cudnn_spelling
+        if not record.cudnn:
+            donor = _latest_with_cudnn(record)
+            suggestion = _build_tag(donor, generic, t.os) if donor else _build_tag(record, generic.split("-", 1)[1], t.os)
+            if not record.complete:
+                return None
+            return _never(t, f"NVIDIA built no cuDNN images for CUDA {t.version}.", suggestion, record.source)
+        if spelling not in record.cudnn:
+            right = record.cudnn[-1]
+            return _never(
+                t,
+                f"For CUDA {t.version} the cuDNN flavor is spelled `{right}-{generic.split('-', 1)[1]}`: {_spelling_rule()}.",
+                _build_tag(record, generic, t.os),
+                "S5",
+            )
+    if generic.startswith("tensorrt") and not record.tensorrt_os:
+        return _never(
+            t,
+            "TensorRT flavors exist only from CUDA 13.0.0 (ubuntu24.04).",
+            _build_tag(record, "cudnn-" + generic.split("-", 1)[1], t.os),
+            "S5",
+        )
+    return None
+
+
+def _spelling_rule() -> str:
+    return "cudnn7 up to 10.2, cudnn8 from 10.1 to 12.2.2, cudnn9 only for 12.3.2, plain cudnn from 12.4.1"
+
+
+def _latest_with_cudnn(record: _Version) -> _Version | None:
+    """Newest release of the same X.Y that has cuDNN images (for suggestions)."""
+    picks = [v for v in _lines(record.major_minor) if v.cudnn and v.status != "removed"]
+    return max(picks, key=lambda v: v.key) if picks else None
+
+
+def _os_problem(t: CudaTag, record: _Version, generic: str) -> TagStatus | None:
+    """The OS suffix was never built for this version and flavor."""
+    assert t.os is not None
+    built = record.os_for(generic)
+    if t.os in built:
+        return None
+    os_row = _os_table()[t.os]
+    in_range = _os_in_range(os_row, record) or bool(os_row.get("secondary"))
+    if not record.complete and in_range:
+        return TagStatus(
+            "unknown",
+            f"gpulint's catalog has no record of `{generic}` images on {t.os} for CUDA {t.version}; its coverage of this release is partial.",
+            None,
+            _source_url(record.source),
+        )
+    suggestion = _build_tag(record, generic, t.os)
+    if in_range and generic != "base" and generic not in ("runtime", "devel") and t.os in record.os:
+        why = f"NVIDIA did not build `{generic}` images on {t.os} for CUDA {t.version}."
+    else:
+        why = f"NVIDIA did not build CUDA {t.version} images on {t.os}{_os_range_text(os_row)}."
+    return _never(t, why, suggestion, record.source)
+
+
+def _os_in_range(os_row: dict[str, Any], record: _Version) -> bool:
+    first = _vtuple(str(os_row["first"]))
+    last = os_row.get("last")
+    return record.key >= first and (last is None or record.key <= _vtuple(str(last)))
+
+
+def _os_range_text(os_row: dict[str, Any]) -> str:
+    last = os_row.get("last")
+    if last:
+        return f" ({os_row['name']} images exist for CUDA {os_row['first']} to {last})"
+    return f" ({os_row['name']} images exist from CUDA {os_row['first']})"
+
+
+def _lifecycle(t: CudaTag, record: _Version, generic: str) -> TagStatus:
+    """The tag was built: report NVIDIA's lifecycle state for it."""
+    assert t.os is not None
+    source = _source_url(record.source)
+    inferred = "" if record.complete else " (gpulint's record of this release is partial)"
+    if record.status == "removed":
+        successor = _resolve_successor(record)
+        suggestion = _build_tag(successor, generic, t.os) if successor is not record and successor.status != "removed" else None
+        return TagStatus("removed", record.reason or f"CUDA {t.version} images were removed.", suggestion, source)
+    if record.status == "eol":
+        successor = _resolve_successor(record)
+        suggestion = _build_tag(successor, generic, t.os) if successor is not record else None
+        reason = record.reason or "It is end of life."
+        if record.superseded_by:
+            reason = f"CUDA {t.version} is superseded by {successor.version}. {reason}"
+        else:
+            reason = f"CUDA {t.version} images are end of life. {reason}"
+        return TagStatus("eol", reason + inferred, suggestion, source)
+    os_row = _os_table()[t.os]
+    if os_row.get("eol"):
+        return TagStatus(
+            "eol",
+            f"{t.os} reached end of life in {os_row['eol_date']} and NVIDIA no longer builds it (last: CUDA {os_row['last']}).",
+            _build_tag(record, generic, _nearest_os(t.os, [o for o in record.os_for(generic) if not _os_table()[o].get("eol")])),
+            _source_url(os_row["source"]),
+        )
+    if record.status == "supported":
+        when = "" if record.complete else " (known from registry crawls and public Dockerfiles newer than NVIDIA's last tag list gpulint read)"
+        return TagStatus(
+            "supported",
+            f"CUDA {t.version} is the current patch release of {record.major_minor[0]}.{record.major_minor[1]}{when}.",
+            None,
+            source,
+        )
+    return TagStatus("unknown", record.reason or "No lifecycle data.", None, source)
+
+
+def _resolve_successor(record: _Version) -> _Version:
+    """Follow `superseded_by` links to the release NVIDIA wants used instead."""
+    seen = {record.version}
+    current = record
+    while current.superseded_by and current.superseded_by not in seen:
+        nxt = _versions().get(current.superseded_by)
+        if nxt is None:
+            break
+        seen.add(nxt.version)
+        current = nxt
+    return current
+
+
+def _successor_tag(record: _Version, t: CudaTag) -> str | None:
+    successor = _resolve_successor(record)
+    if successor is record:
+        return None
+    return _build_tag(successor, t.generic_flavor or "runtime", t.os)
+
+
+def _closest_flavor(flavor: str) -> str:
+    """Map an unknown flavor to the generic one it most likely meant."""
+    kind = "devel" if "devel" in flavor else "runtime" if "runtime" in flavor else "base"
+    if "tensorrt" in flavor:
+        return f"tensorrt-{kind if kind != 'base' else 'runtime'}"
+    if "cudnn" in flavor:
+        return f"cudnn-{kind if kind != 'base' else 'runtime'}"
+    return kind
+
+
+def _build_tag(record: _Version | None, generic: str, os_name: str | None) -> str | None:
+    """A real tag for `record` with the flavor spelled as that version spells it.
+
+    Falls back to the nearest OS that version/flavor was built for; None when the
+    version has no such flavor at all.
+    """
+    if record is None or not record.os:
+        return None
+    if generic.startswith("cudnn"):
+        if not record.cudnn:
+            generic = generic.split("-", 1)[1]
+    if generic.startswith("tensorrt") and not record.tensorrt_os:
+        generic = "cudnn-" + generic.split("-", 1)[1]
+        if not record.cudnn:
+            generic = generic.split("-", 1)[1]
+    built = record.os_for(generic)
+    if not built:
+        return None
+    chosen = os_name if os_name in built else _nearest_os(os_name, list(built))
+    spelled = generic
+    if generic.startswith("cudnn"):
+        spelled = f"{record.cudnn[-1]}-{generic.split('-', 1)[1]}"
+    return f"{record.version}-{spelled}-{chosen}"
+
+
+_OS_GROUP = {
+    "ubuntu": "debian",
+    "centos": "rhel",
+    "rockylinux": "rhel",
+    "ubi": "rhel",
+    "oraclelinux": "rhel",
+    "amzn": "amazon",
+    "cm": "mariner",
+    "azl": "mariner",
+    "opensuse": "suse",
+}
+_RHEL_PREFERENCE = {"rockylinux": 0, "ubi": 1, "oraclelinux": 2, "centos": 3}
+
+
+def _split_os(os_name: str) -> tuple[str, float]:
+    m = re.match(r"^([a-z]+)([\d.]+)$", os_name)
+    if not m:
+        return os_name, 0.0
+    return m.group(1), float(m.group(2))
+
+
+def _nearest_os(wanted: str | None, candidates: list[str]) -> str:
+    """Pick the closest OS: same distribution, then same family, then Ubuntu 22.04/24.04.
+
+    Ties go to the newer release, since older ones are the first to be dropped.
+    """
+    if not candidates:
+        raise ValueError("no candidate OS")
+    if wanted is None:
+        for preferred in ("ubuntu22.04", "ubuntu24.04"):
+            if preferred in candidates:
+                return preferred
+        ubuntus = [c for c in candidates if c.startswith("ubuntu")]
+        return max(ubuntus, key=lambda c: _split_os(c)[1]) if ubuntus else candidates[0]
+    fam, num = _split_os(wanted)
+    group = _OS_GROUP.get(fam)
+
+    def score(candidate: str) -> tuple[int, int, float, float]:
+        cfam, cnum = _split_os(candidate)
+        if cfam == fam:
+            return (0, 0, abs(cnum - num), -cnum)
+        if group is not None and _OS_GROUP.get(cfam) == group:
+            return (1, _RHEL_PREFERENCE.get(cfam, 9), abs(cnum - num), -cnum)
+        default_rank = {"ubuntu22.04": 0, "ubuntu24.04": 1}.get(candidate, 2)
+        return (2, default_rank, 0.0, -cnum)
+
+    return min(candidates, key=score)
