@@ -265,6 +265,7 @@ def test_reference_table_matches_exactly() -> None:
         ("10.1", "10.1.105", "418.39"),
         ("9.2.148", "9.2.148", "396.37"),
         ("10.0.130", "10.0.130", "410.48"),
+        ("12.8.0.038", "12.8.0", "570.26"),
     ],
 )
 def test_toolkit_lookup(query: str, version: str, driver: str) -> None:

@@ -139,7 +139,8 @@ def _releases() -> tuple[Release, ...]:
 def toolkit(version: str) -> Release | None:
     """Look up a toolkit release: "12.4.1"; "12.4" or "12.4.0" mean the 12.4 GA release.
 
-    Pre-11 releases carry build numbers (10.0.130); "10.0" finds them too.
+    Pre-11 releases carry build numbers (10.0.130); "10.0" finds them too. NGC-style
+    build suffixes ("12.8.0.038") are ignored beyond the third part.
     """
     try:
         parts = _parts(version)
@@ -147,6 +148,7 @@ def toolkit(version: str) -> Release | None:
         return None
     if len(parts) < 2:
         return None
+    parts = parts[:3]
     for rel in _releases():
         if _parts(rel.version) == parts:
             return rel

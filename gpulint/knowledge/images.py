@@ -29,6 +29,8 @@ __all__ = [
     "tag_status",
     "smallest_flavor_with",
     "require_cuda_branches",
+    "cudnn_major_for",
+    "ngc_cuda",
     "images_as_of",
 ]
 
