@@ -1,0 +1,67 @@
+"""Generated documentation: the rule table in README.md and docs/rules.md.
+
+Run `python -m gpulint.docgen` after changing a rule file; a test fails while the
+generated parts are stale.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from gpulint.catalog import load_catalog
+from gpulint.ruledoc import rule_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+START, END = "<!-- rules:start -->", "<!-- rules:end -->"
+FAMILIES = (
+    ("GL0", "General"), ("GL1", "containerd `config.toml`"), ("GL2", "Docker `daemon.json`"),
+    ("GL3", "Dockerfile: CUDA images"), ("GL4", "Dockerfile: multi-stage builds"),
+    ("GL5", "Kubernetes"), ("GL6", "CUDA / driver compatibility"), ("GL7", "Cross-file"),
+)
+
+
+def rule_table() -> str:
+    rules = load_catalog().values()
+    lines = []
+    for prefix, title in FAMILIES:
+        family = [r for r in rules if r.code.startswith(prefix)]
+        if not family:
+            continue
+        lines += [f"#### {title}", "", "| Code | Name | Severity | Fix | Summary |",
+                  "|---|---|---|---|---|"]
+        for r in family:
+            fix = {"never": "", "sometimes": "some", "always": "yes"}[r.fixable]
+            name = f"`{r.slug}`" + (" (preview)" if r.preview else "")
+            summary = r.summary.replace("|", "\\|").replace("\n", " ")
+            lines.append(f"| [{r.code}](docs/rules.md#{r.code.lower()}-{r.slug}) | {name} | "
+                         f"{r.severity} | {fix} | {summary} |")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def readme_text(current: str) -> str:
+    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
+    return pattern.sub(lambda _: f"{START}\n{rule_table()}{END}", current)
+
+
+def rules_markdown() -> str:
+    parts = ["# gpulint rules", "",
+             "Generated from `rules/GLxxx.yaml` by `python -m gpulint.docgen`; "
+             "`gpulint rule CODE` prints the same text.", ""]
+    parts += [rule_markdown(rule) for rule in load_catalog().values()]
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def main() -> int:
+    readme = ROOT / "README.md"
+    readme.write_text(readme_text(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    docs = ROOT / "docs" / "rules.md"
+    docs.parent.mkdir(exist_ok=True)
+    docs.write_text(rules_markdown(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

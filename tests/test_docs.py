@@ -1,0 +1,62 @@
+"""The README and generated docs stay true to the code."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _quick_start() -> list[str]:
+    section = README.split("## Quick start", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1)
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_rule_table_and_rule_docs_are_fresh():
+    from gpulint.docgen import readme_text, rules_markdown
+
+    assert readme_text(README) == README, "run `python -m gpulint.docgen`"
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_markdown(), \
+        "run `python -m gpulint.docgen`"
+
+
+def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
+    install_and_run, test = _quick_start()
+    assert "gpulint examples/" in install_and_run
+    assert "pytest" in test
+    assert test in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_examples_show_every_family():
+    from conftest import run_gpulint
+
+    result = run_gpulint("--isolated", "--format", "json", "examples", cwd=ROOT)
+    families = {f["code"][:3] for f in result.findings}
+    present = {p.stem[:3] for p in (ROOT / "rules").glob("GL[1-7]*.yaml")}
+    assert present <= families, f"examples/ shows no finding for {sorted(present - families)}"
+
+
+HOOK = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]
+
+
+@pytest.mark.parametrize("name", [
+    "Dockerfile", "docker/Dockerfile.cuda", "trainer.Dockerfile", "images/app.dockerfile",
+    "Containerfile", "Containerfile.gpu", "etc/docker/daemon.json", "gpu-daemon.json",
+    "etc/containerd/config.toml", "conf.d/99-nvidia.toml", "config.toml.tmpl", "config-v3.toml.tmpl",
+    "k8s/pod.yaml", "k8s/job.yml", "k8s/pod.json", "templates/config.toml.j2",
+])
+def test_hook_pattern_matches_every_discovered_name(name):
+    assert HOOK["id"] == "gpulint" and HOOK["language"] == "python" and HOOK["entry"] == "gpulint"
+    assert HOOK["require_serial"] is False
+    assert re.search(HOOK["files"], name)
+
+
+@pytest.mark.parametrize("name", ["main.py", "README.md", "Makefile", "go.sum"])
+def test_hook_pattern_skips_other_files(name):
+    assert not re.search(HOOK["files"], name)
