@@ -1,0 +1,297 @@
+"""The node runtime model: which runtimes a node's containerd or dockerd would have.
+
+containerd: a file's `version` (absent = 1) decides which CRI plugin ID holds
+`containerd.runtimes`, `default_runtime_name` and the CDI keys. `imports`
+(paths and globs, relative ones against the importing file) are resolved
+against the linted files; containerd loads the main file first, then its imports
+in order, and before containerd 2.1 each file's plugin table *replaces* the same
+plugin's table from earlier files. The effective CRI table is therefore the one
+from the last loaded file that has it. Files of different versions are
+compared by their CRI runtime table, as containerd migrates each one up.
+
+daemon.json: the `runtimes` object and `default-runtime`.
+
+Checks and cross-file rules share one computation per run (memoised on the
+Context); per-file facts are memoised on the Document.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from gpulint.model import Document, Node
+from gpulint.template import is_placeholder
+
+NVIDIA_BINARIES = ("nvidia-container-runtime", "nvidia-container-runtime.cdi",
+                   "nvidia-container-runtime.legacy")
+
+# The CRI plugin ID that holds runtimes, per config version (a version 4 file
+# uses the version 3 ID).
+CRI_PLUGIN_IDS = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.cri.v1.runtime",
+                  4: "io.containerd.cri.v1.runtime"}
+ALL_CRI_IDS = ("cri", "io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
+V1_RUNTIME_TYPE = "io.containerd.runtime.v1.linux"
+
+
+def is_nvidia_handler(name: str, binary: str | None) -> bool:
+    """A runtime whose binary is an NVIDIA runtime, or whose name starts with `nvidia`."""
+    if binary and posixpath.basename(binary.strip()) in NVIDIA_BINARIES:
+        return True
+    return name.startswith("nvidia")
+
+
+@dataclass
+class RuntimeEntry:
+    name: str
+    doc: Document  # where the runtime is defined
+    node: Node  # the runtime's table (containerd) or object (daemon.json)
+    binary: str | None  # options.BinaryName (containerd) or path (daemon.json)
+    runtime_type: str | None
+    is_nvidia: bool
+
+
+@dataclass
+class NodeConfig:
+    doc: Document  # the main file
+    kind: str  # "containerd" | "daemon-json"
+    runtimes: dict[str, RuntimeEntry]
+    default_runtime: str | None
+    docs: list[Document] = field(default_factory=list)  # main + merged drop-ins, load order
+
+    def defines(self, name: str) -> bool:
+        """Whether a runtime handler `name` exists on this node: declared, built in
+        (`runc`; for dockerd also containerd shim names), or possibly produced by a
+        template expression that stands for a runtime name."""
+        if name in self.runtimes or name == "runc":
+            return True
+        if self.kind == "daemon-json" and is_shim_name(name):
+            return True
+        return any(is_placeholder(n) for n in self.runtimes)
+
+
+def is_shim_name(name: str) -> bool:
+    """dockerd accepts a containerd shim name (`io.containerd.runc.v2`) as a runtime:
+    a name with a dot, no slash, not starting with a dot."""
+    return "." in name and "/" not in name and not name.startswith(".")
+
+
+# --- containerd, one file ---------------------------------------------------
+
+@dataclass
+class ContainerdFile:
+    doc: Document
+    version: int | None  # None when the `version` value cannot be read (a template expression)
+    version_node: Node | None
+    plugins: Node | None
+
+    @property
+    def cri_id(self) -> str | None:
+        if self.version is None:
+            return None
+        return CRI_PLUGIN_IDS.get(min(max(self.version, 1), 4))
+
+    @property
+    def cri(self) -> Node | None:
+        """The CRI runtime plugin table for the file's version, if present."""
+        return _map(self.plugins.get(self.cri_id)) if self.plugins and self.cri_id else None
+
+    def cri_tables(self) -> list[tuple[str, Node]]:
+        """Every CRI plugin table in the file, under any of the known IDs."""
+        out = []
+        for plugin_id in ALL_CRI_IDS:
+            table = _map(self.plugins.get(plugin_id)) if self.plugins else None
+            if table is not None:
+                out.append((plugin_id, table))
+        return out
+
+    def imports(self) -> list[Node]:
+        node = self.doc.tree.get("imports")
+        if node is None or not node.is_seq:
+            return []
+        return [item for item in node.value if isinstance(item.value, str)]
+
+
+def _map(node: Node | None) -> Node | None:
+    return node if node is not None and node.is_map else None
+
+
+def containerd_file(doc: Document) -> ContainerdFile:
+    cached = doc.cache.get("containerd-file")
+    if cached is None:
+        root = doc.tree
+        version_node = root.get("version")
+        if version_node is None:
+            version = 1
+        elif isinstance(version_node.value, int) and not isinstance(version_node.value, bool):
+            version = version_node.value
+        else:
+            version = None
+        cached = ContainerdFile(doc, version, version_node, _map(root.get("plugins")))
+        doc.cache["containerd-file"] = cached
+    return cached
+
+
+def runtime_tables(table: Node) -> list[tuple[str, Node]]:
+    """(name, table) of each runtime under a CRI plugin table's `containerd.runtimes`."""
+    runtimes = table.get("containerd", "runtimes")
+    if runtimes is None or not runtimes.is_map:
+        return []
+    return [(name, node) for name, node in runtimes.items() if node.is_map]
+
+
+def runtime_entry(name: str, doc: Document, node: Node) -> RuntimeEntry:
+    runtime_type = _str(node.get("runtime_type"))
+    binary = _str(node.get("options", "BinaryName"))
+    if binary is None and runtime_type == V1_RUNTIME_TYPE:  # the v1 shim reads options.Runtime
+        binary = _str(node.get("options", "Runtime"))
+    return RuntimeEntry(name, doc, node, binary, runtime_type, is_nvidia_handler(name, binary))
+
+
+def _str(node: Node | None) -> str | None:
+    return node.value if node is not None and isinstance(node.value, str) else None
+
+
+# --- imports ------------------------------------------------------------------
+
+def _parts(path: str) -> list[str]:
+    return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+
+
+def _glob_parts(pattern: list[str], path: list[str]) -> bool:
+    """Component-wise glob match: `*` does not cross `/`, as in Go's filepath.Glob."""
+    return len(pattern) == len(path) and all(fnmatchcase(p, g) for g, p in zip(pattern, path))
+
+
+def import_covers(importer: Document, pattern: str, target: Document) -> bool:
+    """Whether an `imports` entry of `importer` names `target`.
+
+    A relative entry resolves against the importing file's folder. An absolute
+    one (`/etc/containerd/conf.d/*.toml`) matches the file itself when linting a
+    real /etc, and otherwise a linted file with the same folder name and file
+    name pattern (`conf.d/*.toml`), since a repository keeps node files under
+    its own folders.
+    """
+    target_parts = _parts(target.abspath)
+    if pattern.startswith("/"):
+        wanted = _parts(pattern)
+        if _glob_parts(wanted, target_parts):
+            return True
+        return len(wanted) >= 2 and _glob_parts(wanted[-2:], target_parts[-2:])
+    base = os.path.dirname(importer.abspath)
+    joined = os.path.normpath(os.path.join(base, pattern))
+    return _glob_parts(_parts(joined), target_parts)
+
+
+def direct_imports(doc: Document, docs: list[Document]) -> list[Document]:
+    """The linted files `doc` imports, in containerd's order (entries in order, each
+    glob's matches sorted by path)."""
+    out: list[Document] = []
+    for entry in containerd_file(doc).imports():
+        if is_placeholder(entry.value):
+            continue
+        matches = sorted((d for d in docs if d is not doc and import_covers(doc, entry.value, d)),
+                         key=lambda d: d.abspath)
+        out.extend(d for d in matches if all(d is not seen for seen in out))
+    return out
+
+
+def import_graph(ctx) -> dict[str, list[Document]]:
+    """For each linted containerd file (by absolute path), the linted files it imports."""
+    cached = getattr(ctx, "_import_graph", None)
+    if cached is None:
+        docs = ctx.of_kind("containerd")
+        cached = {doc.abspath: direct_imports(doc, docs) for doc in docs}
+        ctx._import_graph = cached
+    return cached
+
+
+def imported_docs(ctx) -> set[str]:
+    """Absolute paths of the containerd files that another linted config imports."""
+    return {d.abspath for targets in import_graph(ctx).values() for d in targets}
+
+
+def _load_order(main: Document, graph: dict[str, list[Document]]) -> list[Document]:
+    loaded: dict[str, Document] = {}
+    pending = [main]
+    while pending:
+        doc, pending = pending[0], pending[1:]
+        if doc.abspath in loaded:  # containerd skips a file it already loaded
+            continue
+        loaded[doc.abspath] = doc
+        pending.extend(graph.get(doc.abspath, ()))
+    return list(loaded.values())
+
+
+# --- node configs ---------------------------------------------------------------
+
+def node_configs(ctx) -> list[NodeConfig]:
+    """One NodeConfig per main containerd config (drop-ins merged) and per daemon.json."""
+    cached = getattr(ctx, "_node_configs", None)
+    if cached is None:
+        cached = _containerd_nodes(ctx) + [_daemon_node(doc) for doc in ctx.of_kind("daemon-json")]
+        ctx._node_configs = cached
+    return cached
+
+
+def _containerd_nodes(ctx) -> list[NodeConfig]:
+    docs = ctx.of_kind("containerd")
+    graph = import_graph(ctx)
+    imported = imported_docs(ctx)
+    mains = [d for d in docs if d.abspath not in imported]
+    covered: set[str] = set()
+    nodes = []
+    # files reachable only through an import cycle become mains of their own
+    for doc in mains + [d for d in docs if d.abspath in imported]:
+        if doc.abspath in covered and doc.abspath in imported:
+            continue
+        order = _load_order(doc, graph)
+        covered.update(d.abspath for d in order)
+        nodes.append(_containerd_node(doc, order))
+    return nodes
+
+
+def effective_cri(order: list[Document]) -> tuple[Document, Node] | None:
+    """The CRI runtime table containerd would use: the last loaded file's."""
+    found = None
+    for doc in order:
+        table = containerd_file(doc).cri
+        if table is not None:
+            found = (doc, table)
+    return found
+
+
+def _containerd_node(main: Document, order: list[Document]) -> NodeConfig:
+    runtimes: dict[str, RuntimeEntry] = {}
+    default = "runc"
+    found = effective_cri(order)
+    if found is not None:
+        doc, table = found
+        for name, node in runtime_tables(table):
+            runtimes[name] = runtime_entry(name, doc, node)
+        name_node = table.get("containerd", "default_runtime_name")
+        if name_node is not None and isinstance(name_node.value, str):
+            default = name_node.value
+        legacy = table.get("containerd", "default_runtime")
+        if legacy is not None and legacy.is_map and _str(legacy.get("runtime_type")):
+            # containerd 1.x turns a typed legacy `default_runtime` table into a
+            # runtime named "default" and makes it the default
+            runtimes["default"] = runtime_entry("default", doc, legacy)
+            default = "default"
+    return NodeConfig(main, "containerd", runtimes, default, order)
+
+
+def _daemon_node(doc: Document) -> NodeConfig:
+    runtimes: dict[str, RuntimeEntry] = {}
+    table = doc.tree.get("runtimes")
+    for name, node in table.items() if table is not None else ():
+        if not node.is_map:
+            continue
+        binary = _str(node.get("path")) or _str(node.get("options", "BinaryName"))
+        runtimes[name] = RuntimeEntry(name, doc, node, binary, _str(node.get("runtimeType")),
+                                      is_nvidia_handler(name, binary))
+    default_node = doc.tree.get("default-runtime")
+    default = _str(default_node) or "runc"
+    return NodeConfig(doc, "daemon-json", runtimes, default, [doc])
