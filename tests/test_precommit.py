@@ -1,0 +1,57 @@
+"""The real pre-commit, using this repository's hook on a temporary repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+BAD = "FROM ubuntu:22.04\nRUNN apt-get update\n"
+GOOD = "FROM ubuntu:22.04\nRUN apt-get update\n"
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"})
+
+
+@pytest.fixture(scope="module")
+def hook_source(tmp_path_factory):
+    """A committed copy of this checkout: pre-commit installs the hook from a git repository."""
+    if shutil.which("pre-commit") is None or shutil.which("git") is None:
+        pytest.skip("pre-commit and git are needed")
+    src = tmp_path_factory.mktemp("hook") / "gpulint"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "venv", "__pycache__", "*.egg-info", "dist", "build", ".pytest_cache"))
+    _git(src, "init", "-q")
+    _git(src, "add", "-A")
+    _git(src, "commit", "-q", "-m", "snapshot")
+    return src
+
+
+def _try_repo(hook_source, repo, home, *files):
+    return subprocess.run(
+        ["pre-commit", "try-repo", str(hook_source), "gpulint", "--files", *files],
+        cwd=repo, capture_output=True, text=True,
+        env={**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"})
+
+
+def test_hook_fails_on_a_bad_file_and_passes_on_a_good_one(hook_source, tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    (repo / "Dockerfile").write_text(BAD)
+    (repo / "notes.md").write_text("# not linted\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    failing = _try_repo(hook_source, repo, home, "Dockerfile", "notes.md")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "Dockerfile:2:1: GL001" in failing.stdout
+    (repo / "Dockerfile").write_text(GOOD)
+    _git(repo, "add", "-A")
+    passing = _try_repo(hook_source, repo, home, "Dockerfile", "notes.md")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
