@@ -407,3 +407,31 @@ def test_python_dash_m_and_version():
                             text=True, cwd=ROOT)
     assert result.returncode == 0
     assert result.stdout.startswith("gpulint ")
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path):
+    import pty
+
+    write_files(tmp_path, {"Dockerfile": UNUSED})
+
+    def on_tty(env):
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: gpulint with its stdout on the terminal
+            os.chdir(tmp_path)
+            os.execvpe(sys.executable, [sys.executable, "-m", "gpulint", "--isolated", "."], env)
+        chunks = []
+        while True:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.waitpid(pid, 0)
+        return b"".join(chunks).decode()
+
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["PYTHONPATH"] = str(ROOT)
+    assert "\033[31m" in on_tty(env) or "\033[33m" in on_tty(env)
+    assert "\033[" not in on_tty({**env, "NO_COLOR": "1"})
