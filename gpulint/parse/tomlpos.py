@@ -46,8 +46,9 @@ def load_toml(text: str) -> dict:
 
     try:
         return tomlkit.parse(text).unwrap()
-    except TomlkitError as exc:
-        raise ParseError(f"invalid TOML: {exc}", exc.line, exc.col) from None
+    except TomlkitError as exc:  # tomlkit counts columns from 0
+        message = re.sub(r" at line \d+ col \d+$", "", str(exc))
+        raise ParseError(f"invalid TOML: {message}", exc.line, exc.col + 1) from None
 
 
 def _basic_end(text: str, pos: int) -> int:
