@@ -77,14 +77,25 @@ class PodSpec:
     spec: Node  # the pod spec
     metadata: Node | None  # the pod template's metadata (the object's for a Pod)
     containers: list[Container] = field(default_factory=list)
+    # the mappings on the way from the object to the pod spec, both excluded
+    # (a Deployment's `spec` and `spec.template`)
+    trail: tuple[Node, ...] = ()
+
+
+# Whole values left for a later substitution: `envsubst` variables (`$GPUS`,
+# `${GPUS}`) and the GPU Operator's "FILLED BY THE OPERATOR" asset markers.
+_SUBSTITUTED = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^FILLED[ _]BY[ _](THE[ _])?OPERATOR$")
 
 
 def scalar_str(node: Node | None) -> str | None:
-    """A scalar's text, or None for absent, non-scalar, null and templated values."""
+    """A scalar's text, or None for absent, non-scalar, null, templated and
+    yet-to-be-substituted values."""
     if node is None or not node.is_scalar:
         return None
     text = node.str()
-    return None if text is None or is_placeholder(text) else text
+    if text is None or is_placeholder(text) or _SUBSTITUTED.match(text):
+        return None
+    return text
 
 
 def object_kind(obj: Node) -> str | None:
@@ -106,31 +117,28 @@ def _object_pods(doc: Document, obj: Node) -> list[PodSpec]:
     kind = object_kind(obj)
     pods = []
     for path in _POD_SPEC_PATHS.get(kind or "", ()):
-        for parent, spec in _walk(obj, path):
+        for trail, spec in _walk(obj, path):
             if not spec.is_map:
                 continue
+            parent = trail[-1] if trail else obj
             metadata = obj.get("metadata") if kind == "Pod" else parent.get("metadata")
             pod = PodSpec(doc, obj, kind, object_name(obj), spec,
-                          metadata if metadata is not None and metadata.is_map else None)
-            pod.containers = _containers(spec, kind)
+                          metadata if metadata is not None and metadata.is_map else None,
+                          _containers(spec, kind), tuple(t for t in trail if t.is_map))
             pods.append(pod)
     return pods
 
 
-def _walk(node: Node, path: tuple[str, ...]) -> list[tuple[Node, Node]]:
-    """(parent, node) pairs reached by following `path` from `node`."""
-    found = [(node, node)]
+def _walk(node: Node, path: tuple[str, ...]) -> list[tuple[tuple[Node, ...], Node]]:
+    """(nodes passed on the way, node reached) for each way of following `path` from `node`."""
+    found: list[tuple[tuple[Node, ...], Node]] = [((), node)]
     for part in path:
         step = []
-        for _, current in found:
-            if part == "*":
-                step.extend((current, child) for child in current.children())
-            else:
-                child = current.get(part)
-                if child is not None:
-                    step.append((current, child))
+        for trail, current in found:
+            children = current.children() if part == "*" else [current.get(part)]
+            step.extend((trail + (current,), child) for child in children if child is not None)
         found = step
-    return found
+    return [(trail[1:], reached) for trail, reached in found]
 
 
 def _containers(spec: Node, kind: str) -> list[Container]:

@@ -1,0 +1,686 @@
+"""Kubernetes manifests (GL5xx): GPU resources, NVIDIA env, privileges, host paths,
+runtime classes and GPU feature discovery selectors of every pod spec."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from gpulint.fix import rewrite
+from gpulint.k8s import (
+    CONTAINER_SECTIONS,
+    Container,
+    PodSpec,
+    env_vars,
+    gpu_limits,
+    gpu_requests,
+    is_gpu_management,
+    is_nvml_daemon,
+    object_kind,
+    pod_specs,
+    quantity,
+    requests_gpus,
+    scalar_str,
+)
+from gpulint.model import Document, Edit, Fix, Node, Span
+from gpulint.registry import Context, check, finding, related
+
+# ---------------------------------------------------------------- text edits
+
+
+def _offsets(doc: Document, span: Span) -> tuple[int, int]:
+    """Half-open offsets of an (end-inclusive) span."""
+    return doc.index.offset(span.line, span.column), doc.index.offset(span.end_line, span.end_column) + 1
+
+
+def _entry_lines(doc: Document, entry: Node) -> tuple[int, int, int] | None:
+    """(start, end, indent) of the whole lines of a one-line block-style `key: value`
+    entry, or None when it shares a line with anything else (flow style, JSON, `- key:`)."""
+    if entry.key_span is None or entry.span.end_line != entry.key_span.line or not entry.is_scalar:
+        return None
+    index = doc.index
+    line_start = index.starts[entry.key_span.line - 1]
+    key_start, _ = _offsets(doc, entry.key_span)
+    _, value_end = _offsets(doc, entry.span)
+    if doc.text[line_start:key_start].strip(" "):
+        return None
+    line_end = doc.text.find("\n", value_end)
+    line_end = len(doc.text) if line_end < 0 else line_end
+    rest = doc.text[value_end:line_end].strip()
+    if rest and not rest.startswith("#"):
+        return None
+    return line_start, min(line_end + 1, len(doc.text)), key_start - line_start
+
+
+def _entry_text(doc: Document, entry: Node, indent: int) -> str | None:
+    """The entry's line, re-indented, ending with a newline."""
+    lines = _entry_lines(doc, entry)
+    if lines is None:
+        return None
+    start, end, old_indent = lines
+    return " " * indent + doc.text[start + old_indent:end].rstrip("\n") + "\n"
+
+
+def _first_entry_lines(doc: Document, mapping: Node | None) -> tuple[int, int, int] | None:
+    """Lines of the first entry of a block mapping (where a new first entry goes)."""
+    if mapping is None or not mapping.is_map or not mapping.value:
+        return None
+    first = next(iter(mapping.value.values()))
+    key_line = first.key_span.line if first.key_span else 0
+    index = doc.index
+    line_start = index.starts[key_line - 1] if key_line else 0
+    key_start, _ = _offsets(doc, first.key_span) if first.key_span else (0, 0)
+    if not key_line or doc.text[line_start:key_start].strip(" "):
+        return None
+    return line_start, line_start, key_start - line_start
+
+
+def _replace(doc: Document, span: Span, text: str, description: str, safe: bool = True) -> Fix:
+    start, end = _offsets(doc, span)
+    return Fix(description, (Edit(doc.abspath, start, end, text),), safe)
+
+
+# ---------------------------------------------------------------- GPU resources
+
+
+def _containers(doc: Document):
+    for pod in pod_specs(doc):
+        for container in pod.containers:
+            yield pod, container
+
+
+def _label(container: Container) -> str:
+    name = f"`{container.name}`" if container.name else "(unnamed)"
+    kind = {"containers": "container", "initContainers": "init container",
+            "ephemeralContainers": "ephemeral container"}[container.section]
+    return f"{kind} {name}"
+
+
+@check("GL501", kinds=("kubernetes",))
+def gpu_request_without_limit(doc: Document, ctx: Context):
+    for _, container in _containers(doc):
+        limits = gpu_limits(container)
+        for name, value in gpu_requests(container).items():
+            if name in limits:
+                continue
+            yield finding(
+                doc, "GL501", value,
+                f"{_label(container)} requests `{name}` without a `limits` entry: the API server "
+                f"rejects the pod (\"Limit must be set for non overcommitable resources\"); "
+                f"extended resources such as GPUs are given in `limits`",
+                fix=_move_to_limits(doc, container, value))
+
+
+def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | None:
+    resources = container.node.get("resources")
+    requests, limits = resources.get("requests"), resources.get("limits")
+    lines = _entry_lines(doc, entry)
+    if lines is None or requests.key_span is None:
+        return None
+    start, end, indent = lines
+    description = "move the GPU request to limits"
+    if limits is None and len(requests.value) == 1:
+        return _replace(doc, requests.key_span, "limits", description)
+    if limits is None:
+        req_start = doc.index.starts[requests.key_span.line - 1]
+        req_indent = requests.key_span.column - 1
+        insert = " " * req_indent + "limits:\n" + _entry_text(doc, entry, indent)
+        return Fix(description, (Edit(doc.abspath, req_start, req_start, insert),
+                                 Edit(doc.abspath, start, end, "")))
+    target = _first_entry_lines(doc, limits)
+    if target is None:
+        return None
+    if len(requests.value) == 1:  # the whole `requests:` block goes
+        req_start = doc.index.starts[requests.key_span.line - 1]
+        if doc.text[req_start:_offsets(doc, requests.key_span)[0]].strip(" "):
+            return None
+        start = req_start
+    insert = _entry_text(doc, entry, target[2])
+    return Fix(description, (Edit(doc.abspath, target[0], target[0], insert),
+                             Edit(doc.abspath, start, end, "")))
+
+
+@check("GL502", kinds=("kubernetes",))
+def gpu_request_limit_differ(doc: Document, ctx: Context):
+    for _, container in _containers(doc):
+        limits = gpu_limits(container)
+        for name, request in gpu_requests(container).items():
+            limit = limits.get(name)
+            if limit is None:
+                continue
+            wanted, asked = quantity(limit), quantity(request)
+            if wanted is None or asked is None or wanted == asked:
+                continue
+            limit_text = doc.text[slice(*_offsets(doc, limit.span))]
+            yield finding(
+                doc, "GL502", request,
+                f"{_label(container)} requests {request.str()} `{name}` but limits it to "
+                f"{limit.str()}: extended resources cannot be overcommitted, so the API server "
+                f"rejects the pod (\"must be equal to {name} limit of {limit.str()}\")",
+                fix=_replace(doc, request.span, limit_text, "make the GPU request equal to the limit"))
+
+
+_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([a-zA-Z]*)$")
+_SUFFIXES = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+             "P": 10**15, "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
+             "Pi": 2**50, "Ei": 2**60}
+_SHARING = ("GPUs are not divided through quantities: share one with time-slicing or MPS "
+            "replicas of the device plugin, partition it with MIG (`nvidia.com/mig-*`), "
+            "or allocate it with DRA")
+
+
+def _quantity_problem(node: Node) -> str | None:
+    """Why a GPU quantity is unusable, or None when it is a whole, non-negative count."""
+    if node.tag == "bool" or node.tag == "null" or not node.is_scalar:
+        return "is not a quantity"
+    text = scalar_str(node)
+    if text is None:
+        return None
+    match = _QUANTITY.match(text.strip())
+    if not match or match.group(2) not in _SUFFIXES:
+        return "is not a quantity"
+    try:
+        amount = Decimal(match.group(1)) * _SUFFIXES[match.group(2)]
+    except InvalidOperation:
+        return "is not a quantity"
+    if amount < 0:
+        return "is negative"
+    if amount != amount.to_integral_value():
+        return f"is {amount.normalize()} of a device, not a whole number"
+    if match.group(2) not in ("", "m") or "e" in match.group(1).lower():
+        return f"asks for {int(amount)} devices, more than any node has"
+    return None
+
+
+@check("GL503", kinds=("kubernetes",))
+def gpu_quantity_invalid(doc: Document, ctx: Context):
+    for _, container in _containers(doc):
+        for section, entries in (("limits", gpu_limits(container)), ("requests", gpu_requests(container))):
+            for name, value in entries.items():
+                problem = _quantity_problem(value)
+                if problem is None:
+                    continue
+                shown = doc.text[slice(*_offsets(doc, value.span))]
+                yield finding(
+                    doc, "GL503", value.span,
+                    f"`{name}: {shown}` in {_label(container)} {section} {problem}: the API server "
+                    f"accepts only whole, non-negative device counts (\"must be an integer\"). {_SHARING}")
+
+
+# Spellings users try for the NVIDIA GPU resource; none is advertised by any node.
+_GPU_SPELLING = re.compile(r"^(nvidia(\.com|\.io)?/)?(nvidia[-_.]?)?gpus?$")
+_MIG = re.compile(r"^nvidia\.com/mig-(\d+c\.)?\d+g\.\d+gb([.+][a-z0-9.+-]+)?$")
+_OBSOLETE = "alpha.kubernetes.io/nvidia-gpu"
+
+
+def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
+    """(why the name is wrong, the name to use or None)."""
+    lower = name.lower()
+    if name == "nvidia.com/gpu" or _MIG.match(name):
+        return None
+    if lower == _OBSOLETE:
+        return ("is the pre-device-plugin name, removed in Kubernetes 1.11; the NVIDIA device "
+                "plugin advertises `nvidia.com/gpu`", "nvidia.com/gpu")
+    if _GPU_SPELLING.match(lower):
+        return "is not a resource any node advertises; the NVIDIA device plugin uses `nvidia.com/gpu`", \
+            "nvidia.com/gpu"
+    if lower.startswith("nvidia.com/mig-"):
+        if _MIG.match(lower):
+            return "has the wrong case: MIG resource names are lowercase", lower
+        return ("is not a MIG resource name; the device plugin advertises "
+                "`nvidia.com/mig-<G>g.<M>gb` (for example `nvidia.com/mig-1g.10gb`)", None)
+    return None
+
+
+@check("GL504", kinds=("kubernetes",))
+def gpu_resource_name_unknown(doc: Document, ctx: Context):
+    for _, container in _containers(doc):
+        for section in ("limits", "requests"):
+            entries = container.node.get("resources", section)
+            for name, value in entries.items() if entries is not None else ():
+                problem = _resource_name_problem(name)
+                if problem is None or value.key_span is None:
+                    continue
+                why, better = problem
+                fix = None
+                if better is not None:
+                    start, end = _offsets(doc, value.key_span)
+                    key_text = doc.text[start:end]
+                    if key_text.count(name) == 1:
+                        # a bare `gpu` may have meant another vendor's GPU
+                        fix = Fix(f"rename `{name}` to `{better}`",
+                                  (Edit(doc.abspath, start, end, key_text.replace(name, better)),),
+                                  safe=name.lower().startswith("nvidia") or name.lower() == _OBSOLETE)
+                yield finding(
+                    doc, "GL504", value.key_span,
+                    f"`{name}` in {_label(container)} {section} {why}: the API server accepts the "
+                    f"pod and it stays Pending with \"Insufficient {name}\"", fix=fix)
+
+
+# ---------------------------------------------------------------- NVIDIA env, privileges, host paths
+
+_NVIDIA_ENV = re.compile(r"^NVIDIA_(VISIBLE_DEVICES|DRIVER_CAPABILITIES|REQUIRE_\w+|DISABLE_REQUIRE)$")
+_OPT_OUT = ("void", "none", "")
+
+
+@check("GL505", kinds=("kubernetes",))
+def nvidia_env_in_pod(doc: Document, ctx: Context):
+    for pod, container in _containers(doc):
+        if is_gpu_management(pod):
+            continue
+        has_gpu = requests_gpus(container)
+        for name, name_node, value_node in env_vars(container):
+            if not _NVIDIA_ENV.match(name):
+                continue
+            value = scalar_str(value_node) if value_node is not None else None
+            message, severity = _env_problem(name, value, has_gpu)
+            if message:
+                yield finding(doc, "GL505", name_node.span, f"{_label(container)}: {message}",
+                              severity=severity)
+
+
+def _env_problem(name: str, value: str | None, has_gpu: bool) -> tuple[str | None, str | None]:
+    """The message and severity for one NVIDIA_* variable in a pod (None: fine)."""
+    shown = f"`{name}={value}`" if value is not None else f"`{name}`"
+    if name == "NVIDIA_VISIBLE_DEVICES":
+        if value is not None and value.strip().lower() in _OPT_OUT:
+            return None, None
+        if has_gpu:
+            return (f"{shown} next to a GPU limit competes with the devices the device plugin "
+                    f"assigned: depending on the device list strategy the container gets the "
+                    f"plugin's GPUs or the ones named here"), "warning"
+        return (f"{shown} without a GPU limit selects GPUs behind the scheduler's back: the "
+                f"container sees GPUs the device plugin gave to other pods (with CDI, as the "
+                f"GPU Operator now defaults to, it gets none unless the pod also sets "
+                f"`runtimeClassName: nvidia`); request `nvidia.com/gpu` in limits instead"), \
+            "error" if value is not None else "warning"
+    if name == "NVIDIA_DISABLE_REQUIRE":
+        return (f"{shown} turns off the NVIDIA runtime's CUDA/driver compatibility check: an "
+                f"image too new for the node's driver starts and then fails inside the "
+                f"application (\"CUDA driver version is insufficient\")"), "warning"
+    if has_gpu:
+        return None, None  # capabilities and requirements of an allocated GPU are the pod's choice
+    return (f"{shown} in a container without a GPU limit only matters when the NVIDIA runtime "
+            f"exposes GPUs by environment, outside the device plugin's accounting; request "
+            f"`nvidia.com/gpu` in limits instead"), "warning"
+
+
+def _is_cuda_image(image: str | None) -> bool:
+    if not image:
+        return False
+    from gpulint.knowledge.images import cuda_image
+
+    return cuda_image(image) is not None
+
+
+def _gpu_reason(container: Container) -> str | None:
+    if requests_gpus(container):
+        return "requests GPUs"
+    if _is_cuda_image(container.image):
+        return f"runs the CUDA image `{container.image}`"
+    return None
+
+
+@check("GL506", kinds=("kubernetes",))
+def privileged_gpu(doc: Document, ctx: Context):
+    for pod, container in _containers(doc):
+        if is_gpu_management(pod):
+            continue
+        where = _privilege(container)
+        reason = _gpu_reason(container) if where is not None else None
+        if reason is None:
+            continue
+        setting = "privileged: true" if where.key_span else f"capabilities.add: {scalar_str(where)}"
+        yield finding(
+            doc, "GL506", where,
+            f"{_label(container)} {reason} and is privileged (`{setting}`): it sees every GPU on "
+            f"the node, not only those the device plugin assigned, so it can use or disturb "
+            f"other pods' GPUs")
+
+
+def _privilege(container: Container) -> Node | None:
+    """The `privileged: true` or `SYS_ADMIN` capability node of a container."""
+    context = container.node.get("securityContext")
+    if context is None:
+        return None
+    privileged = context.get("privileged")
+    if privileged is not None and privileged.value is True:
+        return privileged
+    added = context.get("capabilities", "add")
+    for item in added.value if added is not None and added.is_seq else ():
+        if (scalar_str(item) or "").upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
+            return item
+    return None
+
+
+_HOST_GPU_PATH = re.compile(
+    r"^(/dev/nvidia[^/]*|/dev/dri(/.*)?|/run/nvidia/driver(/.*)?|/usr/local/nvidia(/.*)?"
+    r"|.*/lib(nvidia|cuda)[^/]*|/usr/lib(64)?/(x86_64|aarch64)-linux-gnu/nvidia(/.*)?"
+    r"|/usr/bin/nvidia-smi)/?$")
+
+
+@check("GL507", kinds=("kubernetes",))
+def hostpath_nvidia(doc: Document, ctx: Context):
+    for pod in pod_specs(doc):
+        if is_gpu_management(pod):
+            continue
+        volumes = pod.spec.get("volumes")
+        for volume in volumes.value if volumes is not None and volumes.is_seq else ():
+            path_node = volume.get("hostPath", "path")
+            path = scalar_str(path_node)
+            if path is None or not _HOST_GPU_PATH.match(path):
+                continue
+            yield finding(
+                doc, "GL507", path_node.span,
+                f"hostPath volume `{path}` mounts the node's GPU devices or driver into the pod: "
+                f"without privileges the device cgroup still denies the devices, with privileges "
+                f"it bypasses the device plugin, and a driver upgrade on the node breaks the pod "
+                f"(library/kernel mismatch); request `nvidia.com/gpu` and let the NVIDIA runtime "
+                f"inject devices and libraries")
+
+
+@check("GL508", kinds=("kubernetes",))
+def gpu_in_init_container(doc: Document, ctx: Context):
+    for _, container in _containers(doc):
+        if container.section != "initContainers" or not requests_gpus(container):
+            continue
+        for name, value in gpu_limits(container).items():
+            yield finding(
+                doc, "GL508", value,
+                f"{_label(container)} requests `{name}`: the pod then holds max(init, sum of app "
+                f"containers) GPUs, and devices allocated to init containers have been stranded by "
+                f"kubelet device-manager bugs (\"UnexpectedAdmissionError\"); do GPU work in the "
+                f"app containers")
+
+
+# ---------------------------------------------------------------- runtime classes
+
+@check("GL509", kinds=("kubernetes",))
+def runtime_class_misplaced(doc: Document, ctx: Context):
+    seen: set[int] = set()  # a workload's `spec` is on the way to each of its pod specs
+    for pod in pod_specs(doc):
+        places = [(f"the top level of the {pod.kind}", pod.obj)]
+        places += [(f"the {pod.kind}'s `{_key_text(doc, node)}`", node) for node in pod.trail]
+        if pod.metadata is not None:
+            places.append(("metadata", pod.metadata))
+        places += [(_label(c), c.node) for c in pod.containers]
+        for where, mapping in places:
+            entry = mapping.get("runtimeClassName")
+            if entry is None or entry.key_span is None or id(entry) in seen:
+                continue
+            seen.add(id(entry))
+            yield finding(
+                doc, "GL509", entry,
+                f"`runtimeClassName` in {where} is not a field there: the API server drops it "
+                f"(at most a client warning) and the pod runs on the node's default runtime, "
+                f"usually without GPUs; it belongs in the pod spec",
+                fix=_move_runtime_class(doc, pod, entry))
+
+
+def _key_text(doc: Document, node: Node) -> str:
+    if node.key_span is None:
+        return "item"
+    return doc.text[slice(*_offsets(doc, node.key_span))].strip("\"'")
+
+
+def _move_runtime_class(doc: Document, pod: PodSpec, entry: Node) -> Fix | None:
+    lines = _entry_lines(doc, entry)
+    if lines is None:
+        return None
+    description = "move runtimeClassName to the pod spec"
+    existing = pod.spec.get("runtimeClassName")
+    remove = Edit(doc.abspath, lines[0], lines[1], "")
+    if existing is not None:
+        if scalar_str(existing) != scalar_str(entry):
+            return None  # two different classes: the user must choose
+        return Fix(description, (remove,))
+    target = _first_entry_lines(doc, pod.spec)
+    text = _entry_text(doc, entry, target[2]) if target else None
+    if text is None:
+        return None
+    return Fix(description, (Edit(doc.abspath, target[0], target[0], text), remove))
+
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_OLD_NODE_API = ("node.k8s.io/v1beta1", "node.k8s.io/v1alpha1")
+
+
+def _runtime_classes(doc: Document):
+    for obj in doc.tree or ():
+        if object_kind(obj) == "RuntimeClass":
+            yield obj
+
+
+@check("GL510", kinds=("kubernetes",))
+def runtime_class_invalid(doc: Document, ctx: Context):
+    for obj in _runtime_classes(doc):
+        api = obj.get("apiVersion")
+        version = scalar_str(api)
+        if version in _OLD_NODE_API:
+            # v1alpha1 kept the handler under spec.runtimeHandler: not a one-word change
+            fix = _replace(doc, api.span, "node.k8s.io/v1", "use apiVersion node.k8s.io/v1") \
+                if version.endswith("v1beta1") else None
+            yield finding(
+                doc, "GL510", api.span,
+                f"RuntimeClass `{scalar_str(obj.get('metadata', 'name')) or '?'}` uses "
+                f"`{version}`, no longer served since Kubernetes 1.25: `kubectl apply` fails with "
+                f"\"no matches for kind \"RuntimeClass\" in version \"{version}\"\"; use "
+                f"`node.k8s.io/v1`", fix=fix)
+        if version == "node.k8s.io/v1alpha1":
+            continue  # its handler lives elsewhere; the apiVersion is the problem to fix first
+        handler = obj.get("handler")
+        if handler is None:
+            yield finding(doc, "GL510", obj.get("kind"),
+                          "RuntimeClass has no `handler`: the field is required and names the "
+                          "containerd/CRI-O runtime (for example `nvidia`) that runs its pods")
+            continue
+        name = scalar_str(handler)
+        if handler.is_scalar and name is None:
+            continue  # templated
+        if name is None or len(name) > 63 or not _DNS_LABEL.match(name):
+            yield finding(
+                doc, "GL510", handler.span,
+                f"RuntimeClass handler `{name}` is not a lowercase DNS-1123 label (lowercase "
+                f"letters, digits and `-`, at most 63 characters): the API server rejects the "
+                f"object; name the containerd runtime table accordingly (for example `nvidia`)")
+
+
+# Renamed GPU feature discovery labels (the old ones are deprecated).
+_GFD_RENAMED = {
+    "nvidia.com/cuda.driver.major": "nvidia.com/cuda.driver-version.major",
+    "nvidia.com/cuda.driver.minor": "nvidia.com/cuda.driver-version.minor",
+    "nvidia.com/cuda.driver.rev": "nvidia.com/cuda.driver-version.revision",
+    "nvidia.com/cuda.runtime.major": "nvidia.com/cuda.runtime-version.major",
+    "nvidia.com/cuda.runtime.minor": "nvidia.com/cuda.runtime-version.minor",
+}
+
+
+def _selectors(doc: Document):
+    """The nodeSelector mapping of every pod spec and RuntimeClass."""
+    for pod in pod_specs(doc):
+        yield pod.spec.get("nodeSelector")
+    for obj in _runtime_classes(doc):
+        yield obj.get("scheduling", "nodeSelector")
+
+
+def _affinity_keys(pod: PodSpec):
+    """The `key` nodes of every node-affinity match expression of a pod."""
+    affinity = pod.spec.get("affinity", "nodeAffinity")
+    if affinity is None:
+        return
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+    terms = list(required.value) if required is not None and required.is_seq else []
+    terms += [p.get("preference") for p in preferred.value] if preferred is not None and preferred.is_seq else []
+    for term in terms:
+        expressions = term.get("matchExpressions") if term is not None else None
+        for expr in expressions.value if expressions is not None and expressions.is_seq else ():
+            key = expr.get("key")
+            if key is not None and key.is_scalar:
+                yield key
+
+
+@check("GL511", kinds=("kubernetes",))
+def gfd_selector_invalid(doc: Document, ctx: Context):
+    for selector in _selectors(doc):
+        for label, value in selector.items() if selector is not None else ():
+            if value.is_scalar and value.tag not in ("str", ""):
+                yield _unquoted_selector(doc, label, value)
+            if label in _GFD_RENAMED and value.key_span is not None:
+                yield _deprecated_label(doc, label, value.key_span)
+    for pod in pod_specs(doc):
+        for key in _affinity_keys(pod):
+            label = scalar_str(key)
+            if label in _GFD_RENAMED:
+                yield _deprecated_label(doc, label, key.span)
+
+
+def _unquoted_selector(doc: Document, label: str, value: Node):
+    text = doc.text[slice(*_offsets(doc, value.span))]
+    fix = None if value.tag == "null" else _replace(doc, value.span, f'"{text}"', "quote the label value")
+    return finding(
+        doc, "GL511", value.span,
+        f"nodeSelector `{label}: {text}` is a YAML {value.tag}, but node selectors map label "
+        f"names to strings: the API server rejects the object (\"cannot unmarshal number into Go "
+        f"struct field ... of type string\"); quote it", severity="error", fix=fix)
+
+
+def _deprecated_label(doc: Document, label: str, span: Span):
+    start, end = _offsets(doc, span)
+    key_text = doc.text[start:end]
+    new = _GFD_RENAMED[label]
+    # unsafe: nodes labelled by an older GPU feature discovery only carry the old name
+    fix = Fix(f"rename the label to `{new}`", (Edit(doc.abspath, start, end, key_text.replace(label, new)),),
+              safe=False)
+    return finding(
+        doc, "GL511", span,
+        f"`{label}` is a deprecated GPU feature discovery label; current releases publish "
+        f"`{new}`, and a selector on the old name stops matching once it is dropped (the pod "
+        f"stays Pending); select on `{new}` (keep both only while old nodes remain)",
+        severity="warning", fix=fix)
+
+
+@check("GL512", kinds=("kubernetes",))
+def devel_image_in_pod(doc: Document, ctx: Context):
+    from gpulint.knowledge.images import cuda_image
+
+    for _, container in _containers(doc):
+        image = cuda_image(container.image) if container.image else None
+        # NGC framework images are built on devel and have no runtime flavour to move to
+        if image is None or not image.is_devel or image.family != "nvidia-cuda":
+            continue
+        yield finding(
+            doc, "GL512", container.image_node.span,
+            f"{_label(container)} runs the CUDA devel image `{container.image}`: it carries the "
+            f"compiler, headers and static libraries (gigabytes the node pulls on every new "
+            f"node) that running an application does not need; use the `runtime` (or "
+            f"`cudnn-runtime`) flavour of the same tag unless the pod really compiles CUDA code")
+
+
+# The RuntimeClasses the GPU Operator creates; each runs the NVIDIA runtime.
+NVIDIA_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
+
+
+@check("GL513", kinds=("kubernetes",))
+def cuda_image_without_gpu(doc: Document, ctx: Context):
+    for pod, container in _containers(doc):
+        runtime_class = scalar_str(pod.spec.get("runtimeClassName"))
+        if runtime_class not in NVIDIA_RUNTIME_CLASSES or is_gpu_management(pod):
+            continue
+        if requests_gpus(container) or not _is_cuda_image(container.image) or _opted_out(container):
+            continue
+        yield finding(
+            doc, "GL513", container.image_node.span,
+            f"{_label(container)} runs the CUDA image `{container.image}` without a GPU limit in a "
+            f"pod with `runtimeClassName: {runtime_class}`: the image sets "
+            f"NVIDIA_VISIBLE_DEVICES=all, so the NVIDIA runtime exposes every GPU of the node to it, "
+            f"unaccounted by the scheduler; request `nvidia.com/gpu` in limits, or set "
+            f"NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs")
+
+
+def _opted_out(container: Container) -> bool:
+    for name, _, value in env_vars(container):
+        if name == "NVIDIA_VISIBLE_DEVICES" and (scalar_str(value) or "").strip().lower() in _OPT_OUT:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- GPU node taints
+
+
+def _taint_lists(obj: Node):
+    """Taint lists declared by node objects and node-provisioning configs."""
+    kind = object_kind(obj)
+    if kind == "Node":
+        yield obj.get("spec", "taints")
+    elif kind == "NodePool":  # Karpenter
+        yield obj.get("spec", "template", "spec", "taints")
+    elif kind in ("InitConfiguration", "JoinConfiguration"):  # kubeadm
+        yield obj.get("nodeRegistration", "taints")
+    elif kind == "ClusterConfig":  # eksctl
+        for section in ("nodeGroups", "managedNodeGroups"):
+            groups = obj.get(section)
+            for group in groups.value if groups is not None and groups.is_seq else ():
+                yield group.get("taints")
+
+
+def _taints(node: Node | None):
+    """(key, value, effect, node) of each taint: list form, or eksctl's `key: value:Effect` map."""
+    if node is None:
+        return
+    if node.is_map:
+        for key, entry in node.items():
+            value, _, effect = (scalar_str(entry) or "").rpartition(":")
+            yield key, value, effect, entry
+    for item in node.value if node.is_seq else ():
+        yield (scalar_str(item.get("key")) or "", scalar_str(item.get("value")) or "",
+               scalar_str(item.get("effect")) or "", item)
+
+
+def _is_gpu_taint(key: str, value: str, effect: str) -> bool:
+    text = f"{key}={value}".lower()
+    return effect in ("NoSchedule", "NoExecute") and ("gpu" in text or "nvidia" in text)
+
+
+def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> bool:
+    for item in tolerations.value if tolerations is not None and tolerations.is_seq else ():
+        t_effect = scalar_str(item.get("effect")) or ""
+        if t_effect and t_effect != effect:
+            continue
+        t_key = scalar_str(item.get("key")) or ""
+        if (scalar_str(item.get("operator")) or "Equal") == "Exists":
+            if not t_key or t_key == key:
+                return True
+        elif t_key == key and (scalar_str(item.get("value")) or "") == value:
+            return True
+    return False
+
+
+@check("GL514", project=True)
+def gpu_taint_not_tolerated(ctx: Context):
+    docs = ctx.of_kind("kubernetes")
+    taints = [(doc, *taint) for doc in docs for obj in doc.tree or () for lst in _taint_lists(obj)
+              for taint in _taints(lst) if _is_gpu_taint(*taint[:3])]
+    if not taints:
+        return
+    for doc in docs:
+        for pod in pod_specs(doc):
+            daemon = is_nvml_daemon(pod)
+            if not daemon and not any(requests_gpus(c) for c in pod.containers):
+                continue
+            tolerations = pod.spec.get("tolerations")
+            if tolerations is None and doc.templated:
+                continue  # charts usually template their tolerations in from values
+            missing = [t for t in taints if not _tolerates(tolerations, *t[1:4])]
+            if not missing:
+                continue
+            names = ", ".join(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`" for _, k, v, e, _ in missing)
+            who = ("this device plugin / feature discovery / DCGM DaemonSet: without it the GPU "
+                   "nodes never advertise `nvidia.com/gpu`" if daemon else
+                   "this GPU workload: it stays Pending with \"node(s) had untolerated taint\"")
+            yield finding(
+                doc, "GL514", tolerations if tolerations is not None else pod.spec,
+                f"GPU nodes are tainted {names}, but no toleration matches for {who}; add "
+                f"`{{key: {missing[0][1]}, operator: Exists, effect: {missing[0][3]}}}` to the "
+                f"pod's tolerations", severity="error" if daemon else "warning",
+                related=[related(d, n, f"taint `{k}` declared here") for d, k, _, _, n in missing])
