@@ -27,6 +27,15 @@ from gpulint.template import is_placeholder
 
 NVIDIA_BINARIES = ("nvidia-container-runtime", "nvidia-container-runtime.cdi",
                    "nvidia-container-runtime.legacy")
+# NVIDIA binaries that users put where a runtime belongs although they are not OCI
+# runtimes (or no longer ship), with the runtime meant instead.
+NOT_RUNTIMES = {
+    "nvidia-container-runtime-hook": "nvidia-container-runtime",
+    "nvidia-container-toolkit": "nvidia-container-runtime",
+    "nvidia-container-cli": "nvidia-container-runtime",
+    "nvidia-docker": "nvidia-container-runtime",
+    "nvidia-container-runtime-experimental": "nvidia-container-runtime",
+}
 
 # The CRI plugin ID that holds runtimes, per config version (a version 4 file
 # uses the version 3 ID).
