@@ -1,0 +1,147 @@
+"""Dockerfile rules GL301-GL313, through the CLI's JSON report."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, lint_fixture, run_gpulint
+
+FAMILY = "GL3"
+
+
+def _found(relative: str, *args: str) -> list[tuple[str, int, int]]:
+    run = lint_fixture(f"dockerfile/{relative}", "--failure-threshold", "none", *args)
+    assert run.rc == 0, run.err
+    return [a for a in run.at() if a[0].startswith(FAMILY)]
+
+
+def _messages(relative: str, code: str) -> list[dict]:
+    run = lint_fixture(f"dockerfile/{relative}", "--failure-threshold", "none")
+    return [f for f in run.findings if f["code"] == code]
+
+
+@pytest.mark.parametrize("relative, expected", [
+    ("seed/Dockerfile", [("GL302", 2, 6), ("GL302", 8, 6)]),
+    ("seed/verify.Dockerfile", [("GL301", 1, 6)]),
+    ("seed/legacy.Dockerfile", [("GL301", 1, 6)]),
+    ("tags/bad.Dockerfile", [("GL301", 2, 6), ("GL301", 3, 6), ("GL301", 4, 6), ("GL302", 5, 6),
+                             ("GL301", 6, 13)]),
+    ("tags/good.Dockerfile", []),
+    ("devel/bad.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/plain.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/jit.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/good.Dockerfile", []),
+    ("nvcc/bad.Dockerfile", [("GL304", 3, 5), ("GL304", 8, 5), ("GL304", 11, 29), ("GL304", 14, 1)]),
+    ("nvcc/good.Dockerfile", []),
+    ("driver/bad.Dockerfile", [("GL305", 4, 7), ("GL305", 5, 7), ("GL305", 7, 27), ("GL305", 9, 13)]),
+    ("driver/good.Dockerfile", []),
+    ("meta/bad.Dockerfile", [("GL306", 4, 42), ("GL306", 5, 48), ("GL306", 5, 66), ("GL306", 6, 24),
+                             ("GL303", 8, 6), ("GL306", 9, 42)]),
+    ("meta/good.Dockerfile", []),
+    ("env/bad.Dockerfile", [("GL307", 3, 28)]),
+    ("env/cuda-base.Dockerfile", [("GL307", 2, 28)]),
+    ("env/custom-base.Dockerfile", []),
+    ("env/good.Dockerfile", []),
+    ("caps/bad.Dockerfile", [("GL308", 2, 32), ("GL308", 6, 6)]),
+    ("caps/all.Dockerfile", [("GL308", 2, 32)]),
+    ("caps/graphics.Dockerfile", [("GL308", 2, 32)]),
+    ("caps/good.Dockerfile", []),
+    ("toolkit/bad.Dockerfile", [("GL309", 2, 24), ("GL309", 2, 64), ("GL309", 5, 42)]),
+    ("toolkit/good.Dockerfile", []),
+    ("buildtime/bad.Dockerfile", [("GL310", 2, 5), ("GL310", 3, 31), ("GL310", 4, 31), ("GL310", 5, 5)]),
+    ("buildtime/good.Dockerfile", []),
+    ("ldpath/bad.Dockerfile", [("GL311", 3, 21), ("GL311", 4, 45), ("GL312", 5, 21), ("GL312", 6, 10)]),
+    ("ldpath/good.Dockerfile", []),
+    ("require/bad.Dockerfile", [("GL313", 2, 28), ("GL313", 3, 26)]),
+    ("require/custom.Dockerfile", [("GL313", 3, 26)]),
+    ("require/good.Dockerfile", []),
+])
+def test_findings_and_positions(relative, expected):
+    assert _found(relative) == expected
+
+
+def test_seed_example_has_only_eol_warnings():
+    """The multi-stage example builds in devel and runs on runtime of one version: nothing
+    but the end-of-life note for 12.0.0 (superseded by 12.0.1)."""
+    run = lint_fixture("dockerfile/seed/Dockerfile", "--failure-threshold", "none", "--preview")
+    assert {f["code"] for f in run.findings} == {"GL302"}
+    assert all("12.0.1" in f["message"] for f in run.findings)
+
+
+def test_invalid_tag_message_names_the_real_tag():
+    messages = [f["message"] for f in _messages("tags/bad.Dockerfile", "GL301")]
+    assert "nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04" in messages[0]
+    assert "ARG defaults" in messages[0]
+    assert "nvidia/cuda:12.0.1-runtime-ubuntu22.04" in _messages("seed/verify.Dockerfile", "GL301")[0]["message"]
+
+
+def test_devel_severity_and_split_advice():
+    bad = _messages("devel/bad.Dockerfile", "GL303")[0]
+    assert bad["severity"] == "warning"
+    assert "nvidia/cuda:12.9.2-runtime-ubuntu24.04" in bad["message"] and "line 4" in bad["message"]
+    assert _messages("devel/jit.Dockerfile", "GL303")[0]["severity"] == "info"
+    assert "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime" in _messages("devel/plain.Dockerfile", "GL303")[0]["message"]
+
+
+def test_visible_devices_is_an_error_on_non_nvidia_bases():
+    assert _messages("env/bad.Dockerfile", "GL307")[0]["severity"] == "error"
+    assert _messages("env/cuda-base.Dockerfile", "GL307")[0]["severity"] == "warning"
+
+
+def test_second_toolkit_is_a_warning():
+    severities = [(f["line"], f["severity"]) for f in _messages("meta/bad.Dockerfile", "GL306")]
+    assert severities == [(4, "error"), (5, "error"), (5, "error"), (6, "error"), (9, "warning")]
+
+
+def _fix_twice(tmp_path, relative: str, *flags: str) -> tuple[str, str]:
+    target = tmp_path / "Dockerfile"
+    shutil.copy(FIXTURES / "dockerfile" / relative, target)
+    first = run_gpulint("--isolated", "--fix", *flags, "--failure-threshold", "none", str(target))
+    assert first.rc == 0, first.err
+    once = target.read_text()
+    second = run_gpulint("--isolated", "--fix", *flags, "--failure-threshold", "none", str(target))
+    assert second.rc == 0, second.err
+    assert target.read_text() == once  # fixing again changes nothing
+    return once, second.out
+
+
+def test_meta_package_fix(tmp_path):
+    fixed, _ = _fix_twice(tmp_path, "meta/bad.Dockerfile")
+    lines = fixed.splitlines()
+    assert lines[3] == "RUN apt-get update && apt-get install -y cuda-toolkit-12-4"
+    assert lines[4] == "RUN apt-get install -y --no-install-recommends cuda-libraries-12-4 cuda-toolkit"
+    assert lines[5] == "RUN apt-get install -y cuda-toolkit-${CUDA_MAJOR}-${CUDA_MINOR}"
+    assert lines[8] == "RUN apt-get update && apt-get install -y cuda-toolkit-11-8"  # not a meta-package
+
+
+def test_tag_fixes_are_unsafe(tmp_path):
+    safe, _ = _fix_twice(tmp_path, "seed/Dockerfile")
+    assert "12.0.0-devel" in safe  # a new CUDA version is the user's call
+    fixed, _ = _fix_twice(tmp_path, "seed/Dockerfile", "--unsafe-fixes")
+    assert "FROM nvidia/cuda:12.0.1-devel-ubuntu22.04 AS builder" in fixed
+    assert "FROM nvidia/cuda:12.0.1-runtime-ubuntu22.04\n" in fixed
+
+
+def test_ld_library_path_fix(tmp_path):
+    fixed, _ = _fix_twice(tmp_path, "ldpath/bad.Dockerfile", "--unsafe-fixes")
+    lines = fixed.splitlines()
+    assert lines[2] == "ENV LD_LIBRARY_PATH=/opt/app/lib:${LD_LIBRARY_PATH}"
+    assert lines[3] == 'ENV PATH=/opt/app/bin:$PATH LD_LIBRARY_PATH="/opt/app/lib:/usr/local/lib:${LD_LIBRARY_PATH}"'
+    assert not [a for a in _found_file(tmp_path / "Dockerfile") if a[0] == "GL311"]
+
+
+def _found_file(path) -> list[tuple[str, int, int]]:
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", str(path))
+    return run.at()
+
+
+def test_odd_dockerfiles_do_not_crash(lint_files):
+    run = lint_files({
+        "a.Dockerfile": "FROM\nRUN\nENV\nENV LD_LIBRARY_PATH\nCOPY --from= / /\n",
+        "b.Dockerfile": "ARG X\nFROM ${X}\nFROM $X AS y\nFROM y\nRUN pip install\nRUN [\"nvcc\"\n",
+        "c.Dockerfile": "FROM scratch\nENV NVIDIA_VISIBLE_DEVICES=all\nRUN 'unbalanced\n",
+    }, "--failure-threshold", "none", "--preview")
+    assert run.rc == 0, run.err
+    assert "internal error" not in run.err
