@@ -30,6 +30,7 @@ __all__ = [
     "toolkit",
     "latest_release",
     "branch",
+    "supported_branches",
     "driver_max_cuda",
     "minor_version_floor",
     "forward_compat_ok",
@@ -256,6 +257,11 @@ def branch(driver: str | int) -> Branch | None:
     """The branch a driver version belongs to; None if gpulint does not list it."""
     number = _branch_number(driver)
     return _branches().get(number) if number is not None else None
+
+
+def supported_branches() -> tuple[Branch, ...]:
+    """The branches NVIDIA supports on data-center GPUs at the knowledge date, oldest first."""
+    return tuple(b for b in _branches().values() if not b.is_eol)
 
 
 def driver_max_cuda(driver: str | int) -> tuple[int, int] | None:
