@@ -15,7 +15,7 @@ import re
 
 from gpulint.model import Document, Edit, Fix, Node, Span
 from gpulint.nodeconfig import (ALL_CRI_IDS, CRI_PLUGIN_IDS, NOT_RUNTIMES, NVIDIA_BINARIES,
-                                V1_RUNTIME_TYPE, containerd_file, effective_cri, import_graph, imported_docs,
+                                V1_RUNTIME_TYPE, containerd_file, effective_cri, imported_docs,
                                 node_configs, runtime_entry, runtime_tables)
 from gpulint.parse.errors import ParseError
 from gpulint.registry import check, finding, related
@@ -509,6 +509,13 @@ def key_misplaced_or_misspelled(doc, ctx):
             yield from _option_keys(doc, name, node, options)
 
 
+def _claims(table: Node | None, option: str, known: tuple[str, ...]) -> int:
+    """How many keys of `table` are the option or a variant of it."""
+    if table is None or not table.is_map:
+        return 0
+    return sum(1 for key in table.value if key == option or _suggest(key, known) == option)
+
+
 def _runtime_keys(doc: Document, name: str, node: Node):
     options = node.get("options")
     for key, child in node.items():
@@ -517,8 +524,10 @@ def _runtime_keys(doc: Document, name: str, node: Node):
         option = _suggest(key, RUNC_OPTIONS)
         if option is not None:
             move = None
-            if options is not None and options.is_map and options.get(option) is None and child.is_scalar:
-                line = doc.text[_start(doc, child.span):_end(doc, child.span)]
+            # moved only where nothing in .options already holds (a variant of) the option
+            if options is not None and options.is_map and child.is_scalar \
+                    and child.span.line == child.span.end_line and _claims(options, option, RUNC_OPTIONS) == 0:
+                line = doc.line_text(child.span.line)[child.span.column - 1:].rstrip()  # value and comment
                 move = _fix(doc, f"move {key} under `{name}.options`",
                             [_delete_line(doc, child), _insert_key(doc, options, f"{option} = {line}")])
             yield finding(doc, "GL108", child.anchor,
@@ -527,9 +536,12 @@ def _runtime_keys(doc: Document, name: str, node: Node):
             continue
         field = _suggest(key, RUNTIME_FIELDS)
         if field is not None and node.get(field) is None:
+            rename = None
+            if _claims(node, field, RUNTIME_FIELDS) == 1:
+                rename = _fix(doc, f"rename `{key}` to `{field}`", [_replace(doc, child.key_span, field)])
             yield finding(doc, "GL108", child.anchor,
                           f"unknown key `{key}` in runtime `{name}` is ignored; did you mean `{field}`?",
-                          fix=_fix(doc, f"rename `{key}` to `{field}`", [_replace(doc, child.key_span, field)]))
+                          fix=rename)
 
 
 def _option_keys(doc: Document, name: str, node: Node, options: Node):
@@ -540,10 +552,13 @@ def _option_keys(doc: Document, name: str, node: Node, options: Node):
         option = _suggest(key, known)
         if option is None or options.get(option) is not None:
             continue
+        rename = None
+        # renamed only when no other key (here or misplaced on the runtime table) claims the option
+        if _claims(options, option, known) == 1 and _claims(node, option, known) == 0:
+            rename = _fix(doc, f"rename `{key}` to `{option}`", [_replace(doc, child.key_span, option)])
         yield finding(doc, "GL108", child.anchor,
                       f"unknown option `{key}` in `{name}.options` is ignored (runc options are "
-                      f"case-sensitive); did you mean `{option}`?",
-                      fix=_fix(doc, f"rename `{key}` to `{option}`", [_replace(doc, child.key_span, option)]))
+                      f"case-sensitive); did you mean `{option}`?", fix=rename)
 
 
 @check("GL112", kinds=("containerd",))
@@ -639,14 +654,16 @@ def _remove_item(doc: Document, array: Node, item: Node) -> Edit:
 def cdi_setting_misplaced(doc, ctx):
     cri_tables = {id(t) for _, t in containerd_file(doc).cri_tables()}
     expected = containerd_file(doc).cri_id or CRI_PLUGIN_IDS[2]
+    table = "plugins.cri" if expected == "cri" else f'plugins."{expected}"'
 
     def walk(node: Node, path: tuple[str, ...]):
         for key, child in node.items():
             if key in CDI_KEYS and id(node) not in cri_tables:
+                where = f"under `{'.'.join(path)}`" if path else "at the top level"
                 yield finding(doc, "GL111", child.anchor,
-                              f"`{key}` at `{'.'.join(path) or 'the top level'}` is ignored: containerd "
-                              f"reads it directly from the CRI plugin table (`plugins.\"{expected}\"`), "
-                              f"not from its sub-tables, so CDI devices stay unresolvable")
+                              f"`{key}` {where} is ignored: containerd reads it directly from the CRI "
+                              f"plugin table (`{table}`), so on containerd 1.7, where CDI is off by "
+                              f"default, CDI devices stay unresolvable")
             elif child.is_map:
                 yield from walk(child, path + (key,))
 
@@ -664,7 +681,6 @@ def _is_drop_in(doc: Document) -> bool:
 def drop_in_not_imported(ctx):
     docs = ctx.of_kind("containerd")
     imported = imported_docs(ctx)
-    graph = import_graph(ctx)
     for doc in docs:
         if not _is_drop_in(doc) or doc.abspath in imported:
             continue
@@ -683,7 +699,7 @@ def drop_in_not_imported(ctx):
                       f"never reads it" + (" and its runtimes do not exist" if defines else "")
                       + "; add its folder to `imports` (containerd's convention is `conf.d/*.toml`)",
                       severity="error" if defines else "warning",
-                      related=[related(main, i, "imports") for i in imports] if graph else [])
+                      related=[related(main, i, "imports") for i in imports])
 
 
 @check("GL114", kinds=("containerd",))

@@ -1,0 +1,325 @@
+"""containerd config.toml rules (GL1xx), through the CLI's JSON output."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, lint_fixture, run_gpulint
+
+
+def gl1(run) -> list[tuple[str, int, int]]:
+    return [a for a in run.at() if a[0].startswith("GL1")]
+
+
+def severities(run, code: str) -> list[str]:
+    return [f["severity"] for f in run.findings if f["code"] == code]
+
+
+@pytest.mark.parametrize("path", [
+    "containerd/good/nvidia-ctk-v2.toml",
+    "containerd/good/v3.toml",
+    "containerd/good/dropin",
+    "containerd/good/v1-k3s.toml.tmpl",
+])
+def test_correct_configs_are_clean(path):
+    run = lint_fixture(path)
+    assert run.findings == []
+    assert run.rc == 0
+
+
+def test_seed_snippet_without_version_is_reported():
+    run = lint_fixture("containerd/bad/seed")
+    assert gl1(run) == [("GL103", 1, 1)]
+    assert severities(run, "GL103") == ["warning"]
+    assert "ignored by containerd 1.x" in run.findings[0]["message"]
+
+
+def test_gl101_case_mismatch_names_the_runtime_meant():
+    run = lint_fixture("containerd/bad/gl101.toml")
+    assert gl1(run) == [("GL101", 3, 26)]
+    assert "did you mean `nvidia`?" in run.findings[0]["message"]
+
+
+def test_gl101_drop_in_replaces_the_cri_table_of_the_main_file():
+    run = lint_fixture("containerd/bad/gl101-dropin")
+    assert gl1(run) == [("GL101", 4, 26)]
+    finding = run.findings[0]
+    assert finding["path"].endswith("conf.d/10-mirrors.toml")
+    assert "replaces the whole CRI plugin table" in finding["message"]
+    assert finding["related"][0]["path"].endswith("etc/containerd/config.toml")
+
+
+def test_gl101_runtime_in_an_imported_drop_in_counts(lint_files):
+    run = lint_files({
+        "etc/containerd/config.toml": 'version = 2\nimports = ["conf.d/*.toml"]\n',
+        "etc/containerd/conf.d/99-nvidia.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+            '  default_runtime_name = "nvidia"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '  BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+    })
+    assert gl1(run) == []
+
+
+def test_gl101_runc_is_built_in(lint_files):
+    run = lint_files({"config.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+                                     '  default_runtime_name = "runc"\n'})
+    assert gl1(run) == []
+
+
+def test_gl102_runtimes_under_the_2x_path_in_a_version_3_file():
+    run = lint_fixture("containerd/bad/gl102.toml")
+    assert gl1(run) == [("GL102", 7, 3), ("GL102", 9, 1)]
+    assert "`io.containerd.cri.v1.runtime`" in run.findings[0]["message"]
+
+
+def test_gl102_short_plugin_name_in_a_version_2_file():
+    run = lint_fixture("containerd/bad/gl102-short.toml")
+    assert gl1(run) == [("GL102", 3, 3), ("GL102", 4, 3)]
+    assert "invalid plugin key URI" in run.findings[0]["message"]
+
+
+def test_gl103_mixed_prefixes_is_an_error_without_fix():
+    run = lint_fixture("containerd/bad/gl103-mixed.toml")
+    assert gl1(run) == [("GL103", 3, 1)]
+    assert severities(run, "GL103") == ["error"]
+    assert run.findings[0].get("fix") is None
+
+
+def test_gl104_runtime_type_missing_or_empty():
+    run = lint_fixture("containerd/bad/gl104.toml")
+    assert gl1(run) == [("GL104", 2, 1), ("GL104", 7, 18)]
+
+
+def test_gl105_severity_follows_the_config_version(lint_files):
+    run = lint_fixture("containerd/bad/gl105.toml")
+    assert gl1(run) == [("GL105", 3, 18), ("GL105", 7, 18)]
+    assert severities(run, "GL105") == ["warning", "warning"]
+    v3 = lint_files({"config.toml": 'version = 3\n'
+                                    '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n'
+                                    '  runtime_type = "io.containerd.runc.v1"\n'})
+    assert gl1(v3) == [("GL105", 3, 18)]
+    assert severities(v3, "GL105") == ["error"]
+
+
+def test_gl106_wrong_binaries():
+    run = lint_fixture("containerd/bad/gl106.toml")
+    assert gl1(run) == [("GL106", 5, 18), ("GL106", 9, 18), ("GL106", 10, 1), ("GL106", 15, 18)]
+    messages = [f["message"] for f in run.findings]
+    assert "not an OCI runtime" in messages[0]
+    assert "nvidia-container-runtime.cdi" in messages[1]
+    assert "no options.BinaryName" in messages[2]
+    assert "relative path" in messages[3]
+
+
+def test_gl106_bare_name_is_info(lint_files):
+    run = lint_files({"config.toml": 'version = 2\n'
+                                     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                                     '  runtime_type = "io.containerd.runc.v2"\n'
+                                     '  options = { BinaryName = "nvidia-container-runtime" }\n'})
+    assert gl1(run) == [("GL106", 4, 28)]
+    assert severities(run, "GL106") == ["info"]
+
+
+def test_gl107_systemd_cgroup_differs_from_runc():
+    run = lint_fixture("containerd/bad/gl107.toml")
+    assert gl1(run) == [("GL107", 8, 3), ("GL107", 14, 21)]
+    assert run.findings[0]["related"][0]["line"] == 5
+
+
+def test_gl107_runc_from_the_main_file_counts_for_a_drop_in(lint_files):
+    run = lint_files({
+        "etc/containerd/config.toml": (
+            'version = 2\nimports = ["conf.d/*.toml"]\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n'
+            '  SystemdCgroup = true\n'),
+        "etc/containerd/conf.d/99-nvidia.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+    })
+    assert gl1(run) == [("GL107", 4, 3)]
+
+
+def test_gl108_misplaced_and_misspelled_keys():
+    run = lint_fixture("containerd/bad/gl108.toml")
+    assert gl1(run) == [("GL108", 3, 3), ("GL108", 6, 3), ("GL108", 7, 3), ("GL108", 9, 5), ("GL108", 10, 5)]
+    assert "did you mean `BinaryName`?" in run.findings[3]["message"]
+
+
+def test_gl109_legacy_fields_and_tables():
+    run = lint_fixture("containerd/bad/gl109.toml")
+    assert gl1(run) == [("GL109", 2, 1), ("GL109", 7, 3)]
+    assert severities(run, "GL109") == ["error", "error"]
+
+
+def test_gl109_empty_legacy_values_are_inert(lint_files):
+    run = lint_files({"config.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.default_runtime]\n'
+        '  runtime_type = ""\n  runtime_engine = ""\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n  runtime_root = ""\n')})
+    assert gl1(run) == []
+
+
+def test_gl110_cri_disabled():
+    run = lint_fixture("containerd/bad/gl110.toml")
+    assert gl1(run) == [("GL110", 2, 58)]
+
+
+def test_gl111_cdi_outside_the_cri_table():
+    run = lint_fixture("containerd/bad/gl111.toml")
+    assert gl1(run) == [("GL111", 1, 1), ("GL111", 3, 3), ("GL111", 4, 3)]
+    assert "`plugins.cri`" in run.findings[0]["message"]
+
+
+def test_gl112_all_devices_allowed_needs_its_prerequisite():
+    run = lint_fixture("containerd/bad/gl112.toml")
+    assert gl1(run) == [("GL112", 5, 3)]
+
+
+def test_gl113_config_d_slip():
+    run = lint_fixture("containerd/bad/gl113")
+    assert gl1(run) == [("GL113", 1, 1), ("GL113", 1, 1)]
+    by_file = {f["path"].rsplit("/", 1)[1]: f["severity"] for f in run.findings}
+    assert by_file == {"50-debug.toml": "warning", "99-nvidia.toml": "error"}
+
+
+def test_gl113_not_judged_without_a_main_config_beside_it(lint_files):
+    run = lint_files({"conf.d/99-nvidia.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+        '  options = { BinaryName = "/usr/bin/nvidia-container-runtime" }\n')})
+    assert gl1(run) == []
+
+
+def test_gl114_generated_header():
+    run = lint_fixture("containerd/bad/gl114")
+    assert gl1(run) == [("GL114", 1, 1)]
+    assert "rke2" in run.findings[0]["message"]
+
+
+def test_odd_shapes_do_not_crash(lint_files):
+    run = lint_files({"config.toml": (
+        'version = "x"\nimports = [1, "missing/*.toml"]\ndisabled_plugins = "cri"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd]\n  runtimes = "nvidia"\n'
+        '  default_runtime_name = 3\n'
+        '[plugins.cri.containerd.runtimes]\n  nvidia = "oops"\n')})
+    assert run.rc in (0, 1), run.err
+    assert "internal error" not in run.err
+
+
+# --- fixes --------------------------------------------------------------------------------
+
+FIXES = [
+    ("seed/config.toml", (), 'version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+    ("gl102.toml", (), 'version = 3\n\n[plugins."io.containerd.grpc.v1.cri"]\n'
+     '  stream_server_address = "127.0.0.1"\n\n'
+     '[plugins."io.containerd.cri.v1.runtime".containerd]\n  default_runtime_name = "nvidia"\n\n'
+     '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+     '  BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+    ("gl102-short.toml", (), 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+     '  default_runtime_name = "nvidia"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+     '    runtime_type = "io.containerd.runc.v2"\n'
+     '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+     '      BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+    ("gl104.toml", (), 'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+     '  privileged_without_host_devices = false\n  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+     '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia-cdi]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia-cdi.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime.cdi"\n'),
+    ("gl105.toml", ("--unsafe-fixes",),
+     'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-legacy]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-legacy.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime.legacy"\n'),
+    ("gl107.toml", (), 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n'
+     '    SystemdCgroup = true\n'
+     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime"\n    SystemdCgroup = true\n'
+     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-cdi]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-cdi.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime.cdi"\n    SystemdCgroup = true\n'),
+    ("gl108-move.toml", (), 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+     '    SystemdCgroup = true  # must live in .options\n'),
+    ("gl110.toml", (), 'version = 2\ndisabled_plugins = ["io.containerd.internal.v1.tracing"]\n'
+     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+     '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+]
+
+
+def _fix(tmp_path, name: str, args=()) -> tuple[str, str]:
+    """Copy a bad fixture, run --fix twice; the text after each run."""
+    target = tmp_path / name.replace("/", "_")
+    shutil.copy(FIXTURES / "containerd" / "bad" / name, target)
+    texts = []
+    for _ in range(2):
+        run = run_gpulint("--isolated", "--fix", *args, "--failure-threshold", "none", str(target))
+        assert run.rc == 0, run.err
+        texts.append(target.read_text())
+    return texts[0], texts[1]
+
+
+@pytest.mark.parametrize("name,args,expected", FIXES, ids=[f[0] for f in FIXES])
+def test_fix_before_after_and_idempotent(tmp_path, name, args, expected):
+    first, second = _fix(tmp_path, name, args)
+    assert first == expected
+    assert second == first
+    code = "GL" + name[2:5] if name.startswith("gl") else "GL103"
+    relint = run_gpulint("--isolated", "--format", "json", str(tmp_path / name.replace("/", "_")))
+    assert code not in relint.codes()
+
+
+def test_gl106_fixes_are_unsafe_and_rewrite_the_binary(tmp_path):
+    first, second = _fix(tmp_path, "gl106.toml")
+    assert first == (FIXTURES / "containerd" / "bad" / "gl106.toml").read_text()
+    fixed, _ = _fix(tmp_path / "..", "gl106.toml", ("--unsafe-fixes",))
+    assert 'BinaryName = "/usr/bin/nvidia-container-runtime"\n[' in fixed
+    assert 'BinaryName = "/usr/bin/nvidia-container-runtime.cdi"' in fixed
+
+
+def test_gl108_conflicting_keys_are_not_renamed_into_a_duplicate(tmp_path):
+    fixed, again = _fix(tmp_path, "gl108.toml")
+    assert "BinaryName = " in fixed and "privileged_without_host_devices = false" in fixed
+    assert "SystemdCgroup = true\n  privileged" in fixed  # left for the user to decide
+    assert "systemd_cgroup = true\n" in fixed
+    assert again == fixed
+
+
+def test_fix_keeps_comments_and_crlf(tmp_path):
+    target = tmp_path / "config.toml"
+    target.write_bytes(b'# node config\r\ndisabled_plugins = ["cri"]  # from the docker package\r\n'
+                       b'[plugins.cri.containerd.runtimes.nvidia]\r\n'
+                       b'  runtime_type = "io.containerd.runc.v2"\r\n'
+                       b'  options = { BinaryName = "/usr/bin/nvidia-container-runtime" }\r\n')
+    run = run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target))
+    assert run.rc == 0, run.err
+    assert target.read_bytes().startswith(b'# node config\r\ndisabled_plugins = []  # from the docker package\r\n')
