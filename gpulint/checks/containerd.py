@@ -184,9 +184,9 @@ def default_runtime_undefined(ctx):
             continue
         yield finding(doc, "GL101", name_node.span,
                       f"default_runtime_name = \"{name}\" names no runtime in `containerd.runtimes` "
-                      f"of this config: containerd's CRI plugin fails validation (\"no corresponding "
+                      f"of this config: containerd's CRI plugin fails validation (no corresponding "
                       f"runtime configured in `containerd.runtimes` for `containerd` "
-                      f"`default_runtime_name = \\\"{name}\\\"`\") and kubelet reports `unknown service "
+                      f"`default_runtime_name = \"{name}\"`) and kubelet reports `unknown service "
                       f"runtime.v1.RuntimeService`{_hint(ctx, node, doc, name)}",
                       related=_elsewhere(ctx, node, name))
 

@@ -190,8 +190,8 @@ def runtime_path_invalid(doc, ctx):
                       f"runtime `{name}` runs `{base}`, which is not an OCI runtime: containers that use "
                       f"it fail (\"OCI runtime create failed\") or start without GPUs; the NVIDIA runtime "
                       f"is `nvidia-container-runtime`"
-                      + (" (`docker-runc` was Docker's old bundled runc, removed in Docker 18.09)"
-                         if base == "docker-runc" else ""),
+                      + (" (`docker-runc` is the runc copy old Docker packages bundled; current "
+                         "packages do not ship it)" if base == "docker-runc" else ""),
                       fix=fix)
 
 

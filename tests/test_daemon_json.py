@@ -1,0 +1,133 @@
+"""Docker daemon.json rules (GL2xx) and daemon.json parse errors, through the CLI."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, lint_fixture, run_gpulint
+
+
+def codes_at(run) -> list[tuple[str, int, int]]:
+    return run.at()
+
+
+def test_correct_daemon_json_is_clean():
+    run = lint_fixture("daemon-json/good")
+    assert run.findings == []
+    assert run.rc == 0
+
+
+@pytest.mark.parametrize("name,line,column,words", [
+    ("trailing-comma-daemon.json", 4, 51, "trailing comma"),
+    ("comment-daemon.json", 2, 3, "comments are not allowed"),
+    ("two-objects-daemon.json", 4, 1, "a second value"),
+])
+def test_invalid_json_is_gl001_at_the_exact_position(name, line, column, words):
+    run = lint_fixture(f"daemon-json/bad/{name}")
+    assert codes_at(run) == [("GL001", line, column)]
+    assert words in run.findings[0]["message"]
+
+
+def test_gl201_case_matters():
+    run = lint_fixture("daemon-json/bad/gl201-daemon.json")
+    assert codes_at(run) == [("GL201", 2, 22)]
+    assert "did you mean `nvidia`?" in run.findings[0]["message"]
+    assert "specified default runtime 'Nvidia' does not exist" in run.findings[0]["message"]
+
+
+def test_gl201_missing_runtimes_block(lint_files):
+    run = lint_files({"daemon.json": '{"default-runtime": "nvidia", "log-driver": "journald"}\n'})
+    assert codes_at(run) == [("GL201", 1, 21)]
+
+
+def test_gl202_every_malformed_shape():
+    run = lint_fixture("daemon-json/bad/gl202-daemon.json")
+    assert codes_at(run) == [("GL202", 3, 5), ("GL202", 6, 59), ("GL202", 7, 59), ("GL202", 8, 54),
+                             ("GL202", 9, 61), ("GL202", 10, 13)]
+    assert [f["severity"] for f in run.findings] == ["error"] * 4 + ["warning", "error"]
+
+
+def test_gl203_runc_is_reserved():
+    run = lint_fixture("daemon-json/bad/gl203-daemon.json")
+    assert codes_at(run) == [("GL203", 3, 5)]
+
+
+def test_gl204_binaries_that_are_not_runtimes():
+    run = lint_fixture("daemon-json/bad/gl204-daemon.json")
+    assert codes_at(run) == [("GL204", 3, 24), ("GL204", 4, 21)]
+    assert run.findings[1].get("fix") is None
+
+
+def test_gl205_args_severity_depends_on_content():
+    run = lint_fixture("daemon-json/bad/gl205-daemon.json")
+    assert codes_at(run) == [("GL205", 4, 7), ("GL205", 8, 7)]
+    assert [f["severity"] for f in run.findings] == ["info", "warning"]
+
+
+def test_gl206_removed_misspelled_and_unknown_keys():
+    run = lint_fixture("daemon-json/bad/gl206-daemon.json")
+    assert codes_at(run) == [("GL206", 2, 3), ("GL206", 3, 3), ("GL206", 4, 3), ("GL206", 5, 3)]
+    assert "use `data-root`" in run.findings[0]["message"]
+    assert "did you mean `default-runtime`?" in run.findings[1]["message"]
+
+
+def test_gl206_camel_case_typo(lint_files):
+    run = lint_files({"daemon.json": '{"defaultRuntime": "runc"}\n'})
+    assert codes_at(run) == [("GL206", 1, 2)]
+    assert "did you mean `default-runtime`?" in run.findings[0]["message"]
+
+
+def test_templated_daemon_json_is_checked_without_fixes(lint_files):
+    run = lint_files({"daemon.json.j2": '{\n  "graph": "{{ mount_point }}/docker"\n}\n'})
+    assert codes_at(run) == [("GL206", 2, 3)]
+    assert run.findings[0].get("fix") is None
+
+
+def test_odd_shapes_do_not_crash(lint_files):
+    run = lint_files({"daemon.json": '{"runtimes": [], "default-runtime": 3}\n',
+                      "other-daemon.json": '{"runtimes": {"nvidia": {"path": 1, "args": "x"}}}\n'})
+    assert "internal error" not in run.err
+    assert run.rc in (0, 1)
+
+
+# --- fixes --------------------------------------------------------------------------------
+
+FIXES = [
+    ("gl202-only-binary-daemon.json",
+     '{\n  "runtimes": {\n    "nvidia": {\n      "options": {"BinaryName": "/usr/bin/nvidia-container-runtime"}\n'
+     '    }\n  }\n}\n',
+     '{\n  "runtimes": {\n    "nvidia": {\n      "path": "/usr/bin/nvidia-container-runtime"\n    }\n  }\n}\n'),
+    ("gl204-daemon.json", None,
+     '{\n  "runtimes": {\n    "nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []},\n'
+     '    "old": {"path": "docker-runc"}\n  }\n}\n'),
+    ("gl205-daemon.json", None,
+     '{\n  "runtimes": {\n    "nvidia": {\n      "runtimeArgs": [],\n      "path": "nvidia-container-runtime"\n'
+     '    },\n    "nvidia-debug": {\n      "runtimeArgs": ["--debug"],\n      "path": "nvidia-container-runtime"\n'
+     '    }\n  }\n}\n'),
+    ("gl206-daemon.json", None,
+     '{\n  "data-root": "/data/docker",\n  "default-runtime": "nvidia",\n'
+     '  "cluster-store": "consul://10.0.0.1:8500",\n  "log-opts": {"max-size": "10m"},\n'
+     '  "runtimes": {\n    "nvidia": {"path": "nvidia-container-runtime"}\n  }\n}\n'),
+]
+
+
+@pytest.mark.parametrize("name,before,expected", FIXES, ids=[f[0] for f in FIXES])
+def test_fix_before_after_and_idempotent(tmp_path, name, before, expected):
+    target = tmp_path / name
+    if before is None:
+        shutil.copy(FIXTURES / "daemon-json" / "bad" / name, target)
+    else:
+        target.write_text(before)
+    texts = []
+    for _ in range(2):
+        run = run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target))
+        assert run.rc == 0, run.err
+        texts.append(target.read_text())
+    assert texts[0] == expected
+    assert texts[1] == texts[0]
+    code = name[:5].upper()
+    relint = run_gpulint("--isolated", "--format", "json", str(target))
+    left = [f for f in relint.findings if f["code"] == code and f.get("fix")]
+    assert left == []
