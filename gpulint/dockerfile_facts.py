@@ -92,6 +92,7 @@ class StageFacts:
     env: dict[str, EnvValue] = field(default_factory=dict)  # effective ENV at the end
     commands: list[Command] = field(default_factory=list)  # own RUN commands
     packages: list[Package] = field(default_factory=list)  # own installs
+    family: list["StageFacts"] = field(default_factory=list, repr=False)  # facts of `chain`
 
     @property
     def known(self) -> bool:
@@ -103,13 +104,11 @@ class StageFacts:
         return self.chain[-1]
 
     def chain_commands(self) -> list[Command]:
-        return [c for f in self._chain_facts() for c in f.commands]
+        """RUN commands of this stage and the stages it is built on."""
+        return [c for f in self.family for c in f.commands]
 
     def chain_packages(self) -> list[Package]:
-        return [p for f in self._chain_facts() for p in f.packages]
-
-    def _chain_facts(self) -> list["StageFacts"]:
-        return self._family  # set by _build: the facts of every stage in `chain`
+        return [p for f in self.family for p in f.packages]
 
 
 @dataclass
@@ -195,7 +194,7 @@ def _build(doc: Document) -> Facts:
                 commands = run_commands(ins, known)
                 sf.commands.extend(commands)
                 sf.packages.extend(p for c in commands for p in installed_packages(c))
-        sf._family = [sf] + ([out[s.index] for s in chain[1:]])
+        sf.family = [sf] + [out[s.index] for s in chain[1:]]
         out.append(sf)
     return Facts(doc, df, out)
 
@@ -445,6 +444,33 @@ def _packages(cmd: Command, manager: str, args: list[str], value_options: set[st
     return out
 
 
+# (pattern, whether the digits end in the minor: cu118 and cupy-cuda102 do, cu12 does not)
+_WHEELS = (
+    (re.compile(r"cupy-cuda(?P<v>\d+)(?P<x>x?)(?![\w-])", re.I), True),
+    (re.compile(r"nvidia-[a-z-]+-cu(?P<v>\d+)(?![\w-])", re.I), False),
+    (re.compile(r"(?:torch|torchvision|torchaudio)[=<>~!]=?[\w.]+\+cu(?P<v>\d+)$", re.I), True),
+    (re.compile(r"jax(?:lib)?\[cuda(?P<v>\d+)", re.I), False),
+    (re.compile(r"https?://\S+/whl/(?:nightly/)?cu(?P<v>\d+)/?$"), True),
+)
+
+
+def cuda_wheels(cmd: Command) -> list[tuple[str, int]]:
+    """(word, CUDA major) for each CUDA-suffixed package or index URL a `pip install`
+    names: `cupy-cuda12x`, `nvidia-cublas-cu12`, `torch==2.3.0+cu121`, `jax[cuda12]`,
+    `--index-url https://download.pytorch.org/whl/cu121`."""
+    out = []
+    for word in pip_arguments(cmd) or ():
+        if word.startswith("--") and "=" in word:  # --extra-index-url=https://...
+            word = word.split("=", 1)[1]
+        for pattern, with_minor in _WHEELS:
+            match = pattern.match(word)
+            if match:
+                digits = match["v"]
+                whole = not with_minor or match.groupdict().get("x")
+                out.append((word, int(digits if whole else digits[:-1])))
+                break
+    return out
+
 # ---------------------------------------------------------------- positions
 
 
@@ -464,13 +490,8 @@ def keyword_end(doc: Document, ins: Instruction) -> int:
     return match.end() if match else ins.start
 
 
-def offset_of(doc: Document, ins: Instruction, needle: str) -> int | None:
-    at = doc.text.find(needle, ins.start, ins.end) if needle else -1
-    return at if at >= 0 else None
 
 
-def instruction_text(doc: Document, ins: Instruction) -> str:
-    return doc.text[ins.start:ins.end]
 
 
 
@@ -643,10 +664,6 @@ def copied_paths(stage: Stage) -> list[str]:
     return out
 
 
-def copy_sources(doc: Document, stage: Stage) -> list[tuple[Instruction, str]]:
-    """`COPY --from=X` instructions of a stage, with X as written."""
-    return [(ins, ins.flags["from"]) for ins in stage.instructions
-            if ins.keyword in ("COPY", "ADD") and ins.flags.get("from")]
 
 
 # ---------------------------------------------------------------- what the image is

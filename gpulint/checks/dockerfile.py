@@ -121,7 +121,7 @@ def devel_final_stage(doc: Document, ctx: Context):
     jit = next((Hit(ins, m[0]) for stage in final.chain for ins in stage.instructions
                 if ins.keyword in ("RUN", "ENTRYPOINT", "CMD") and (m := _JIT_USERS.search(ins.value))),
                None)
-    builds = [h for sf in final._chain_facts() for h in cuda_builds(sf)]
+    builds = [h for sf in final.family for h in cuda_builds(sf)]
     where = final.stage.image_span
     shown = image.ref.raw
     if jit is not None:
@@ -313,7 +313,7 @@ def _feeding_stages(doc: Document, final: StageFacts) -> list[StageFacts]:
     seen = set()
     while todo:
         sf = todo.pop()
-        for member in sf._chain_facts():
+        for member in sf.family:
             if member.stage.index in seen:
                 continue
             seen.add(member.stage.index)

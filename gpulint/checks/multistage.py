@@ -8,9 +8,8 @@ import re
 from dataclasses import dataclass
 
 from gpulint.dockerfile_facts import (
-    CudaVersion, Hit, StageFacts, copied_paths, cuda_builds, facts, glibc, image_os,
-    linked_libraries, locate, native_builds, pip_arguments, plain_image, provided_libraries,
-    stage_cuda,
+    CudaVersion, Hit, StageFacts, copied_paths, cuda_builds, cuda_wheels, facts, glibc, image_os,
+    linked_libraries, locate, native_builds, plain_image, provided_libraries, stage_cuda,
 )
 from gpulint.model import Document
 from gpulint.registry import Context, check, finding, related
@@ -54,8 +53,8 @@ def _cuda_text(cuda: CudaVersion) -> str:
 
 def _built_here(sf: StageFacts) -> list[Hit]:
     """CUDA code compiled or CUDA libraries linked in the stage or the stages it is built on."""
-    hits = [h for member in sf._chain_facts() for h in cuda_builds(member)]
-    return hits + [h for member in sf._chain_facts() for h in linked_libraries(member).values()]
+    hits = [h for member in sf.family for h in cuda_builds(member)]
+    return hits + [h for member in sf.family for h in linked_libraries(member).values()]
 
 
 # ---------------------------------------------------------------- GL401 CUDA version
@@ -99,7 +98,7 @@ def stage_os_mismatch(doc: Document, ctx: Context):
         source_os = image_os(copy.source)
         if source_os is None or source_os == target_os or stage_cuda(doc, copy.source.stage) is None:
             continue
-        if not any(native_builds(member) for member in copy.source._chain_facts()):
+        if not any(native_builds(member) for member in copy.source.family):
             continue
         src_glibc, dst_glibc = glibc(source_os), glibc(target_os)
         if source_os[0] == target_os[0] and (src_glibc is None or dst_glibc is None
@@ -131,12 +130,12 @@ def final_stage_missing_libraries(doc: Document, ctx: Context):
     if image is None or not image.libraries:
         return
     have = set(image.libraries)
-    for member in final._chain_facts():
+    for member in final.family:
         have |= provided_libraries([p.name for p in member.packages])
         have |= provided_libraries(copied_paths(member.stage))
     for copy in _copies_into_final(doc):
         linked = {}
-        for member in copy.source._chain_facts():
+        for member in copy.source.family:
             linked.update(linked_libraries(member))
         for library, hit in sorted(linked.items()):
             if library in have:
@@ -164,7 +163,7 @@ def final_stage_not_cuda(doc: Document, ctx: Context):
     final = facts(doc).final
     if final is None or not plain_image(final) or stage_cuda(doc, final.stage) is not None:
         return  # a CUDA base, `scratch` (an export stage), or an image gpulint cannot tell
-    for member in final._chain_facts():
+    for member in final.family:
         if provided_libraries([p.name for p in member.packages]) \
                 or any(_CUDA_PATH.search(p) for p in copied_paths(member.stage)):
             return  # the final stage brings its own CUDA runtime
@@ -190,32 +189,6 @@ def final_stage_not_cuda(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- GL405 wheels
 
-# (pattern, whether the digits end in the minor: cu118 and cupy-cuda102 do, cu12 does not)
-_WHEELS = (
-    (re.compile(r"cupy-cuda(?P<v>\d+)(?P<x>x?)(?![\w-])", re.I), True),
-    (re.compile(r"nvidia-[a-z-]+-cu(?P<v>\d+)(?![\w-])", re.I), False),
-    (re.compile(r"(?:torch|torchvision|torchaudio)[=<>~!]=?[\w.]+\+cu(?P<v>\d+)$", re.I), True),
-    (re.compile(r"jax(?:lib)?\[cuda(?P<v>\d+)", re.I), False),
-    (re.compile(r"https?://\S+/whl/(?:nightly/)?cu(?P<v>\d+)/?$"), True),
-)
-
-
-def _wheels(cmd) -> list[tuple[str, int]]:
-    """(word as written, CUDA major) for each CUDA-suffixed package or index URL."""
-    out = []
-    for word in pip_arguments(cmd) or ():
-        if word.startswith("--") and "=" in word:  # --extra-index-url=https://...
-            word = word.split("=", 1)[1]
-        for pattern, with_minor in _WHEELS:
-            match = pattern.match(word)
-            if match:
-                digits = match["v"]
-                whole = not with_minor or match.groupdict().get("x")
-                out.append((word, int(digits if whole else digits[:-1])))
-                break
-    return out
-
-
 @check("GL405", kinds=KINDS)
 def cuda_wheel_mismatch(doc: Document, ctx: Context):
     for sf in facts(doc).stages:
@@ -223,7 +196,7 @@ def cuda_wheel_mismatch(doc: Document, ctx: Context):
         if cuda is None:
             continue
         for cmd in sf.commands:
-            for word, major in _wheels(cmd):
+            for word, major in cuda_wheels(cmd):
                 if major == cuda.major:
                     continue
                 base = f"`{sf.image}`" if cuda.source == "image" else "its ENV"
