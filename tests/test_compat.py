@@ -12,3 +12,275 @@ def test_supported_branches_are_the_current_data_center_ones():
 
     assert [(b.number, b.type) for b in supported_branches()] == [(580, "LTSB"), (595, "production"),
                                                                   (620, "LTSB")]
+
+
+def _lint(relative: str, *args: str):
+    return run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", *args,
+                       str(FIXTURES / "compat" / relative), cwd=FIXTURES.parent.parent)
+
+
+def _found(run, code: str) -> list[tuple[str, int, int, str]]:
+    """(file name, line, column, severity) of every finding of `code`."""
+    return [(f["path"].rsplit("/", 1)[-1], f["line"], f["column"], f["severity"])
+            for f in run.findings if f["code"] == code]
+
+
+def _one(run, code: str, line: int) -> dict:
+    found = [f for f in run.findings if f["code"] == code and f["line"] == line]
+    assert len(found) == 1, run.findings
+    return found[0]
+
+
+# ------------------------------------------------------------------ images with the start check
+
+
+def test_start_check_severity_follows_forward_compatibility_and_gpu_class():
+    run = _lint("start-check/jobs.yaml")
+    assert _found(run, "GL601") == [("jobs.yaml", 14, 18, "error"), ("jobs.yaml", 31, 18, "warning"),
+                                    ("jobs.yaml", 49, 18, "info")]
+    refused = _one(run, "GL601", 14)
+    assert "unsatisfied condition: cuda>=13.1" in refused["message"]
+    assert "driver 550 (R550, CUDA 12.4 at most" in refused["message"]
+    assert "driver >= 590.48.01" in refused["message"]
+    assert refused["related"][0]["line"] == 11  # the nodeSelector label that gave the driver
+    assert "forward compatibility" in _one(run, "GL601", 31)["message"]
+    datacenter = _one(run, "GL601", 49)
+    assert "data-center GPUs (the pod's node selection `nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB`)" \
+        in datacenter["message"]
+    assert [r["line"] for r in datacenter["related"]] == [45, 46]
+
+
+def test_forward_compatibility_never_on_consumer_gpus():
+    run = _lint("start-check/workstation.yaml", "--driver", "535.104.05")
+    assert _found(run, "GL601") == [("workstation.yaml", 10, 14, "error")]
+    assert "error 804" in run.findings[0]["message"]
+
+
+@pytest.mark.parametrize("gpu_class, severity", [("datacenter", "info"), ("consumer", "error")])
+def test_gpu_class_from_the_command_line(gpu_class, severity):
+    run = _lint("start-check/jobs.yaml", "--gpu-class", gpu_class)
+    assert _one(run, "GL601", 31)["severity"] == severity
+
+
+def test_driver_without_forward_compat_on_that_branch_is_an_error_whatever_the_class():
+    run = _lint("start-check/jobs.yaml", "--gpu-class", "datacenter")
+    assert _one(run, "GL601", 14)["severity"] == "error"
+
+
+# ------------------------------------------------------------------ images without it
+
+
+@pytest.mark.parametrize("driver, expected", [
+    ("520.61.05", [("serve.yaml", 15, 18, "error")]),
+    ("535.104.05", [("serve.yaml", 15, 18, "warning")]),
+    ("550.54.14", []),
+    ("550", []),
+    ("580.65.06", []),
+])
+def test_minor_version_compatibility_floor_and_toolkit_minimum(driver, expected):
+    run = _lint("no-start-check/serve.yaml", "--driver", driver)
+    assert _found(run, "GL601") == expected  # the CPU-only container is not judged
+
+
+def test_minor_version_messages_name_the_real_errors():
+    below = _lint("no-start-check/serve.yaml", "--driver", "520.61.05").findings
+    assert "`CUDA driver version is insufficient for CUDA runtime version`" in below[0]["message"]
+    assert "525.60.13" in below[0]["message"]
+    between = [f for f in _lint("no-start-check/serve.yaml", "--driver", "535.104.05").findings
+               if f["code"] == "GL601"]
+    assert "minor-version compatibility" in between[0]["message"]
+    assert "550.54.14" in between[0]["message"]
+
+
+def test_disabled_start_check_is_judged_by_minor_version_compatibility():
+    run = _lint("no-start-check/disabled.yaml", "--driver", "535.104.05", "--select", "GL601")
+    assert _found(run, "GL601") == [("disabled.yaml", 8, 14, "warning")]
+    assert "no start check" not in run.findings[0]["message"]
+    assert "minor-version compatibility" in run.findings[0]["message"]
+
+
+# ------------------------------------------------------------------ where the driver comes from
+
+
+def test_no_driver_known_means_no_gl601():
+    assert _found(_lint("sources/plain.yaml"), "GL601") == []
+    assert _found(_lint("no-start-check/serve.yaml"), "GL601") == []
+
+
+def test_driver_from_the_command_line():
+    run = _lint("sources/plain.yaml", "--driver", "550.54.15")
+    finding = _one(run, "GL601", 8)
+    assert "from `--driver 550.54.15`" in finding["message"]
+    assert finding["related"] == []
+
+
+def test_legacy_driver_label_and_runtime_version_affinity():
+    run = _lint("sources/selectors.yaml", "--select", "GL601")
+    assert _found(run, "GL601") == [("selectors.yaml", 10, 14, "warning"), ("selectors.yaml", 33, 14, "error")]
+    assert "`nvidia.com/cuda.driver.major: 470`" in _one(run, "GL601", 10)["message"]
+    level = _one(run, "GL601", 33)
+    assert "CUDA 12.2 at most" in level["message"]
+    assert level["related"][0]["line"] == 27
+
+
+def test_the_pods_selection_beats_the_command_line():
+    run = _lint("start-check/jobs.yaml", "--driver", "580.65.06")
+    assert _one(run, "GL601", 14)["severity"] == "error"  # R550 from the nodeSelector still decides
+
+
+def test_driver_and_class_from_the_fleet_configuration():
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", ".",
+                      cwd=FIXTURES / "compat" / "sources" / "config")
+    finding = _one(run, "GL601", 8)
+    assert finding["severity"] == "error"  # R525 is not a branch the 12.6.3 image lists
+    assert "`driver = \"525.147.05\"` in [tool.gpulint.fleet] of pyproject.toml" in finding["message"]
+    assert [(r["path"], r["line"], r["column"]) for r in finding["related"]] == [
+        ("pyproject.toml", 6, 10), ("pyproject.toml", 7, 13)]
+
+
+def test_the_command_line_beats_the_configuration():
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", "--driver", "560.35.05", ".",
+                      cwd=FIXTURES / "compat" / "sources" / "config")
+    assert _found(run, "GL601") == []
+
+
+def test_driver_from_a_cluster_policy_in_the_linted_set():
+    run = _lint("sources/cluster-policy")
+    finding = _one(run, "GL601", 8)
+    assert finding["path"].endswith("cluster-policy/pod.yaml")
+    assert "the GPU Operator ClusterPolicy `cluster-policy` (`spec.driver.version: 550.127.05`)" in finding["message"]
+    assert finding["related"][0]["path"].endswith("gpu-operator.yaml")
+    assert finding["related"][0]["line"] == 12
+
+
+def test_cluster_policy_with_the_driver_disabled_or_disagreeing_says_nothing(lint_files):
+    policy = (FIXTURES / "compat" / "sources" / "cluster-policy" / "gpu-operator.yaml").read_text()
+    pod = (FIXTURES / "compat" / "sources" / "plain.yaml").read_text()
+    disabled = policy.replace("enabled: true\n    repository", "enabled: false\n    repository")
+    assert "GL601" not in lint_files({"policy.yaml": disabled, "pod.yaml": pod}).codes()
+
+
+def test_two_cluster_policies_that_disagree_give_no_driver(tmp_path):
+    policy = (FIXTURES / "compat" / "sources" / "cluster-policy" / "gpu-operator.yaml").read_text()
+    pod = (FIXTURES / "compat" / "sources" / "plain.yaml").read_text()
+    for name, text in {"a.yaml": policy, "b.yaml": policy.replace("550.127.05", "580.126.20"), "pod.yaml": pod}.items():
+        (tmp_path / name).write_text(text)
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert "GL601" not in run.codes()
+
+
+# ------------------------------------------------------------------ image sources
+
+
+def test_image_name_mapped_to_its_dockerfile():
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", ".", cwd=FIXTURES / "compat" / "mapping")
+    assert [(f["path"], f["line"], f["column"]) for f in run.findings if f["code"] == "GL601"] == [
+        ("deploy/trainer.yaml", 14, 18), ("docker/trainer.Dockerfile", 6, 6)]
+    deployment = run.findings[0]
+    assert "built by docker/trainer.Dockerfile, final stage `FROM nvidia/cuda:13.2.1-runtime-ubuntu24.04`" \
+        in deployment["message"]
+    assert [(r["path"], r["line"]) for r in deployment["related"]] == [("docker/trainer.Dockerfile", 6),
+                                                                      ("pyproject.toml", 6)]
+
+
+def test_mapped_dockerfile_outside_the_linted_paths_is_read():
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", "deploy",
+                      cwd=FIXTURES / "compat" / "mapping")
+    assert [(f["path"], f["line"]) for f in run.findings if f["code"] == "GL601"] == [("deploy/trainer.yaml", 14)]
+
+
+@pytest.mark.parametrize("driver, expected", [
+    ("520", [("Dockerfile.custom", 2, 18, "error"), ("Dockerfile.wheels", 2, 32, "error")]),
+    ("535.104.05", [("Dockerfile.custom", 2, 18, "warning")]),
+    ("580.65.06", []),
+])
+def test_dockerfile_env_and_wheels(driver, expected):
+    run = _lint("dockerfiles", "--driver", driver)
+    assert _found(run, "GL601") == expected
+
+
+def test_custom_require_cuda_lists_its_own_branches():
+    run = _lint("dockerfiles/Dockerfile.custom", "--driver", "550.54.15")
+    finding = _one(run, "GL601", 2)
+    assert finding["severity"] == "error"  # the image's NVIDIA_REQUIRE_CUDA lists only R535
+    assert "(R535)" in finding["message"]
+
+
+# ------------------------------------------------------------------ GL603, GL604
+
+
+def test_cuda_newer_than_the_data_is_reported_not_judged():
+    run = _lint("dockerfiles/Dockerfile.future", "--driver", "580.65.06")
+    assert _found(run, "GL603") == [("Dockerfile.future", 2, 18, "info")]
+    assert "data as of" in run.findings[0]["message"]
+    assert _found(_lint("dockerfiles/Dockerfile.future"), "GL603") == []
+
+
+def test_gpu_below_the_images_compute_capability():
+    run = _lint("arch/serve.yaml")
+    assert _found(run, "GL604") == [("serve.yaml", 16, 18, "warning")]
+    assert "Volta, compute capability 7.0" in run.findings[0]["message"]
+    assert run.findings[0]["related"][0]["line"] == 13
+
+
+def test_gpu_from_the_fleet_configuration(tmp_path):
+    (tmp_path / ".gpulint.toml").write_text('[fleet]\ngpu = "V100"\n')
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:13.0.2-runtime-ubuntu24.04\nCMD [\"serve\"]\n")
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", "--select", "GL6", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in run.findings] == [("GL604", 1, 6)]
+    assert run.findings[0]["related"][0]["path"] == ".gpulint.toml"
+
+
+# ------------------------------------------------------------------ GL602
+
+
+def test_operator_drivers_past_end_of_life():
+    run = _lint("lifecycle/operator.yaml")
+    assert _found(run, "GL602") == [("operator.yaml", 8, 14, "warning"), ("operator.yaml", 18, 12, "warning"),
+                                    ("operator.yaml", 28, 12, "info")]
+    r470, r525, r590 = (f["message"] for f in run.findings)
+    assert "R470 is a long-term-support branch that reached end of life in 2024-07" in r470
+    assert "R525 is a production branch (not a long-term-support branch) that reached end of life in 2023-12" \
+        in r525
+    assert "R590 is a new feature branch" in r590
+
+
+def test_selector_and_configuration_drivers_past_end_of_life(tmp_path):
+    assert _found(_lint("sources/selectors.yaml"), "GL602") == [("selectors.yaml", 7, 5, "warning")]
+    (tmp_path / ".gpulint.toml").write_text('[fleet]\ndriver = "470.256.02"\n')
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert [(f["path"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
+        (".gpulint.toml", 2, 10, "warning")]
+
+
+def test_supported_branch_is_not_reported(lint_files):
+    policy = (FIXTURES / "compat" / "sources" / "cluster-policy" / "gpu-operator.yaml").read_text()
+    assert "GL602" not in lint_files({"policy.yaml": policy.replace("550.127.05", "580.126.20")}).codes()
+
+
+# ------------------------------------------------------------------ odd shapes
+
+
+@pytest.mark.parametrize("selector", [
+    "nodeSelector: [nvidia.com/cuda.driver-version.major]",
+    "nodeSelector:\n    nvidia.com/cuda.driver-version.major: null",
+    "nodeSelector:\n    nvidia.com/cuda.driver-version.full: \"{{ .Values.driver }}\"",
+    "nodeSelector:\n    nvidia.com/cuda.driver-version.major: 535",
+    "nodeSelector:\n    nvidia.com/cuda.runtime-version.major: twelve",
+    "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: 3}}}",
+])
+@pytest.mark.parametrize("image", ["nvidia/cuda:12.6.3-base-ubuntu22.04", "\"{{ .Values.image }}\"", "null",
+                                   "[a, b]", "nvidia/cuda:${TAG}"])
+def test_odd_shapes_never_crash(lint_files, selector, image):
+    pod = (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: odd}}\nspec:\n  {selector}\n  containers:\n"
+           f"    - name: app\n      image: {image}\n      resources: {{limits: {{nvidia.com/gpu: 1}}}}\n")
+    run = lint_files({"pod.yaml": pod, "policy.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\n"
+                      "metadata: {name: x}\nspec: {driver: [1, 2]}\n"}, "--driver", "470")
+    assert run.rc in (0, 1), run.err
+
+
+def test_odd_dockerfiles_never_crash(lint_files):
+    run = lint_files({"Dockerfile": "ARG BASE\nFROM ${BASE}\nENV CUDA_VERSION=\nRUN pip install torch==+cu\n",
+                      "b/Dockerfile": "FROM scratch\nENV NVIDIA_REQUIRE_CUDA=\"cuda>=abc brand=x,driver>=\"\n"},
+                     "--driver", "535")
+    assert run.rc in (0, 1), run.err

@@ -1,0 +1,516 @@
+"""CUDA / driver compatibility (GL6xx): will this image run on these nodes?
+
+The image side: the CUDA version of an image reference (nvidia/cuda, NGC,
+pytorch/pytorch), of the final stage of a Dockerfile (its base image, `ENV
+CUDA_VERSION` / `NVIDIA_REQUIRE_CUDA` on custom bases, CUDA wheels as a last
+resort), and of images that `[tool.gpulint.images]` maps to a Dockerfile. The node
+side comes from gpulint.fleet. The comparison follows the two mechanisms NVIDIA has:
+
+* images with the container toolkit's start check (`NVIDIA_REQUIRE_CUDA`, or a
+  legacy `CUDA_VERSION`) start only when the driver's CUDA level reaches the
+  image's X.Y, or through forward compatibility on the branches the image lists,
+  which works on data-center GPUs only;
+* images without it (pytorch/pytorch runtime, plain bases with CUDA wheels) start
+  anywhere and then need the major's minor-version floor, and the toolkit's own
+  driver for PTX JIT and the newest APIs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+from gpulint.fleet import Driver, Fleet, Origin, fleet_for, operator_declarations, pod_driver
+from gpulint.k8s import env_vars, pod_specs, requests_gpus, scalar_str
+from gpulint.model import Document, Finding, Related, Span
+from gpulint.registry import Context, check, finding
+
+_BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
+_WHEEL_MAJOR = (
+    re.compile(r"^torch(?:vision|audio)?[=<>~!]=?[^+\s]*\+cu(\d{2,3})$", re.IGNORECASE),
+    re.compile(r"^nvidia-[a-z0-9-]+-cu(\d{2})(?:[=<>~!\[]|$)", re.IGNORECASE),
+    re.compile(r"^cupy-cuda(\d{2})x?(?:[=<>~!\[]|$)", re.IGNORECASE),
+    re.compile(r"^jax\[cuda(\d{2})[\w,]*\]", re.IGNORECASE),
+)
+_INDEX_URL = re.compile(r"/whl/cu(\d{2,3})/?$")
+
+
+# ------------------------------------------------------------------ the image side
+
+
+@dataclass(frozen=True)
+class ImageCuda:
+    """The CUDA an image runs and how the container toolkit treats it.
+
+    version: "12.4.1", "12.4", or "12" (wheels: major only); start_check: the
+    toolkit refuses to start it on a driver below its X.Y; brand_branches: the driver
+    branches its `NVIDIA_REQUIRE_CUDA` accepts through forward compatibility (None:
+    take gpulint's forward-compatibility table).
+    """
+
+    label: str
+    version: str
+    major: int
+    major_minor: tuple[int, int] | None
+    start_check: bool
+    brand_branches: tuple[int, ...] | None = None
+    image: object | None = None  # gpulint.knowledge.images.CudaImage
+    family: str = "custom"
+    release: str | None = None
+    related: tuple[Related, ...] = field(default_factory=tuple)
+
+    @property
+    def xy(self) -> str:
+        return f"{self.major_minor[0]}.{self.major_minor[1]}" if self.major_minor else f"{self.major}.x"
+
+
+def image_cuda(ref: str, label: str | None = None) -> ImageCuda | None:
+    """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
+    from gpulint.knowledge.images import cuda_image, require_cuda_branches
+
+    img = cuda_image(ref)
+    if img is None:
+        return None
+    branches = require_cuda_branches(img.cuda) if img.family == "nvidia-cuda" else None
+    return ImageCuda(label or f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
+                     img.has_start_check, branches, img, img.family, img.release)
+
+
+def dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
+    """The CUDA of the image a Dockerfile builds (its final stage) and where it is stated."""
+    if "compat.dockerfile" not in doc.cache:
+        doc.cache["compat.dockerfile"] = _dockerfile_cuda(doc)
+    return doc.cache["compat.dockerfile"]
+
+
+def _dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
+    from gpulint.dockerfile_facts import facts, final_stage_cuda
+
+    final = facts(doc).final if doc.tree is not None else None
+    if final is None:
+        return None
+    env = {name: value.value for name, value in final.env.items()}
+    disabled = env.get("NVIDIA_DISABLE_REQUIRE", "").lower() in ("1", "true", "yes", "on")
+    require = env.get("NVIDIA_REQUIRE_CUDA")
+    brands = tuple(sorted({int(m[1]) for m in _BRAND_CLAUSE.finditer(require)})) if require else None
+    cuda = final_stage_cuda(doc)
+    if cuda is not None and cuda.source == "image":
+        found = image_cuda(final.image or "", f"the image built by {doc.path} (final stage `FROM {final.image}`)")
+        if found is None:
+            return None
+        start = found.start_check and not disabled
+        return _replace(found, start_check=start, brand_branches=brands or found.brand_branches), cuda.where
+    if cuda is not None:  # ENV CUDA_VERSION / NVIDIA_REQUIRE_CUDA on a custom base
+        name = "CUDA_VERSION" if "CUDA_VERSION" in env else "NVIDIA_REQUIRE_CUDA"
+        label = f"the image built by {doc.path} (`{name}` says CUDA {cuda.version})"
+        # the toolkit checks NVIDIA_REQUIRE_CUDA, or `cuda>=CUDA_VERSION` for legacy images
+        return ImageCuda(label, cuda.version, cuda.major, cuda.major_minor, not disabled, brands), cuda.where
+    return _wheel_cuda(doc, final)
+
+
+def _replace(img: ImageCuda, **changes) -> ImageCuda:
+    from dataclasses import replace
+
+    return replace(img, **changes)
+
+
+def _wheel_cuda(doc: Document, final) -> tuple[ImageCuda, Span] | None:
+    """The CUDA major of CUDA wheels the final stage installs (`torch==2.3.0+cu121`,
+    `nvidia-*-cu12`, `cupy-cuda12x`, `.../whl/cu121`): they bundle their CUDA runtime
+    and have no start check, so only the major's floor applies."""
+    from gpulint.dockerfile_facts import locate, pip_arguments
+
+    if not final.known or final.cuda_image is not None:
+        return None
+    for cmd in final.chain_commands():
+        args = pip_arguments(cmd)
+        for word, raw in zip(args or (), cmd.raw[len(cmd.raw) - len(args or ()):]):
+            major = _wheel_major(word)
+            if major is not None:
+                label = f"the image built by {doc.path} (CUDA {major} wheels: `{word}`)"
+                return (ImageCuda(label, str(major), major, None, False),
+                        locate(doc, cmd.instruction, raw))
+    return None
+
+
+def _wheel_major(word: str) -> int | None:
+    for pattern in (*_WHEEL_MAJOR, _INDEX_URL):
+        match = pattern.search(word)
+        if match:
+            digits = match[1]
+            return int(digits[:-1]) if len(digits) == 3 else int(digits)
+    return None
+
+
+def mapped_dockerfile(ctx: Context, ref: str) -> Document | None:
+    """The Dockerfile `[tool.gpulint.images]` says builds `ref` (loaded when not linted)."""
+    from gpulint.knowledge.images import parse_image_ref
+
+    wanted = parse_image_ref(ref)
+    images = getattr(ctx.settings, "images", None) or {}
+    if wanted is None or not isinstance(images, dict):
+        return None
+    for name, dockerfile in images.items():
+        mapped = parse_image_ref(str(name))
+        if mapped is not None and (mapped.registry, mapped.repository) == (wanted.registry, wanted.repository):
+            return _dockerfile_document(ctx, Path(ctx.settings.base) / str(dockerfile))
+    return None
+
+
+def _dockerfile_document(ctx: Context, path: Path) -> Document | None:
+    import os
+
+    target = os.path.abspath(path)
+    for doc in ctx.of_kind("dockerfile"):
+        if doc.abspath == target:
+            return doc
+    if not path.is_file():
+        return None
+    from gpulint.engine import Source, load
+
+    doc, error = load(Source(path), "dockerfile")
+    return doc if doc is not None and error is None else None
+
+
+def container_cuda(ctx: Context, container) -> ImageCuda | None:
+    """The CUDA of a container's image: the mapped Dockerfile first, then the reference."""
+    ref = container.image
+    if not ref:
+        return None
+    dockerfile = mapped_dockerfile(ctx, ref)
+    built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
+    if built is not None:
+        img, where = built
+        label = f"image `{ref}` (built by {dockerfile.path}, {img.label.split('(', 1)[1]}"
+        found = _replace(img, label=label, related=(Related(dockerfile.path, where.line, where.column,
+                                                            f"the image's CUDA {img.version} comes from here"),))
+    else:
+        found = image_cuda(ref)
+    if found is None:
+        return None
+    env = {name: scalar_str(value) for name, _, value in env_vars(container)}
+    if (env.get("NVIDIA_DISABLE_REQUIRE") or "").lower() in ("1", "true", "yes", "on"):
+        found = _replace(found, start_check=False)
+    return found
+
+
+# ------------------------------------------------------------------ the verdict
+
+
+@dataclass(frozen=True)
+class Verdict:
+    severity: str
+    message: str
+
+
+def judge(img: ImageCuda, fleet: Fleet) -> Verdict | None:
+    """What GL601 says about running `img` on `fleet`'s driver; None when it runs."""
+    driver = fleet.driver
+    if driver is None or is_beyond_data(img):
+        return None
+    if img.start_check and img.major_minor is not None:
+        return _judge_start_check(img, driver, fleet)
+    return _judge_minor_compat(img, driver)
+
+
+def is_beyond_data(img: ImageCuda) -> bool:
+    from gpulint.knowledge.cuda import latest_known_cuda
+
+    latest = latest_known_cuda()
+    return img.major_minor > latest if img.major_minor else img.major > latest[0]
+
+
+def _native_max(driver: Driver) -> tuple[int, int | None] | None:
+    from gpulint.knowledge.cuda import driver_max_cuda
+
+    if driver.max_cuda is not None:
+        return driver.max_cuda
+    return driver_max_cuda(driver.version) if driver.version else None
+
+
+def _cuda_text(level: tuple[int, int | None]) -> str:
+    return f"{level[0]}.{level[1]}" if level[1] is not None else f"{level[0]}.x"
+
+
+def _driver_text(driver: Driver, level: tuple[int, int | None] | None) -> str:
+    if driver.version is None:
+        return f"the nodes' driver (CUDA {_cuda_text(level)} at most; from {driver.origin.description})"
+    most = f", CUDA {_cuda_text(level)} at most" if level is not None else ""
+    return f"driver {driver.version} (R{driver.branch}{most}; from {driver.origin.description})"
+
+
+def _release(img: ImageCuda):
+    """The toolkit release of the image (the X.Y GA when the patch is unknown)."""
+    from gpulint.knowledge.cuda import toolkit
+
+    if img.major_minor is None:
+        return None
+    return toolkit(img.version) or toolkit(img.xy)
+
+
+def native_driver(img: ImageCuda) -> str | None:
+    """The driver that runs every feature of the image's CUDA (Table 3)."""
+    rel = _release(img)
+    return rel.min_driver if rel is not None and not rel.unconfirmed else None
+
+
+def _needs(img: ImageCuda) -> str:
+    need = native_driver(img)
+    return f"driver >= {need}" if need else f"a driver that supports CUDA {img.xy}"
+
+
+def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict | None:
+    level = _native_max(driver)
+    if level is None:
+        return None  # a branch newer than gpulint's data runs everything it knows
+    need = img.major_minor
+    if level[1] is None:  # only the major is stated: same major may or may not be enough
+        if level[0] >= need[0]:
+            return None
+    elif (level[0], level[1]) >= need:
+        return None
+    head = f"{img.label} needs CUDA {img.xy}, but {_driver_text(driver, level)} is older"
+    refused = (f"the container does not start (`nvidia-container-cli: requirement error: "
+               f"unsatisfied condition: cuda>={img.xy}, please update your driver to a newer version, "
+               f"or use an earlier cuda container`)")
+    branch = driver.branch
+    if branch is None or not _forward_compat(img, branch):
+        which = (f"; R{branch} is not among the branches it accepts through forward compatibility"
+                 f"{_brand_list(img)}" if branch is not None else "")
+        return Verdict("error", f"{head}: {refused}{which}. It needs {_needs(img)}")
+    klass, origin = fleet.gpu_class, fleet.class_origin
+    if klass in ("datacenter", "embedded"):
+        return Verdict("info", f"{head}; it runs through forward compatibility (the image's cuda-compat "
+                               f"libraries) on these {_CLASS_WORDS[klass]} GPUs ({origin.description}). Native support "
+                               f"needs {_needs(img)}")
+    if klass == "consumer":
+        return Verdict("error", f"{head}: R{branch} could run it only through forward compatibility, which "
+                                f"consumer GPUs ({origin.description}) do not have: CUDA fails with error 804 "
+                                f"(`forward compatibility was attempted on non supported HW`). It needs "
+                                f"{_needs(img)}")
+    return Verdict("warning", f"{head}: it runs only through forward compatibility (the image's cuda-compat "
+                              f"libraries), which works on data-center GPUs and fails with CUDA error 804 on "
+                              f"GeForce and most RTX cards; state the GPU class (`--gpu-class`, `gpu-class` in "
+                              f"[tool.gpulint.fleet], or a `nvidia.com/gpu.product` selector) or use "
+                              f"{_needs(img)}")
+
+
+_CLASS_WORDS = {"datacenter": "data-center", "embedded": "Jetson (embedded)"}
+
+
+def _brand_list(img: ImageCuda) -> str:
+    if img.brand_branches:
+        return f" ({', '.join(f'R{b}' for b in img.brand_branches)})"
+    return ""
+
+
+def _forward_compat(img: ImageCuda, branch: int) -> bool:
+    from gpulint.knowledge.cuda import forward_compat_ok
+
+    if img.brand_branches is not None:
+        return branch in img.brand_branches
+    return forward_compat_ok(img.major_minor, branch)
+
+
+def _below(driver: Driver, version: str) -> bool:
+    """The driver is older than `version`; a bare branch is older only when its
+    branch is lower (its patch level is unknown)."""
+    from gpulint.knowledge.cuda import compare_versions
+
+    if driver.is_full:
+        return compare_versions(driver.version, version) < 0
+    return driver.branch < int(version.split(".")[0])
+
+
+def _judge_minor_compat(img: ImageCuda, driver: Driver) -> Verdict | None:
+    from gpulint.knowledge.cuda import minor_version_floor
+
+    floor = minor_version_floor(img.major)
+    full = native_driver(img)
+    insufficient = "`CUDA driver version is insufficient for CUDA runtime version`"
+    head = f"{img.label} has no start check"
+    if driver.version is None:
+        return _judge_minor_by_level(img, driver, head, insufficient)
+    text = _driver_text(driver, _native_max(driver))
+    if floor is None:  # CUDA 10 and older: every minor needs its own driver
+        if full and _below(driver, full):
+            return Verdict("error", f"{head} and {text} is older than CUDA {img.version} needs ({full}; CUDA "
+                                    f"{img.major}.x has no minor-version compatibility): CUDA fails with "
+                                    f"{insufficient}")
+        return None
+    if _below(driver, floor):
+        return Verdict("error", f"{head} and {text} is below the CUDA {img.major}.x minimum {floor}: the "
+                                f"container starts, then CUDA fails with {insufficient}. It needs driver >= "
+                                f"{floor}" + (f" (>= {full} for every CUDA {img.xy} feature)" if full else ""))
+    if full and _below(driver, full):
+        return Verdict("warning", f"{img.label} needs driver >= {full} for CUDA {img.xy}; {text} runs it only "
+                                  f"through minor-version compatibility (CUDA {img.major}.x needs >= {floor}): "
+                                  f"PTX JIT compilation and APIs newer than the driver fail "
+                                  f"(`cudaErrorCallRequiresNewerDriver`, `the provided PTX was compiled with an "
+                                  f"unsupported toolchain`)")
+    return None
+
+
+def _judge_minor_by_level(img: ImageCuda, driver: Driver, head: str, insufficient: str) -> Verdict | None:
+    """Only the nodes' CUDA level is known (a `nvidia.com/cuda.runtime-version` selector)."""
+    level = driver.max_cuda
+    text = _driver_text(driver, level)
+    if level[0] < img.major:
+        return Verdict("error", f"{head} and {text} predates CUDA {img.major}: CUDA fails with {insufficient}")
+    if img.major_minor and level[0] == img.major and level[1] is not None and level[1] < img.major_minor[1]:
+        return Verdict("warning", f"{img.label} is CUDA {img.xy}; {text} runs it only through minor-version "
+                                  f"compatibility: PTX JIT compilation and APIs newer than the driver fail "
+                                  f"(`cudaErrorCallRequiresNewerDriver`)")
+    return None
+
+
+# ------------------------------------------------------------------ what is judged
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One image to judge: its CUDA, where to point, and the nodes it runs on."""
+
+    img: ImageCuda
+    where: object  # a Node or a Span
+    fleet: Fleet
+
+
+def subjects(doc: Document, ctx: Context) -> list[Subject]:
+    """Images of GPU containers (Kubernetes) or the image a Dockerfile builds."""
+    if "compat.subjects" not in doc.cache:
+        doc.cache["compat.subjects"] = list(_subjects(doc, ctx))
+    return doc.cache["compat.subjects"]
+
+
+def _subjects(doc: Document, ctx: Context):
+    if doc.kind == "dockerfile":
+        built = dockerfile_cuda(doc)
+        if built is not None:
+            yield Subject(built[0], built[1], fleet_for(ctx))
+        return
+    for pod in pod_specs(doc):
+        fleet = None
+        for container in pod.containers:
+            if not requests_gpus(container):
+                continue
+            img = container_cuda(ctx, container)
+            if img is not None:
+                fleet = fleet or fleet_for(ctx, pod)
+                yield Subject(img, container.image_node.span, fleet)
+
+
+def _origin_related(origin: Origin | None, message: str) -> tuple[Related, ...]:
+    return origin.related(message) if origin is not None else ()
+
+
+@check("GL601", kinds=("kubernetes", "dockerfile"))
+def cuda_driver_incompatible(doc: Document, ctx: Context):
+    for subject in subjects(doc, ctx):
+        verdict = judge(subject.img, subject.fleet)
+        if verdict is None:
+            continue
+        related = subject.img.related + _origin_related(subject.fleet.driver.origin, "the driver comes from here")
+        if verdict.severity != "error" or "forward compatibility" in verdict.message:
+            related += _origin_related(subject.fleet.class_origin, "the GPU class comes from here")
+        yield finding(doc, "GL601", subject.where, verdict.message, severity=verdict.severity, related=related)
+
+
+@check("GL603", kinds=("kubernetes", "dockerfile"))
+def cuda_version_unknown(doc: Document, ctx: Context):
+    from gpulint.knowledge.cuda import cuda_as_of, latest_known_cuda
+
+    for subject in subjects(doc, ctx):
+        if subject.fleet.driver is None or not is_beyond_data(subject.img):
+            continue
+        latest = latest_known_cuda()
+        yield finding(doc, "GL603", subject.where,
+                      f"{subject.img.label} is CUDA {subject.img.xy}, newer than gpulint's CUDA data (CUDA "
+                      f"{latest[0]}.{latest[1]}, data as of {cuda_as_of()}), so it was not checked against the "
+                      f"driver; update gpulint", related=subject.img.related)
+
+
+@check("GL604", kinds=("kubernetes", "dockerfile"))
+def gpu_arch_unsupported(doc: Document, ctx: Context):
+    from gpulint.knowledge.cuda import gpu_info, required_compute_capability
+
+    for subject in subjects(doc, ctx):
+        gpu = subject.fleet.gpu
+        info = gpu_info(gpu.product) if gpu is not None and gpu.product else None
+        img = subject.img
+        if info is None:
+            continue
+        described = img.image or SimpleNamespace(family=img.family, release=img.release,
+                                                  cuda_major_minor=img.major_minor or (img.major, 0))
+        needed = required_compute_capability(described)
+        if needed is None or info.compute_capability >= needed:
+            continue
+        cc = ".".join(map(str, info.compute_capability))
+        yield finding(doc, "GL604", subject.where,
+                      f"{img.label} needs compute capability >= {needed[0]}.{needed[1]}, but the "
+                      f"{gpu.product} GPUs ({gpu.product_origin.description}) are {info.arch}, compute "
+                      f"capability {cc}: its kernels fail with `no kernel image is available for execution "
+                      f"on the device`",
+                      related=img.related + _origin_related(gpu.product_origin, "the GPU comes from here"))
+
+
+# ------------------------------------------------------------------ GL602
+
+
+def branch_problem(version: str) -> tuple[str, str] | None:
+    """(severity, sentence) when a driver's branch is end of life or a new feature
+    branch; None for supported production and long-term-support branches."""
+    from gpulint.knowledge.cuda import branch
+
+    info = branch(version)
+    if info is None or not info.is_eol or (info.unconfirmed and info.type is None):
+        return None
+    if info.type == "new feature":
+        return ("info", f"R{info.number} is a new feature branch: short-lived, not updated after its release "
+                        f"and not a supported forward-compatibility target; run GPU nodes on a "
+                        f"long-term-support or production branch ({_supported_text()})")
+    kind = {"LTSB": "a long-term-support branch", "production":
+            "a production branch (not a long-term-support branch)"}.get(info.type or "", "a branch")
+    when = f"reached end of life in {info.eol}" if info.eol else "is no longer supported"
+    return ("warning", f"R{info.number} is {kind} that {when}: it gets no security or bug fixes; move to a "
+                       f"supported branch ({_supported_text()})")
+
+
+def _supported_text() -> str:
+    from gpulint.knowledge.cuda import supported_branches
+
+    return ", ".join(f"R{b.number}{' ' + b.type if b.type else ''} until {b.eol}" for b in supported_branches())
+
+
+@check("GL602", kinds=("kubernetes",))
+def driver_branch_eol(doc: Document, ctx: Context):
+    seen = set()
+    for pod in pod_specs(doc):
+        driver = pod_driver(pod)
+        if driver is None or driver.version is None or driver.origin.span in seen:
+            continue
+        seen.add(driver.origin.span)
+        problem = branch_problem(driver.version)
+        if problem is not None:
+            yield finding(doc, "GL602", driver.origin.span, f"the pod selects nodes with driver "
+                          f"{driver.version}; {problem[1]}", severity=problem[0])
+    for declared in operator_declarations(doc):
+        problem = branch_problem(declared.version)
+        if problem is not None:
+            yield finding(doc, "GL602", declared.node.span, f"the {declared.kind} installs driver "
+                          f"{declared.version}; {problem[1]}", severity=problem[0])
+
+
+@check("GL602", project=True)
+def configured_driver_branch_eol(ctx: Context):
+    from gpulint.fleet import config_driver
+
+    driver = config_driver(ctx.settings)
+    if driver is None or driver.origin.span is None:
+        return
+    problem = branch_problem(driver.version)
+    if problem is not None:
+        yield Finding("GL602", "", problem[0], driver.origin.path, driver.origin.span,
+                      f"the configured fleet driver {driver.version}; {problem[1]}")
