@@ -3,6 +3,9 @@
     gpulint [PATHS...]          lint (default: .)
     gpulint rule GL105          a rule's documentation
     gpulint rules               every rule
+    gpulint cuda 12.4.1         the drivers a CUDA release needs
+    gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
+    gpulint image REF           an image's CUDA and the driver it needs
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 from gpulint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("rule", "rules")
+SUBCOMMANDS = ("rule", "rules", "cuda", "driver", "image")
 MAX_FIX_PASSES = 8
 
 
@@ -47,7 +50,8 @@ def _version_text() -> str:
 def lint_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpulint", description="A static linter for the GPU container stack: "
                 "containerd config.toml, Docker daemon.json, Dockerfiles and Kubernetes manifests.",
-                epilog="Other commands: `gpulint rule CODE`, `gpulint rules`.")
+                epilog="Other commands: `gpulint rule CODE`, `gpulint rules`, `gpulint cuda VERSION`, "
+                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or directories to lint (default: .); `-` reads stdin")
     p.add_argument("--version", action="store_true", help="print the version and the data dates")
@@ -277,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
             return show_rule(argv[1:])
         if argv and argv[0] == "rules":
             return list_rules(argv[1:])
+        if argv and argv[0] in ("cuda", "driver", "image"):
+            from gpulint import explain
+
+            return getattr(explain, f"{argv[0]}_command")(argv[1:])
         return lint(argv)
     except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
