@@ -72,8 +72,11 @@ def stage_cuda_mismatch(doc: Document, ctx: Context):
         if source is None or not built or source.major_minor <= target.major_minor:
             continue
         major = source.major > target.major
-        consequence = (f"binaries linked against libcudart.so.{source.major} do not load there "
-                       f"(`libcudart.so.{source.major}: cannot open shared object file`)" if major
+        consequence = (f"CUDA {source.major} code needs CUDA {source.major} libraries "
+                       f"(`libcudart.so.{source.major}: cannot open shared object file` when linked "
+                       f"dynamically) and a driver for CUDA {source.major}, while the image's "
+                       f"start-up check only guarantees {target.major_minor[0]}."
+                       f"{target.major_minor[1]}" if major
                        else "code built with the newer toolkit can need symbols and PTX versions "
                        "the older runtime does not have (`PTX was compiled with an unsupported "
                        "toolchain`, undefined symbols)")
@@ -180,9 +183,10 @@ def final_stage_not_cuda(doc: Document, ctx: Context):
         major = source.major if source is not None else "N"
         yield finding(doc, "GL404", copy.where,
                       f"CUDA code built in stage {_label(copy.source)} is copied into a final stage "
-                      f"on `{final.image}`, which has no CUDA runtime and installs none: the "
-                      f"program fails with `libcudart.so.{major}: cannot open shared object file` "
-                      f"(or finds no CUDA libraries); {advice}",
+                      f"on `{final.image}`, which has no CUDA runtime and installs none: "
+                      f"anything linked against the CUDA libraries fails with `libcudart.so."
+                      f"{major}: cannot open shared object file`, and without `NVIDIA_REQUIRE_CUDA` "
+                      f"nothing checks the host driver at start; {advice}",
                       related=[related(doc, locate(doc, built[0].instruction, built[0].text),
                                        "CUDA built here")])
 
