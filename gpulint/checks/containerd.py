@@ -191,16 +191,30 @@ def default_runtime_undefined(ctx):
                       related=_elsewhere(ctx, node, name))
 
 
-def _definitions(ctx, name: str):
-    """(document, plugin ID, table) of every runtime called `name` (any case) in the linted set."""
-    for doc in ctx.of_kind("containerd"):
+def _folder(doc: Document) -> str:
+    return doc.abspath.replace("\\", "/").rsplit("/", 1)[0]
+
+
+def _nearby(ctx, node) -> list[Document]:
+    """The files of this node's config, and the drop-ins in folders beside its main file:
+    other configs in the linted set belong to other nodes."""
+    main = _folder(node.doc)
+    own = {d.abspath for d in node.docs}
+    return list(node.docs) + [d for d in ctx.of_kind("containerd") if d.abspath not in own
+                              and _is_drop_in(d) and _folder(d).rsplit("/", 1)[0] == main]
+
+
+def _definitions(ctx, node, name: str):
+    """(document, plugin ID, table) of every runtime called `name` (any case) in this node's
+    files and the drop-ins beside them."""
+    for doc in _nearby(ctx, node):
         for plugin_id, runtime, table in _runtimes(doc):
             if runtime.lower() == name.lower():
                 yield doc, plugin_id, runtime, table
 
 
 def _hint(ctx, node, doc: Document, name: str) -> str:
-    defined = list(_definitions(ctx, name))
+    defined = list(_definitions(ctx, node, name))
     for other, plugin_id, runtime, _ in defined:
         if runtime != name:
             return f"; did you mean `{runtime}`? (names are case-sensitive)"
@@ -219,7 +233,7 @@ def _hint(ctx, node, doc: Document, name: str) -> str:
 
 def _elsewhere(ctx, node, name: str):
     return [related(other, table, f"runtime `{runtime}` defined here")
-            for other, _, runtime, table in _definitions(ctx, name)]
+            for other, _, runtime, table in _definitions(ctx, node, name)]
 
 
 # --- GL102 / GL103 ---------------------------------------------------------------------
