@@ -661,7 +661,7 @@ def _unknown_version(t: CudaTag) -> TagStatus:
     if len(key) == 2:
         return _never(
             t,
-            f"From CUDA 11.2 on every nvidia/cuda tag carries the full X.Y.Z version; `{t.version}` was never a tag prefix. Use a patch release such as {target.version}.",
+            f"From CUDA 11.2 on every nvidia/cuda tag carries the full X.Y.Z version; `{t.version}` was never a tag prefix.",
             _build_tag(target, flavor, t.os),
             "S5",
         )
@@ -790,7 +790,6 @@ def _lifecycle(t: CudaTag, record: _Version, generic: str) -> TagStatus:
     """The tag was built: report NVIDIA's lifecycle state for it."""
     assert t.os is not None
     source = _source_url(record.source)
-    inferred = "" if record.complete else " (gpulint's record of this release is partial)"
     if record.status == "removed":
         successor = _resolve_successor(record)
         suggestion = _build_tag(successor, generic, t.os) if successor is not record and successor.status != "removed" else None
@@ -803,7 +802,7 @@ def _lifecycle(t: CudaTag, record: _Version, generic: str) -> TagStatus:
             reason = f"CUDA {t.version} is superseded by {successor.version}. {reason}"
         else:
             reason = f"CUDA {t.version} images are end of life. {reason}"
-        return TagStatus("eol", reason + inferred, suggestion, source)
+        return TagStatus("eol", reason, suggestion, source)
     os_row = _os_table()[t.os]
     if os_row.get("eol"):
         return TagStatus(
