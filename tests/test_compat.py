@@ -134,8 +134,9 @@ def test_driver_and_class_from_the_fleet_configuration():
     finding = _one(run, "GL601", 8)
     assert finding["severity"] == "error"  # R525 is not a branch the 12.6.3 image lists
     assert "`driver = \"525.147.05\"` in [tool.gpulint.fleet] of pyproject.toml" in finding["message"]
-    assert [(r["path"], r["line"], r["column"]) for r in finding["related"]] == [
-        ("pyproject.toml", 6, 10), ("pyproject.toml", 7, 13)]
+    assert [(r["path"], r["line"], r["column"]) for r in finding["related"]] == [("pyproject.toml", 6, 10)]
+    consumer = _lint("start-check/workstation.yaml", "--driver", "535.104.05").findings[0]
+    assert [r["line"] for r in consumer["related"]] == [7]  # the product selector gave the class
 
 
 def test_the_command_line_beats_the_configuration():

@@ -23,18 +23,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from gpulint.fleet import Driver, Fleet, Origin, fleet_for, operator_declarations, pod_driver
-from gpulint.k8s import env_vars, pod_specs, requests_gpus, scalar_str
+from gpulint.k8s import env_vars, is_gpu_management, pod_specs, requests_gpus, scalar_str
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.registry import Context, check, finding
 
 _BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
-_WHEEL_MAJOR = (
-    re.compile(r"^torch(?:vision|audio)?[=<>~!]=?[^+\s]*\+cu(\d{2,3})$", re.IGNORECASE),
-    re.compile(r"^nvidia-[a-z0-9-]+-cu(\d{2})(?:[=<>~!\[]|$)", re.IGNORECASE),
-    re.compile(r"^cupy-cuda(\d{2})x?(?:[=<>~!\[]|$)", re.IGNORECASE),
-    re.compile(r"^jax\[cuda(\d{2})[\w,]*\]", re.IGNORECASE),
-)
-_INDEX_URL = re.compile(r"/whl/cu(\d{2,3})/?$")
 
 
 # ------------------------------------------------------------------ the image side
@@ -120,27 +113,14 @@ def _wheel_cuda(doc: Document, final) -> tuple[ImageCuda, Span] | None:
     """The CUDA major of CUDA wheels the final stage installs (`torch==2.3.0+cu121`,
     `nvidia-*-cu12`, `cupy-cuda12x`, `.../whl/cu121`): they bundle their CUDA runtime
     and have no start check, so only the major's floor applies."""
-    from gpulint.dockerfile_facts import locate, pip_arguments
+    from gpulint.dockerfile_facts import cuda_wheels, locate
 
     if not final.known or final.cuda_image is not None:
         return None
     for cmd in final.chain_commands():
-        args = pip_arguments(cmd)
-        for word, raw in zip(args or (), cmd.raw[len(cmd.raw) - len(args or ()):]):
-            major = _wheel_major(word)
-            if major is not None:
-                label = f"the image built by {doc.path} (CUDA {major} wheels: `{word}`)"
-                return (ImageCuda(label, str(major), major, None, False),
-                        locate(doc, cmd.instruction, raw))
-    return None
-
-
-def _wheel_major(word: str) -> int | None:
-    for pattern in (*_WHEEL_MAJOR, _INDEX_URL):
-        match = pattern.search(word)
-        if match:
-            digits = match[1]
-            return int(digits[:-1]) if len(digits) == 3 else int(digits)
+        for word, major in cuda_wheels(cmd):
+            label = f"the image built by {doc.path} (CUDA {major} wheels: `{word}`)"
+            return ImageCuda(label, str(major), major, None, False), locate(doc, cmd.instruction, word)
     return None
 
 
@@ -203,6 +183,7 @@ def container_cuda(ctx: Context, container) -> ImageCuda | None:
 class Verdict:
     severity: str
     message: str
+    by_class: bool = False  # the GPU class decided it (forward compatibility)
 
 
 def judge(img: ImageCuda, fleet: Fleet) -> Verdict | None:
@@ -282,14 +263,14 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
         return Verdict("error", f"{head}: {refused}{which}. It needs {_needs(img)}")
     klass, origin = fleet.gpu_class, fleet.class_origin
     if klass in ("datacenter", "embedded"):
-        return Verdict("info", f"{head}; it runs through forward compatibility (the image's cuda-compat "
-                               f"libraries) on these {_CLASS_WORDS[klass]} GPUs ({origin.description}). Native support "
-                               f"needs {_needs(img)}")
+        return Verdict("info", by_class=True, message=(
+            f"{head}; it runs through forward compatibility (the image's cuda-compat libraries) on these "
+            f"{_CLASS_WORDS[klass]} GPUs ({origin.description}). Native support needs {_needs(img)}"))
     if klass == "consumer":
-        return Verdict("error", f"{head}: R{branch} could run it only through forward compatibility, which "
-                                f"consumer GPUs ({origin.description}) do not have: CUDA fails with error 804 "
-                                f"(`forward compatibility was attempted on non supported HW`). It needs "
-                                f"{_needs(img)}")
+        return Verdict("error", by_class=True, message=(
+            f"{head}: R{branch} could run it only through forward compatibility, which consumer GPUs "
+            f"({origin.description}) do not have: CUDA fails with error 804 (`forward compatibility was "
+            f"attempted on non supported HW`). It needs {_needs(img)}"))
     return Verdict("warning", f"{head}: it runs only through forward compatibility (the image's cuda-compat "
                               f"libraries), which works on data-center GPUs and fails with CUDA error 804 on "
                               f"GeForce and most RTX cards; state the GPU class (`--gpu-class`, `gpu-class` in "
@@ -386,12 +367,18 @@ def subjects(doc: Document, ctx: Context) -> list[Subject]:
 
 
 def _subjects(doc: Document, ctx: Context):
+    """GPU-management images (driver containers, DCGM, the container toolkit, device
+    plugins) are left out: they bring or manage the driver rather than run CUDA on it."""
+    from gpulint.dockerfile_facts import management_tool
+
     if doc.kind == "dockerfile":
         built = dockerfile_cuda(doc)
-        if built is not None:
+        if built is not None and management_tool(doc) is None:
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
     for pod in pod_specs(doc):
+        if is_gpu_management(pod):
+            continue
         fleet = None
         for container in pod.containers:
             if not requests_gpus(container):
@@ -413,7 +400,7 @@ def cuda_driver_incompatible(doc: Document, ctx: Context):
         if verdict is None:
             continue
         related = subject.img.related + _origin_related(subject.fleet.driver.origin, "the driver comes from here")
-        if verdict.severity != "error" or "forward compatibility" in verdict.message:
+        if verdict.by_class:
             related += _origin_related(subject.fleet.class_origin, "the GPU class comes from here")
         yield finding(doc, "GL601", subject.where, verdict.message, severity=verdict.severity, related=related)
 
