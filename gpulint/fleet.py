@@ -26,7 +26,6 @@ from pathlib import Path
 from gpulint.k8s import PodSpec, node_selection, object_kind, scalar_str
 from gpulint.model import Document, LineIndex, Node, Related, Span
 
-DRIVER_RE = re.compile(r"\d{3}(?:\.\d+){0,2}")
 _DRIVER_PREFIX = re.compile(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
 
 # GPU feature discovery labels (current names first, then the deprecated ones)
@@ -52,7 +51,6 @@ class Origin:
     description: str
     path: str | None = None
     span: Span | None = None
-    doc: Document | None = None  # the Kubernetes document, for facts found in one
 
     def related(self, message: str) -> tuple[Related, ...]:
         if self.path is None or self.span is None:
@@ -145,7 +143,7 @@ def _gpu_from_product(product: str, origin: Origin) -> Gpu:
 def _label_origin(pod: PodSpec, labels: dict[str, Node], names: list[str]) -> Origin:
     shown = ", ".join(f"`{n}: {scalar_str(labels[n])}`" for n in names)
     first = labels[names[0]]
-    return Origin(f"the pod's node selection {shown}", pod.doc.path, first.anchor, pod.doc)
+    return Origin(f"the pod's node selection {shown}", pod.doc.path, first.anchor)
 
 
 def pod_driver(pod: PodSpec) -> Driver | None:
@@ -238,11 +236,6 @@ def config_gpu(settings) -> Gpu | None:
     return None
 
 
-def config_key(settings, *keys: str) -> Node | None:
-    """The config file's node for a key below `[tool.gpulint]`, with its position."""
-    return _config_node(str(settings.path), *keys) if settings.path is not None else None
-
-
 @functools.lru_cache(maxsize=8)
 def _config_tree(path: str) -> Node | None:
     from gpulint.parse.errors import ParseError
@@ -310,5 +303,4 @@ def cluster_policy_driver(ctx) -> Driver | None:
     first = found[0]
     name = f" `{first.name}`" if first.name else ""
     return Driver(first.version, Origin(f"the GPU Operator ClusterPolicy{name} (`spec.driver.version: "
-                                        f"{first.version}`)", first.doc.path, first.node.span,
-                                        first.doc))
+                                        f"{first.version}`)", first.doc.path, first.node.span))
