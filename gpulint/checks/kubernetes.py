@@ -171,7 +171,9 @@ _SHARING = ("GPUs are not divided through quantities: share one with time-slicin
 
 def _quantity_problem(node: Node) -> str | None:
     """Why a GPU quantity is unusable, or None when it is a whole, non-negative count."""
-    if node.tag == "bool" or node.tag == "null" or not node.is_scalar:
+    if node.tag == "null":
+        return None  # decodes as an empty quantity, which is zero
+    if node.tag == "bool" or not node.is_scalar:
         return "is not a quantity"
     text = scalar_str(node)
     if text is None:
@@ -470,7 +472,7 @@ def runtime_class_invalid(doc: Document, ctx: Context):
             continue  # its handler lives elsewhere; the apiVersion is the problem to fix first
         handler = obj.get("handler")
         if handler is None:
-            yield finding(doc, "GL510", obj.get("kind"),
+            yield finding(doc, "GL510", obj.get("kind").span,
                           "RuntimeClass has no `handler`: the field is required and names the "
                           "containerd/CRI-O runtime (for example `nvidia`) that runs its pods")
             continue
@@ -674,7 +676,8 @@ def gpu_taint_not_tolerated(ctx: Context):
             missing = [t for t in taints if not _tolerates(tolerations, *t[1:4])]
             if not missing:
                 continue
-            names = ", ".join(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`" for _, k, v, e, _ in missing)
+            names = ", ".join(dict.fromkeys(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`"
+                                            for _, k, v, e, _ in missing))
             who = ("this device plugin / feature discovery / DCGM DaemonSet: without it the GPU "
                    "nodes never advertise `nvidia.com/gpu`" if daemon else
                    "this GPU workload: it stays Pending with \"node(s) had untolerated taint\"")

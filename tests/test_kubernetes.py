@@ -1,0 +1,336 @@
+"""Kubernetes rules (GL5xx) through the CLI.
+
+Fixtures mark every expected finding on its line with `# expect: GL501 @token`
+(several separated by `;`): the finding must be on that line, at the column
+where `token` first appears. Every other GL5xx finding in a fixture is a failure,
+so the good fixtures assert that they are clean.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
+
+K8S = FIXTURES / "kubernetes"
+MARK = re.compile(r"#\s*expect:\s*(.*)$")
+
+
+def expected(target: Path) -> list[tuple[str, int, int]]:
+    files = sorted(target.rglob("*.yaml")) if target.is_dir() else [target]
+    out = []
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            match = MARK.search(line)
+            for part in match.group(1).split(";") if match else ():
+                code, token = (p.strip() for p in part.split("@", 1))
+                out.append((code, number, line.index(token) + 1))
+    return sorted(out)
+
+
+def lint_k8s(relative: str, *args: str):
+    return lint_fixture(f"kubernetes/{relative}", "--select", "GL5", "--preview",
+                        "--failure-threshold", "none", *args)
+
+
+TARGETS = sorted(
+    [str(p.relative_to(K8S)) for p in K8S.glob("GL5[0-9][0-9]/*.yaml")]
+    + [str(p.relative_to(K8S)) for p in K8S.glob("GL514/*") if p.is_dir()]
+    + [str(p.relative_to(K8S)) for p in K8S.glob("misc/*.yaml")]
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fixture_findings_are_exactly_the_marked_ones(target):
+    result = lint_k8s(target)
+    assert result.rc == 0, result.err
+    assert sorted(result.at()) == expected(K8S / target)
+
+
+@pytest.mark.parametrize("rule", [f"GL5{n:02d}" for n in range(1, 14) if n != 10])
+def test_bad_fixture_covers_pod_deployment_job_cronjob_and_a_crd(rule):
+    text = (K8S / rule / "bad.yaml").read_text()
+    documents = text.split("\n---\n")
+    kinds = [re.search(r"^kind: (\w+)", d, re.M).group(1) for d in documents]
+    assert kinds[:4] == ["Pod", "Deployment", "Job", "CronJob"]
+    assert kinds[4] in ("PyTorchJob", "RayCluster", "LeaderWorkerSet")
+    assert all("# expect: " + rule in d for d in documents)
+
+
+def test_every_kind_and_crd_is_reached():
+    codes = lint_k8s("misc/kinds.yaml").codes()
+    assert codes == ["GL501"] * 13
+
+
+def _severity(result, code: str, line: int) -> str:
+    return next(f["severity"] for f in result.findings if f["code"] == code and f["line"] == line)
+
+
+def test_severities_follow_the_issue(lint_files):
+    result = lint_files({"pod.yaml": """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  nodeSelector:
+    nvidia.com/gpu.count: 8
+    nvidia.com/cuda.driver.major: "550"
+  containers:
+    - name: no-gpu
+      image: registry.example.com/a:1
+      env:
+        - name: NVIDIA_VISIBLE_DEVICES
+          value: "0,1"
+        - name: NVIDIA_DRIVER_CAPABILITIES
+          value: all
+    - name: from-secret
+      image: registry.example.com/a:1
+      env:
+        - name: NVIDIA_VISIBLE_DEVICES
+          valueFrom:
+            configMapKeyRef: {name: gpus, key: list}
+    - name: with-gpu
+      image: registry.example.com/a:1
+      env:
+        - name: NVIDIA_VISIBLE_DEVICES
+          value: all
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""}, "--select", "GL5", "--failure-threshold", "none")
+    assert result.at() == [("GL511", 7, 27), ("GL511", 8, 5), ("GL505", 13, 17), ("GL505", 15, 17),
+                           ("GL505", 20, 17), ("GL505", 26, 17)]
+    assert [f["severity"] for f in result.findings] == ["error", "warning", "error", "warning",
+                                                         "warning", "warning"]
+
+
+@pytest.mark.parametrize("name, fixed", [
+    ("nvidia.com/GPU", "nvidia.com/gpu"),
+    ("nvidia/gpu", "nvidia.com/gpu"),
+    ("alpha.kubernetes.io/nvidia-gpu", "nvidia.com/gpu"),
+    ("nvidia.com/mig-1g.10GB", "nvidia.com/mig-1g.10gb"),
+])
+def test_resource_name_fix(tmp_path, name, fixed):
+    template = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+                "    - name: c\n      image: registry.example.com/a:1\n      resources:\n"
+                "        limits:\n          {}: 1\n")
+    write_files(tmp_path, {"pod.yaml": template.format(name)})
+    first = run_gpulint("--isolated", "--format", "json", "--select", "GL504", ".", cwd=tmp_path)
+    assert first.at() == [("GL504", 11, 11)]
+    _fix_twice(tmp_path, "GL504")
+    assert (tmp_path / "pod.yaml").read_text() == template.format(fixed)
+
+
+def test_bare_gpu_name_is_only_an_unsafe_fix(tmp_path):
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+            "    - name: c\n      image: registry.example.com/a:1\n      resources:\n"
+            "        limits:\n          gpu: 1\n")
+    write_files(tmp_path, {"pod.yaml": text})
+    run_gpulint("--isolated", "--fix", "--select", "GL504", ".", cwd=tmp_path)
+    assert (tmp_path / "pod.yaml").read_text() == text
+    run_gpulint("--isolated", "--fix", "--unsafe-fixes", "--select", "GL504", ".", cwd=tmp_path)
+    assert "nvidia.com/gpu: 1" in (tmp_path / "pod.yaml").read_text()
+
+
+def _fix_twice(folder: Path, select: str, *args: str) -> None:
+    """Apply fixes, check nothing of `select` remains, and that a second run changes nothing."""
+    run_gpulint("--isolated", "--fix", "--select", select, *args, ".", cwd=folder)
+    after = {p: p.read_text() for p in folder.rglob("*.yaml")}
+    again = run_gpulint("--isolated", "--fix", "--format", "json", "--select", select, *args, ".",
+                        cwd=folder)
+    assert again.codes() == []
+    assert {p: p.read_text() for p in folder.rglob("*.yaml")} == after
+
+
+CONTAINER = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: c
+      image: registry.example.com/a:1
+      resources:
+{}"""
+
+FIXES = {
+    "GL501-into-existing-limits": (
+        "GL501",
+        "        requests:\n          cpu: \"1\"\n          nvidia.com/gpu: 2  # two cards\n"
+        "        limits:\n          cpu: \"1\"\n",
+        "        requests:\n          cpu: \"1\"\n        limits:\n          nvidia.com/gpu: 2  # two cards\n"
+        "          cpu: \"1\"\n",
+    ),
+    "GL501-rename-requests": (
+        "GL501",
+        "        requests:\n          nvidia.com/gpu: 1\n",
+        "        limits:\n          nvidia.com/gpu: 1\n",
+    ),
+    "GL501-new-limits": (
+        "GL501",
+        "        requests:\n          memory: 8Gi\n          nvidia.com/gpu: 1\n",
+        "        limits:\n          nvidia.com/gpu: 1\n        requests:\n          memory: 8Gi\n",
+    ),
+    "GL501-whole-requests-block": (
+        "GL501",
+        "        requests:\n          nvidia.com/gpu: 1\n        limits:\n          memory: 8Gi\n",
+        "        limits:\n          nvidia.com/gpu: 1\n          memory: 8Gi\n",
+    ),
+    "GL502": (
+        "GL502",
+        "        requests:\n          nvidia.com/gpu: 1\n        limits:\n          nvidia.com/gpu: \"4\"\n",
+        "        requests:\n          nvidia.com/gpu: \"4\"\n        limits:\n          nvidia.com/gpu: \"4\"\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FIXES))
+def test_resource_fixes(tmp_path, case):
+    code, before, after = FIXES[case]
+    write_files(tmp_path, {"pod.yaml": CONTAINER.format(before)})
+    _fix_twice(tmp_path, code)
+    assert (tmp_path / "pod.yaml").read_text() == CONTAINER.format(after)
+
+
+RUNTIME_CLASS_BEFORE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+spec:
+  runtimeClassName: nvidia
+  selector:
+    matchLabels: {app: d}
+  template:
+    metadata:
+      runtimeClassName: nvidia
+      labels: {app: d}
+    spec:
+      containers:
+        - name: c
+          image: registry.example.com/a:1
+          runtimeClassName: nvidia
+"""
+RUNTIME_CLASS_AFTER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+spec:
+  selector:
+    matchLabels: {app: d}
+  template:
+    metadata:
+      labels: {app: d}
+    spec:
+      runtimeClassName: nvidia
+      containers:
+        - name: c
+          image: registry.example.com/a:1
+"""
+
+
+def test_misplaced_runtime_class_is_reported_everywhere_and_moved(tmp_path):
+    write_files(tmp_path, {"deploy.yaml": RUNTIME_CLASS_BEFORE})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL509", ".", cwd=tmp_path)
+    assert result.at() == [("GL509", 6, 3), ("GL509", 11, 7), ("GL509", 17, 11)]
+    assert "the Deployment's `spec`" in result.findings[0]["message"]
+    _fix_twice(tmp_path, "GL509")
+    assert (tmp_path / "deploy.yaml").read_text() == RUNTIME_CLASS_AFTER
+
+
+def test_misplaced_runtime_class_conflicting_with_the_pod_spec_is_not_moved(tmp_path):
+    text = RUNTIME_CLASS_AFTER.replace("          image: registry.example.com/a:1\n",
+                                       "          image: registry.example.com/a:1\n"
+                                       "          runtimeClassName: kata\n")
+    write_files(tmp_path, {"deploy.yaml": text})
+    result = run_gpulint("--isolated", "--fix", "--format", "json", "--select", "GL509", ".",
+                         cwd=tmp_path)
+    assert result.at() == [("GL509", 16, 11)]
+    assert (tmp_path / "deploy.yaml").read_text() == text
+
+
+def test_runtime_class_api_version_fix(tmp_path):
+    write_files(tmp_path, {"rc.yaml": (K8S / "GL510" / "bad.yaml").read_text()})
+    run_gpulint("--isolated", "--fix", "--select", "GL510", ".", cwd=tmp_path)
+    text = (tmp_path / "rc.yaml").read_text()
+    assert text.startswith("apiVersion: node.k8s.io/v1  # expect")
+    assert "node.k8s.io/v1alpha1" in text  # its shape differs: not rewritten
+    again = run_gpulint("--isolated", "--fix", "--format", "json", "--select", "GL510", ".",
+                        cwd=tmp_path)
+    assert [line for _, line, _ in again.at()] == [11, 13, 21]
+    assert (tmp_path / "rc.yaml").read_text() == text
+
+
+def test_selector_fixes_quote_safely_and_rename_only_when_unsafe(tmp_path):
+    before = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n"
+              "    nvidia.com/gpu.count: 8\n    nvidia.com/cuda.runtime.major: \"12\"\n"
+              "  containers:\n    - name: c\n      image: registry.example.com/a:1\n")
+    write_files(tmp_path, {"pod.yaml": before})
+    run_gpulint("--isolated", "--fix", "--select", "GL511", ".", cwd=tmp_path)
+    quoted = before.replace("gpu.count: 8", 'gpu.count: "8"')
+    assert (tmp_path / "pod.yaml").read_text() == quoted
+    _fix_twice(tmp_path, "GL511", "--unsafe-fixes")
+    assert (tmp_path / "pod.yaml").read_text() == quoted.replace(
+        "cuda.runtime.major", "cuda.runtime-version.major")
+
+
+def test_pod_template_annotation_suppresses(lint_files):
+    text = (K8S / "GL505" / "bad.yaml").read_text().split("\n---\n")[1]
+    text = text.replace("      labels:\n", "      annotations:\n"
+                        "        gpulint.io/disable: \"GL505 -- metrics agent reads every GPU\"\n"
+                        "      labels:\n", 1)
+    result = lint_files({"deploy.yaml": text}, "--select", "GL5", "--failure-threshold", "none")
+    assert result.codes() == []
+    shown = lint_files({"deploy.yaml": text}, "--select", "GL5", "--no-inline-suppressions",
+                       "--failure-threshold", "none")
+    assert shown.codes() == ["GL505", "GL505"]
+
+
+def test_gpu_management_daemonsets_are_exempt(lint_files):
+    result = lint_files({"gfd.yaml": """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: gpu-feature-discovery
+spec:
+  selector: {matchLabels: {app: gfd}}
+  template:
+    spec:
+      containers:
+        - name: gfd
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.1
+          env:
+            - name: NVIDIA_VISIBLE_DEVICES
+              value: all
+          securityContext:
+            privileged: true
+          volumeMounts:
+            - {name: driver, mountPath: /driver-root}
+      volumes:
+        - name: driver
+          hostPath:
+            path: /run/nvidia/driver
+"""}, "--select", "GL5")
+    assert result.rc == 0 and result.codes() == []
+
+
+def test_templated_chart_is_checked_without_false_findings():
+    result = lint_k8s("chart")
+    assert result.rc == 0, result.err
+    assert result.codes() == []
+
+
+def test_corpus_findings_are_the_reviewed_ones():
+    corpus = FIXTURES.parent.parent.parent / "shared" / "corpus" / "k8s"
+    if not corpus.is_dir():
+        pytest.skip("the shared manifest corpus is not present")
+    result = run_gpulint("--isolated", "--preview", "--format", "json", "--select", "GL5,GL7",
+                         "--failure-threshold", "none", str(corpus))
+    assert result.rc == 0, result.err
+    assert result.codes() == []
