@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from gpulint import __version__
+from gpulint.discover import KINDS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("rule", "rules", "cuda", "driver", "image")
@@ -76,7 +77,7 @@ def lint_parser() -> argparse.ArgumentParser:
     cfg.add_argument("--exclude", help="comma-separated patterns to exclude (added to the config)")
     cfg.add_argument("--no-inline-suppressions", action="store_true",
                      help="ignore `# gpulint: disable` comments and annotations")
-    cfg.add_argument("--kind", choices=("containerd", "daemon-json", "dockerfile", "kubernetes"),
+    cfg.add_argument("--kind", choices=KINDS,
                      help="treat every file as this kind")
     cfg.add_argument("--stdin-filename", metavar="NAME", help="the name of the file read from stdin")
     fleet = p.add_argument_group("fleet facts")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gpulint.template import TEMPLATE_SUFFIXES
 
-KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes")
+KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values")
 DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
 _CONTENT_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
 # names that mention Dockerfile but hold something else (docs, scripts, backups)
@@ -33,6 +33,12 @@ _DOCKERD_KEYS = re.compile(
     r'"(?:runtimes|default-runtime|exec-opts|log-driver|log-opts|storage-driver|data-root|graph'
     r'|registry-mirrors|insecure-registries|live-restore|cgroup-parent|default-ulimits'
     r'|node-generic-resources|features|builder|dns|bip|iptables|userns-remap)"\s*:')
+# The GPU Operator chart's values: a top-level `driver` table beside its other components.
+_OPERATOR_DRIVER = re.compile(r"^driver:\s*(#.*)?$", re.MULTILINE)
+_OPERATOR_PARTS = re.compile(
+    r"^(operator|toolkit|devicePlugin|dcgmExporter|dcgm|gfd|migManager|validator|nfd|mig"
+    r"|vgpuManager|sandboxDevicePlugin|nodeStatusExporter|cdi|psa|daemonsets):\s*(#.*)?$",
+    re.MULTILINE)
 _FIRST_INSTRUCTION = re.compile(r"(?i)(FROM|ARG)\s")
 _K8S_API = re.compile(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
 _K8S_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
@@ -76,7 +82,9 @@ def _looks_like_dockerfile(text: str) -> bool:
 def kind_by_content(name: str, text: str) -> str | None:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
-    if ("dockerfile" in lower or "containerfile" in lower) and not lower.endswith(_NOT_DOCKERFILE):
+    suffixed = re.search(r"(dockerfile|containerfile)\.[^.]+$", lower)  # `x_Dockerfile.cpp`
+    if ("dockerfile" in lower or "containerfile" in lower) and (
+            suffixed or not lower.endswith(_NOT_DOCKERFILE)):
         # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content
         return "dockerfile" if _looks_like_dockerfile(text) else None
     if lower.endswith(".toml"):
@@ -97,6 +105,8 @@ def kind_by_content(name: str, text: str) -> str | None:
     if lower.endswith((".yaml", ".yml")):
         if _K8S_API.search(text) and _K8S_KIND.search(text):
             return "kubernetes"
+        if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
+            return "gpu-operator-values"
     return None
 
 

@@ -82,6 +82,13 @@ def parse_text(kind: str, text: str, doc: Document):
         return parse_dockerfile(text, index)
     if kind == "kubernetes":
         return _kubernetes(text, doc)
+    if kind == "gpu-operator-values":
+        from gpulint.parse.yamlpos import parse_yaml_documents
+
+        roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+        if not roots or not roots[0].is_map:
+            raise ParseError("GPU Operator values must be a YAML mapping")
+        return roots[0]
     raise ValueError(f"unknown kind {kind}")
 
 

@@ -268,9 +268,14 @@ class Declaration:
     name: str | None
 
 
+HELM_VALUES = "GPU Operator Helm values"
+
+
 def operator_declarations(doc: Document) -> list[Declaration]:
-    """Driver versions a GPU Operator `ClusterPolicy` (driver enabled) or `NVIDIADriver`
-    in this document installs."""
+    """Driver versions a GPU Operator `ClusterPolicy` (driver enabled), `NVIDIADriver` or
+    the operator chart's values (`driver.version`, driver enabled) in this document installs."""
+    if doc.kind == "gpu-operator-values":
+        return _values_declaration(doc)
     out = []
     for obj in doc.tree or ():
         kind = object_kind(obj)
@@ -290,17 +295,30 @@ def operator_declarations(doc: Document) -> list[Declaration]:
     return out
 
 
-def cluster_policy_driver(ctx) -> Driver | None:
-    """The driver a ClusterPolicy in the linted set installs on every GPU node.
+def _values_declaration(doc: Document) -> list[Declaration]:
+    driver = doc.tree.get("driver") if doc.tree is not None else None
+    if driver is None or not driver.is_map or scalar_str(driver.get("enabled")) == "false":
+        return []  # the chart's default is enabled; false means the nodes bring their own
+    node = driver.get("version")
+    version = driver_version(scalar_str(node))
+    return [Declaration(version, node, doc, HELM_VALUES, None)] if version else []
 
-    Only when every ClusterPolicy found agrees: a cluster has one, so several
+
+def cluster_policy_driver(ctx) -> Driver | None:
+    """The driver a ClusterPolicy (or the operator chart's values) in the linted set
+    installs on every GPU node.
+
+    Only when every declaration found agrees: a cluster has one, so several
     different ones come from different clusters and say nothing about this pod.
     """
-    found = [d for doc in ctx.of_kind("kubernetes") for d in operator_declarations(doc)
-             if d.kind == "ClusterPolicy"]
+    found = [d for kind in ("kubernetes", "gpu-operator-values") for doc in ctx.of_kind(kind)
+             for d in operator_declarations(doc) if d.kind in ("ClusterPolicy", HELM_VALUES)]
     if not found or len({d.version for d in found}) != 1:
         return None
     first = found[0]
-    name = f" `{first.name}`" if first.name else ""
-    return Driver(first.version, Origin(f"the GPU Operator ClusterPolicy{name} (`spec.driver.version: "
-                                        f"{first.version}`)", first.doc.path, first.node.span))
+    if first.kind == HELM_VALUES:
+        what = f"the GPU Operator Helm values (`driver.version: {first.version}`)"
+    else:
+        name = f" `{first.name}`" if first.name else ""
+        what = f"the GPU Operator ClusterPolicy{name} (`spec.driver.version: {first.version}`)"
+    return Driver(first.version, Origin(what, first.doc.path, first.node.span))

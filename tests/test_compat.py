@@ -285,3 +285,25 @@ def test_odd_dockerfiles_never_crash(lint_files):
                       "b/Dockerfile": "FROM scratch\nENV NVIDIA_REQUIRE_CUDA=\"cuda>=abc brand=x,driver>=\"\n"},
                      "--driver", "535")
     assert run.rc in (0, 1), run.err
+
+
+def test_driver_from_gpu_operator_helm_values():
+    run = _lint("sources/helm-values")
+    finding = _one(run, "GL601", 8)
+    assert finding["severity"] == "warning"  # R470 runs 12.6 only via forward compatibility
+    assert "the GPU Operator Helm values (`driver.version: 470.256.02`)" in finding["message"]
+    assert [(r["path"].rsplit("/", 1)[-1], r["line"], r["column"]) for r in finding["related"]] == [
+        ("values.yaml", 9, 12)]
+    [eol] = [f for f in run.findings if f["code"] == "GL602"]
+    assert (eol["path"].rsplit("/", 1)[-1], eol["line"], eol["column"]) == ("values.yaml", 9, 12)
+    assert "the GPU Operator Helm values install driver 470.256.02" in eol["message"]
+
+
+def test_helm_values_with_the_driver_disabled_say_nothing(lint_files):
+    source = FIXTURES / "compat" / "sources" / "helm-values"
+    values = (source / "values.yaml").read_text().replace("enabled: true\n  repository",
+                                                          "enabled: false\n  repository")
+    run = lint_files({"values.yaml": values, "pod.yaml": (source / "pod.yaml").read_text()})
+    assert run.codes() == []
+    other = lint_files({"values.yaml": "image: nginx\ndriver:\n  version: 470.256.02\n"})
+    assert other.json["summary"]["files_checked"] == 1  # pod.yaml only: not the operator chart

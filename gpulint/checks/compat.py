@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpulint.fleet import Driver, Fleet, Origin, fleet_for, operator_declarations, pod_driver
+from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operator_declarations,
+                           pod_driver)
 from gpulint.k8s import env_vars, is_gpu_management, pod_specs, requests_gpus, scalar_str
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.registry import Context, check, finding
@@ -471,10 +472,10 @@ def _supported_text() -> str:
     return ", ".join(f"R{b.number}{' ' + b.type if b.type else ''} until {b.eol}" for b in supported_branches())
 
 
-@check("GL602", kinds=("kubernetes",))
+@check("GL602", kinds=("kubernetes", "gpu-operator-values"))
 def driver_branch_eol(doc: Document, ctx: Context):
     seen = set()
-    for pod in pod_specs(doc):
+    for pod in pod_specs(doc) if doc.kind == "kubernetes" else ():
         driver = pod_driver(pod)
         if driver is None or driver.version is None or driver.origin.span in seen:
             continue
@@ -486,7 +487,8 @@ def driver_branch_eol(doc: Document, ctx: Context):
     for declared in operator_declarations(doc):
         problem = branch_problem(declared.version)
         if problem is not None:
-            yield finding(doc, "GL602", declared.node.span, f"the {declared.kind} installs driver "
+            verb = "install" if declared.kind == HELM_VALUES else "installs"
+            yield finding(doc, "GL602", declared.node.span, f"the {declared.kind} {verb} driver "
                           f"{declared.version}; {problem[1]}", severity=problem[0])
 
 
