@@ -1,0 +1,70 @@
+"""Cross-file rules (GL7xx): each fixture folder is one linted set of manifests
+and node runtime configs; `# expect:` marks work as in test_kubernetes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
+from test_kubernetes import expected
+
+CROSS = FIXTURES / "crossfile"
+
+
+def lint_set(folder: str, *args: str):
+    return lint_fixture(f"crossfile/{folder}", "--select", "GL7", "--failure-threshold", "none", *args)
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in CROSS.iterdir() if p.is_dir()))
+def test_folder_findings_are_exactly_the_marked_ones(folder):
+    result = lint_set(folder)
+    assert result.rc == 0, result.err
+    assert sorted(result.at()) == expected(CROSS / folder)
+
+
+def test_unknown_class_is_a_warning_next_to_other_classes_and_info_alone():
+    typo = lint_set("class-typo").findings[0]
+    assert typo["severity"] == "warning"
+    assert "`nvidia-gpu`" in typo["message"]
+    assert [(r["path"].rsplit("/", 1)[-1], r["line"]) for r in typo["related"]] == [("runtimeclass.yaml", 4)]
+    assert lint_set("class-no-runtimeclasses").findings[0]["severity"] == "info"
+
+
+def test_missing_handler_names_the_configs_searched():
+    finding = lint_set("handler-missing").findings[0]
+    assert finding["severity"] == "error"
+    assert [(r["path"].rsplit("/", 2)[-2:], r["message"]) for r in finding["related"]] == [
+        (["node", "config.toml"], "containerd config searched (runtimes: `runc`)")]
+
+
+def test_missing_handler_is_silent_without_node_configs():
+    result = lint_fixture("crossfile/handler-missing/manifests", "--select", "GL7")
+    assert result.rc == 0 and result.codes() == []
+
+
+def test_device_plugin_points_at_the_default_runtime_setting():
+    finding = lint_set("plugin-default-runc").findings[0]
+    assert finding["severity"] == "error"
+    assert [(r["line"], r["column"], r["message"]) for r in finding["related"]] == [
+        (4, 3, "default runtime `runc`")]
+
+
+def test_device_plugin_with_an_unset_default_points_at_the_file(tmp_path):
+    plugin = (CROSS / "plugin-default-runc" / "manifests" / "device-plugin.yaml").read_text()
+    config = ('version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+              '  runtime_type = "io.containerd.runc.v2"\n')
+    write_files(tmp_path, {"ds.yaml": plugin, "config.toml": config})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    assert [(f["line"], [(r["line"], r["message"]) for r in f["related"]]) for f in result.findings] == [
+        (14, [(1, "default runtime `runc`")])]
+
+
+def test_related_locations_reach_sarif():
+    result = lint_set("handler-missing", "--format", "sarif")
+    sarif = json.loads(result.out)
+    found = sarif["runs"][0]["results"]
+    assert [r["ruleId"] for r in found] == ["GL702"]
+    locations = found[0]["relatedLocations"]
+    assert locations[0]["physicalLocation"]["artifactLocation"]["uri"].endswith("node/config.toml")
