@@ -65,10 +65,6 @@ def test_every_kind_and_crd_is_reached():
     assert codes == ["GL501"] * 13
 
 
-def _severity(result, code: str, line: int) -> str:
-    return next(f["severity"] for f in result.findings if f["code"] == code and f["line"] == line)
-
-
 def test_severities_follow_the_issue(lint_files):
     result = lint_files({"pod.yaml": """\
 apiVersion: v1

@@ -6,9 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from gpulint.fix import rewrite
 from gpulint.k8s import (
-    CONTAINER_SECTIONS,
     Container,
     PodSpec,
     env_vars,
@@ -61,18 +59,19 @@ def _entry_text(doc: Document, entry: Node, indent: int) -> str | None:
     return " " * indent + doc.text[start + old_indent:end].rstrip("\n") + "\n"
 
 
-def _first_entry_lines(doc: Document, mapping: Node | None) -> tuple[int, int, int] | None:
-    """Lines of the first entry of a block mapping (where a new first entry goes)."""
+def _insertion_point(doc: Document, mapping: Node | None) -> tuple[int, int] | None:
+    """(offset, indent) of the line holding a block mapping's first entry: where a
+    new first entry goes. None for flow mappings, JSON and `- key:` lines."""
     if mapping is None or not mapping.is_map or not mapping.value:
         return None
-    first = next(iter(mapping.value.values()))
-    key_line = first.key_span.line if first.key_span else 0
-    index = doc.index
-    line_start = index.starts[key_line - 1] if key_line else 0
-    key_start, _ = _offsets(doc, first.key_span) if first.key_span else (0, 0)
-    if not key_line or doc.text[line_start:key_start].strip(" "):
+    first = next(iter(mapping.value.values())).key_span
+    if first is None:
         return None
-    return line_start, line_start, key_start - line_start
+    line_start = doc.index.starts[first.line - 1]
+    key_start, _ = _offsets(doc, first)
+    if doc.text[line_start:key_start].strip(" "):
+        return None
+    return line_start, key_start - line_start
 
 
 def _replace(doc: Document, span: Span, text: str, description: str, safe: bool = True) -> Fix:
@@ -127,7 +126,7 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
         insert = " " * req_indent + "limits:\n" + _entry_text(doc, entry, indent)
         return Fix(description, (Edit(doc.abspath, req_start, req_start, insert),
                                  Edit(doc.abspath, start, end, "")))
-    target = _first_entry_lines(doc, limits)
+    target = _insertion_point(doc, limits)
     if target is None:
         return None
     if len(requests.value) == 1:  # the whole `requests:` block goes
@@ -135,7 +134,7 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
         if doc.text[req_start:_offsets(doc, requests.key_span)[0]].strip(" "):
             return None
         start = req_start
-    insert = _entry_text(doc, entry, target[2])
+    insert = _entry_text(doc, entry, target[1])
     return Fix(description, (Edit(doc.abspath, target[0], target[0], insert),
                              Edit(doc.abspath, start, end, "")))
 
@@ -436,8 +435,8 @@ def _move_runtime_class(doc: Document, pod: PodSpec, entry: Node) -> Fix | None:
         if scalar_str(existing) != scalar_str(entry):
             return None  # two different classes: the user must choose
         return Fix(description, (remove,))
-    target = _first_entry_lines(doc, pod.spec)
-    text = _entry_text(doc, entry, target[2]) if target else None
+    target = _insertion_point(doc, pod.spec)
+    text = _entry_text(doc, entry, target[1]) if target else None
     if text is None:
         return None
     return Fix(description, (Edit(doc.abspath, target[0], target[0], text), remove))
