@@ -35,8 +35,23 @@ def test_unknown_class_is_a_warning_next_to_other_classes_and_info_alone():
 def test_missing_handler_names_the_configs_searched():
     finding = lint_set("handler-missing").findings[0]
     assert finding["severity"] == "error"
-    assert [(r["path"].rsplit("/", 2)[-2:], r["message"]) for r in finding["related"]] == [
-        (["node", "config.toml"], "containerd config searched (runtimes: `runc`)")]
+    assert [(r["path"].rsplit("/", 2)[-2:], r["line"], r["message"]) for r in finding["related"]] == [
+        (["node", "config.toml"], 6, "containerd config searched (runtimes: `runc`)")]
+
+
+def test_a_template_that_renders_runtime_names_may_define_any_handler(tmp_path):
+    source = CROSS / "handler-missing"
+    write_files(tmp_path, {
+        "runtimeclass.yaml": (source / "manifests" / "runtimeclass.yaml").read_text(),
+        "config.toml.j2": (
+            'version = 3\n'
+            '{% for runtime in containerd_runtimes %}\n'
+            '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.{{ runtime.name }}]\n'
+            '  runtime_type = "{{ runtime.type }}"\n'
+            '{% endfor %}\n'),
+    })
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL702", ".", cwd=tmp_path)
+    assert result.findings == [], result.findings
 
 
 def test_missing_handler_is_silent_without_node_configs():

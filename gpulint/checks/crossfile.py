@@ -60,11 +60,14 @@ def runtime_class_undefined(ctx: Context):
 @check("GL702", project=True)
 def runtime_handler_undefined(ctx: Context):
     from gpulint.nodeconfig import node_configs
+    from gpulint.template import is_placeholder
 
     configs = node_configs(ctx)
     if not configs:
         return
     defined = {name for config in configs for name in config.runtimes} | set(BUILTIN_HANDLERS)
+    if any(is_placeholder(name) for name in defined):
+        return  # a template renders runtime names we cannot see: any handler may be among them
     for doc, obj in _runtime_classes(ctx):
         node = obj.get("handler")
         handler = scalar_str(node)
@@ -76,7 +79,15 @@ def runtime_handler_undefined(ctx: Context):
             f"node configuration defines: pods of this class fail with \"failed to get sandbox "
             f"runtime: no runtime for \"{handler}\" is configured\"; add a `{handler}` runtime "
             f"to the containerd config (or daemon.json) of the GPU nodes",
-            related=[related(c.doc, Span.point(1, 1), _searched(c)) for c in configs])
+            related=[related(c.doc, _first_runtime(c), _searched(c)) for c in configs])
+
+
+def _first_runtime(config):
+    """Where the config's runtimes are written (its first runtime), or its first line."""
+    entry = next(iter(config.runtimes.values()), None)
+    if entry is not None and entry.doc is config.doc:
+        return entry.node
+    return Span.point(1, 1)
 
 
 def _searched(config) -> str:
