@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpulint.discover import DEFAULT_EXCLUDES
 from gpulint.parse.errors import ParseError
 from gpulint.parse.tomlpos import load_toml
+from gpulint.resources import cache_dir
 
 SCHEMA_PATH = Path(__file__).with_name("config-schema.json")
 
@@ -72,7 +72,7 @@ def _table(path: Path) -> dict:
 
 def validate(table: dict, path: Path) -> None:
     digest = hashlib.sha256(json.dumps(table, sort_keys=True, default=str).encode()).hexdigest()
-    marker = _cache_dir() / f"config-{digest[:32]}"
+    marker = cache_dir() / f"config-{digest[:32]}"
     if marker.exists():
         return
     import jsonschema
@@ -93,11 +93,6 @@ def validate(table: dict, path: Path) -> None:
         marker.touch()
     except OSError:
         pass  # no writable cache: validate again next time
-
-
-def _cache_dir() -> Path:
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(root) / "gpulint"
 
 
 def load_settings(config: str | None = None, isolated: bool = False) -> Settings:

@@ -102,7 +102,6 @@ def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Find
 
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
-    checks.load_all()
     docs: list[Document] = []
     raw: list[Finding] = []
     skipped = 0
@@ -116,6 +115,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             raw.append(parse_finding)
             doc.tree = None
     parsed = [d for d in docs if d.tree is not None]
+    checks.load_for({d.kind for d in parsed})
     for doc in docs:  # comments are found even in a file that does not parse
         doc.suppressions = find_suppressions(doc)
     context = Context(parsed, settings, dict(options.facts), enabled)

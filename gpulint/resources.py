@@ -7,6 +7,7 @@ checkout (or an editable install) it is the top-level `rules/` beside the packag
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -18,6 +19,12 @@ def rules_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("gpulint: bundled rules/ directory not found")
+
+
+def cache_dir() -> Path:
+    """Where gpulint may remember work between runs (validated configs, the parsed catalog)."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(root) / "gpulint"
 
 
 def load_yaml(name: str):
