@@ -167,8 +167,8 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     stages: list[Stage] = []
     for ins in instructions:
         if ins.keyword == "ARG" and not stages:
-            for name, default in _arg_pairs(ins.value):
-                global_args[name] = default
+            for name, default in _arg_pairs(ins.value):  # a default may use earlier ARGs
+                global_args[name] = expand(default, global_args) if default is not None else None
             continue
         if ins.keyword == "FROM":
             stages.append(_stage(ins, len(stages), stages, global_args, index))
