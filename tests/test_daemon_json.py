@@ -131,3 +131,29 @@ def test_fix_before_after_and_idempotent(tmp_path, name, before, expected):
     relint = run_gpulint("--isolated", "--format", "json", str(target))
     left = [f for f in relint.findings if f["code"] == code and f.get("fix")]
     assert left == []
+
+
+def test_gl202_empty_path_counts_as_missing(lint_files):
+    # dockerd checks `rt.Path == "" && rt.Type == ""`, so an empty path is no path
+    run = lint_files({"daemon.json": '{\n  "runtimes": {\n    "nvidia": {"path": ""}\n  }\n}\n'})
+    assert codes_at(run) == [("GL202", 3, 5)]
+    assert "neither `path` nor `runtimeType`" in run.findings[0]["message"]
+
+
+def test_gl201_empty_default_runtime_means_the_built_in_default(lint_files):
+    run = lint_files({"daemon.json": '{"default-runtime": "", "rootless": true}\n'})
+    assert codes_at(run) == []
+
+
+def test_gl204_shim_entry_binary_name(lint_files):
+    run = lint_files({"daemon.json": (
+        '{\n  "runtimes": {\n    "nvidia": {\n      "runtimeType": "io.containerd.runc.v2",\n'
+        '      "options": {"BinaryName": "/usr/bin/nvidia-container-toolkit"}\n    }\n  }\n}\n')})
+    assert codes_at(run) == [("GL204", 5, 33)]
+    assert run.findings[0]["fix"]["safe"] is True
+
+
+def test_gl206_quotes_dockerd_error_for_removed_keys():
+    run = lint_fixture("daemon-json/bad/gl206-daemon.json")
+    assert ("the following directives don't match any configuration option: graph"
+            in run.findings[0]["message"])

@@ -21,7 +21,7 @@ from gpulint.template import is_placeholder
 # (docker/cli docs/reference/dockerd.md, "Daemon configuration file") and its flags.
 DAEMON_KEYS = frozenset("""
 allow-direct-routing allow-nondistributable-artifacts api-cors-header authorization-plugins bip bip6
-bridge bridge-accept-fwmark builder cdi-spec-dirs cgroup-parent containerd containerd-namespace
+bridge bridge-accept-fwmark builder cdi-spec-dirs cgroup-parent containerd containerd-namespace cri-containerd
 containerd-plugin-namespace containerd-plugins-namespace cpu-rt-period cpu-rt-runtime data-root
 debug default-address-pools default-cgroupns-mode default-gateway default-gateway-v6 default-ipc-mode
 default-network-opts default-runtime default-shm-size default-ulimits dns dns-opts dns-search
@@ -31,7 +31,7 @@ ip ip-forward ip-forward-no-drop ip-masq ip6tables iptables ipv6 labels live-res
 log-format log-level log-opts max-concurrent-downloads max-concurrent-uploads max-download-attempts
 metrics-addr min-api-version mtu network-control-plane-mtu no-new-privileges no-proxy
 node-generic-resources oom-score-adjust pidfile proxies raw-logs registry-mirrors runtimes
-seccomp-profile selinux-enabled shutdown-timeout storage-driver storage-opts
+rootless seccomp-profile selinux-enabled shutdown-timeout storage-driver storage-opts
 swarm-default-advertise-addr tls tlscacert tlscert tlskey tlsverify userland-proxy
 userland-proxy-path userns-remap
 """.split())
@@ -83,7 +83,7 @@ def _rename_key(doc: Document, node: Node, new: str) -> Edit:
 def default_runtime_undefined(doc, ctx):
     value = doc.tree.get("default-runtime")
     name = _str(value)
-    if name is None or is_placeholder(name):
+    if not name or is_placeholder(name):  # empty: dockerd uses its built-in default
         return
     runtimes = dict(_entries(doc))
     if name in runtimes or name in BUILTIN_RUNTIMES or is_shim_name(name):
@@ -105,7 +105,8 @@ def runtime_entry_malformed(doc, ctx):
             yield finding(doc, "GL202", entry.span,
                           f"runtime `{name}` must be an object with `path` or `runtimeType`")
             continue
-        path, runtime_type = entry.get("path"), entry.get("runtimeType")
+        # dockerd tests the fields for emptiness, so `"path": ""` counts as no path
+        path, runtime_type = _given(entry.get("path")), _given(entry.get("runtimeType"))
         options, args = entry.get("options"), entry.get("runtimeArgs")
         if path is None and runtime_type is None:
             binary = _str(entry.get("options", "BinaryName"))
@@ -129,6 +130,11 @@ def runtime_entry_malformed(doc, ctx):
                           f"runtime `{name}` has `runtimeArgs` next to `runtimeType`: dockerd refuses to "
                           f"start (\"args cannot be used with a runtimeType runtime\")")
         yield from _foreign_keys(doc, name, entry)
+
+
+def _given(node: Node | None) -> Node | None:
+    """A runtime field that dockerd sees as set: present and not an empty string."""
+    return None if node is None or node.value == "" else node
 
 
 def _foreign_keys(doc: Document, name: str, entry: Node):
@@ -170,10 +176,19 @@ def runtime_name_reserved(doc, ctx):
                           "(\"runtime name 'runc' is reserved\"); give it another name")
 
 
+def _binary(entry: Node) -> Node | None:
+    """What a runtime entry runs: `path`, or a shim entry's `options.BinaryName`."""
+    if not entry.is_map:
+        return None
+    if entry.get("runtimeType") is not None and entry.get("path") is None:
+        return entry.get("options", "BinaryName")
+    return entry.get("path")
+
+
 @check("GL204", kinds=("daemon-json",))
 def runtime_path_invalid(doc, ctx):
     for name, entry in _entries(doc):
-        path = entry.get("path") if entry.is_map else None
+        path = _binary(entry)
         value = _str(path)
         if value is None or is_placeholder(value):
             continue
@@ -212,6 +227,9 @@ def runtime_args_key(doc, ctx):
                       severity="info" if empty else "warning", fix=fix)
 
 
+_UNKNOWN_DIRECTIVE = "the following directives don't match any configuration option: "
+
+
 def _normal(key: str) -> str:
     """`default_runtime`, `defaultRuntime` and `Default-Runtime` all become `default-runtime`."""
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", key).lower().replace("_", "-")
@@ -235,14 +253,15 @@ def unknown_daemon_key(doc, ctx):
             if new is not None and doc.tree.get(new) is None:
                 fix = _json_fix(doc, f"rename `{key}` to `{new}`", [_rename_key(doc, node, new)])
             yield finding(doc, "GL206", node.key_span,
-                          f"`{key}` was removed from dockerd (Docker 23.0): dockerd refuses to start"
-                          + (f"; use `{new}`" if new else "; delete it"), fix=fix)
+                          f"`{key}` was removed from dockerd (Docker 23.0): dockerd refuses to start "
+                          f"(\"{_UNKNOWN_DIRECTIVE}{key}\")" + (f"; use `{new}`" if new else "; delete it"),
+                          fix=fix)
             continue
         suggestion = _suggest(key)
         fix = None
         if suggestion is not None and doc.tree.get(suggestion) is None:
             fix = _json_fix(doc, f"rename `{key}` to `{suggestion}`", [_rename_key(doc, node, suggestion)])
         yield finding(doc, "GL206", node.key_span,
-                      f"`{key}` is not a daemon.json option: dockerd refuses to start (\"the following "
-                      f"directives don't match any configuration option: {key}\")"
+                      f"`{key}` is not a daemon.json option: dockerd refuses to start "
+                      f"(\"{_UNKNOWN_DIRECTIVE}{key}\")"
                       + (f"; did you mean `{suggestion}`?" if suggestion else ""), fix=fix)
