@@ -178,20 +178,26 @@ def import_covers(importer: Document, pattern: str, target: Document) -> bool:
     """Whether an `imports` entry of `importer` names `target`.
 
     A relative entry resolves against the importing file's folder. An absolute
-    one (`/etc/containerd/conf.d/*.toml`) matches the file itself when linting a
-    real /etc, and otherwise a linted file with the same folder name and file
-    name pattern (`conf.d/*.toml`), since a repository keeps node files under
-    its own folders.
+    one (`/etc/containerd/conf.d/*.toml`) names the file itself when linting a
+    real /etc. A repository keeps a node's files under a folder of its own
+    (`nodes/gpu/etc/containerd/...`), so the entry also resolves against that
+    folder: the one the importer's path places at `/` (the importer sits in
+    `.../etc/containerd`), else the importer's own folder for the entry's last
+    folder (`conf.d/*.toml` beside the importer). Another node's `conf.d` never
+    matches.
     """
     target_parts = _parts(target.abspath)
-    if pattern.startswith("/"):
-        wanted = _parts(pattern)
-        if _glob_parts(wanted, target_parts):
-            return True
-        return len(wanted) >= 2 and _glob_parts(wanted[-2:], target_parts[-2:])
-    base = os.path.dirname(importer.abspath)
-    joined = os.path.normpath(os.path.join(base, pattern))
-    return _glob_parts(_parts(joined), target_parts)
+    if not pattern.startswith("/"):
+        base = os.path.dirname(importer.abspath)
+        return _glob_parts(_parts(os.path.normpath(os.path.join(base, pattern))), target_parts)
+    wanted = _parts(pattern)
+    folder = _parts(os.path.dirname(importer.abspath))
+    candidates = [wanted]
+    candidates += [folder[:-size] + wanted for size in range(1, len(wanted))
+                   if folder[-size:] == wanted[:size]]
+    if len(wanted) >= 2:
+        candidates.append(folder + wanted[-2:])
+    return any(_glob_parts(c, target_parts) for c in candidates)
 
 
 def direct_imports(doc: Document, docs: list[Document]) -> list[Document]:

@@ -146,6 +146,62 @@ def test_gl107_runc_from_the_main_file_counts_for_a_drop_in(lint_files):
     assert gl1(run) == [("GL107", 4, 3)]
 
 
+def test_gl107_nvidia_as_default_runtime_puts_runc_out_of_line(lint_files):
+    # the node's cgroup driver follows the default runtime: the fix goes to runc, not nvidia
+    run = lint_files({"config.toml": (
+        'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd]\n'
+        '  default_runtime_name = "nvidia"\n'
+        '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+        '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+        '    BinaryName = "/usr/bin/nvidia-container-runtime"\n    SystemdCgroup = true\n'
+        '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+        '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n'
+        '    BinaryName = ""\n')})
+    assert gl1(run) == [("GL107", 11, 3)]
+    finding = run.findings[0]
+    assert finding["severity"] == "warning"
+    assert "the default runtime `nvidia` has true" in finding["message"]
+    assert finding["fix"]["description"] == "set SystemdCgroup = true on `runc`"
+    assert finding["related"][0]["line"] == 8
+
+
+def test_gl107_absolute_import_does_not_reach_another_nodes_drop_in(lint_files):
+    dropin = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+              '  runtime_type = "io.containerd.runc.v2"\n'
+              '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+              '    BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+    run = lint_files({
+        "cpu/etc/containerd/config.toml": (
+            'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n'
+            '  SystemdCgroup = true\n'),
+        "cpu/etc/containerd/conf.d/10-mirrors.toml": 'version = 2\n',
+        "gpu/etc/containerd/config.toml": 'version = 2\nimports = ["conf.d/*.toml"]\n',
+        "gpu/etc/containerd/conf.d/99-nvidia.toml": dropin,
+    })
+    assert gl1(run) == []
+
+
+def test_absolute_import_resolves_against_the_nodes_own_root(lint_files):
+    run = lint_files({
+        "nodes/gpu/etc/containerd/config.toml": (
+            'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n'),
+        "nodes/gpu/etc/containerd/conf.d/99-nvidia.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+            '  default_runtime_name = "nvidia"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  options = { BinaryName = "/usr/bin/nvidia-container-runtime" }\n'),
+        "nodes/old/etc/containerd/config.toml": 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n',
+        "nodes/old/etc/containerd/config.d/50-debug.toml": 'version = 2\n[debug]\n  level = "debug"\n',
+    })
+    assert [(f["code"], f["path"].split("nodes/")[1]) for f in run.findings] == [
+        ("GL113", "old/etc/containerd/config.d/50-debug.toml")]
+
+
 def test_gl108_misplaced_and_misspelled_keys():
     run = lint_fixture("containerd/bad/gl108.toml")
     assert gl1(run) == [("GL108", 3, 3), ("GL108", 6, 3), ("GL108", 7, 3), ("GL108", 9, 5), ("GL108", 10, 5)]

@@ -454,6 +454,19 @@ def _systemd(node: Node) -> Node | None:
     return options.get("SystemdCgroup") if options is not None and options.is_map else None
 
 
+def _systemd_value(node: Node) -> bool | None:
+    """A runtime's SystemdCgroup: unset counts as false; None when not a boolean."""
+    value = _systemd(node)
+    have = value.value if value is not None else False
+    return have if isinstance(have, bool) else None
+
+
+def _node_of(doc: Document, ctx):
+    """The containerd node config that loads `doc`."""
+    return next((node for node in node_configs(ctx)
+                 if node.kind == "containerd" and any(d is doc for d in node.docs)), None)
+
+
 def _runc_for(doc: Document, ctx, plugin_id: str) -> tuple[Document, Node] | None:
     """The `runc` runtime that an NVIDIA handler of `doc` should match: the same CRI
     table's, else one in another file of the same node config."""
@@ -461,18 +474,31 @@ def _runc_for(doc: Document, ctx, plugin_id: str) -> tuple[Document, Node] | Non
     runc = table.get("containerd", "runtimes", "runc") if table is not None else None
     if runc is not None and runc.is_map:
         return doc, runc
-    for node in node_configs(ctx):
-        if node.kind != "containerd" or all(d is not doc for d in node.docs):
-            continue
-        for other in node.docs:
-            for _, name, runtime in _runtimes(other):
-                if name == "runc" and other is not doc:
-                    return other, runtime
+    node = _node_of(doc, ctx)
+    for other in node.docs if node is not None else ():
+        for _, name, runtime in _runtimes(other):
+            if name == "runc" and other is not doc:
+                return other, runtime
     return None
 
 
 def _shown(value: bool, node: Node | None) -> str:
     return ("true" if value else "false") + ("" if node is not None else " (unset)")
+
+
+def _set_systemd(doc: Document, runtime: Node, value: bool) -> Edit | None:
+    """Set a runtime's options.SystemdCgroup: replace the value or add the key."""
+    text = "true" if value else "false"
+    current, options = _systemd(runtime), runtime.get("options")
+    if current is not None:
+        return _replace(doc, current.span, text)
+    return _insert_key(doc, options, f"SystemdCgroup = {text}") if options is not None else None
+
+
+def _systemd_anchor(runtime: Node) -> Span:
+    """Where a runtime's SystemdCgroup is: its value, else the table it belongs in."""
+    value = _systemd(runtime)
+    return value.span if value is not None else (runtime.get("options") or runtime).anchor
 
 
 @check("GL107", kinds=("containerd",))
@@ -484,25 +510,36 @@ def systemd_cgroup_mismatch(doc, ctx):
         if found is None:
             continue
         runc_doc, runc = found
-        runc_value, value = _systemd(runc), _systemd(node)
-        want = runc_value.value if runc_value is not None else False
-        have = value.value if value is not None else False
-        if not isinstance(want, bool) or not isinstance(have, bool) or want == have:
+        want, have = _systemd_value(runc), _systemd_value(node)
+        if want is None or have is None or want == have:
             continue
-        text = "true" if want else "false"
-        options = node.get("options")
-        if value is not None:
-            edit = _replace(doc, value.span, text)
-        else:
-            edit = _insert_key(doc, options, f"SystemdCgroup = {text}") if options is not None else None
-        yield finding(doc, "GL107", value.span if value is not None else (options or node).anchor,
-                      f"NVIDIA runtime `{name}` has SystemdCgroup = {_shown(have, value)} but `runc` has "
-                      f"{_shown(want, runc_value)}: all runc-based runtimes must use the node's one cgroup "
-                      f"driver, or the containers of one of them get killed seconds after start or "
-                      f"lose their GPUs; give both the same value",
-                      fix=_fix(doc, f"set SystemdCgroup = {text} on `{name}`", [edit],
-                               safe=runc_value is not None),
-                      related=[related(runc_doc, runc_value or runc, "runc's setting")])
+        node_config = _node_of(doc, ctx)
+        if node_config is not None and node_config.default_runtime == name:
+            yield _runc_differs_from_default(doc, name, node, runc_doc, runc)
+            continue
+        yield finding(doc, "GL107", _systemd_anchor(node),
+                      f"NVIDIA runtime `{name}` has SystemdCgroup = {_shown(have, _systemd(node))} but "
+                      f"`runc` has {_shown(want, _systemd(runc))}: all runc-based runtimes must use the "
+                      f"node's one cgroup driver, or the containers of one of them get killed seconds "
+                      f"after start or lose their GPUs; give both the same value",
+                      fix=_fix(doc, f"set SystemdCgroup = {str(want).lower()} on `{name}`",
+                               [_set_systemd(doc, node, want)], safe=_systemd(runc) is not None),
+                      related=[related(runc_doc, _systemd_anchor(runc), "runc's setting")])
+
+
+def _runc_differs_from_default(doc: Document, name: str, node: Node, runc_doc: Document, runc: Node):
+    """When the NVIDIA runtime is the default, the node's cgroup driver follows it (kubelet
+    takes the driver from the default runtime), so `runc` is the one out of line."""
+    want, have = _systemd_value(node), _systemd_value(runc)
+    return finding(runc_doc, "GL107", _systemd_anchor(runc),
+                   f"`runc` has SystemdCgroup = {_shown(have, _systemd(runc))} but the default runtime "
+                   f"`{name}` has {_shown(want, _systemd(node))}: the node's pods follow the default "
+                   f"runtime's cgroup driver, so pods that select `runc` run under the other one and get "
+                   f"killed seconds after start; give `runc` the same value",
+                   severity="warning",
+                   fix=_fix(runc_doc, f"set SystemdCgroup = {str(want).lower()} on `runc`",
+                            [_set_systemd(runc_doc, runc, want)], safe=_systemd(node) is not None),
+                   related=[related(doc, _systemd_anchor(node), f"`{name}`'s setting")])
 
 
 @check("GL108", kinds=("containerd",))
