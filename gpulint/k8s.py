@@ -106,6 +106,15 @@ def object_name(obj: Node) -> str | None:
     return scalar_str(obj.get("metadata", "name"))
 
 
+# The RuntimeClasses the GPU Operator creates; each runs the NVIDIA runtime.
+GPU_OPERATOR_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
+
+
+def runtime_classes(doc: Document) -> list[Node]:
+    """The RuntimeClass objects of a Kubernetes document."""
+    return [obj for obj in doc.tree or () if object_kind(obj) == "RuntimeClass"]
+
+
 def pod_specs(doc: Document) -> list[PodSpec]:
     """Every pod spec in a Kubernetes document, in file order (memoised)."""
     if "k8s.pod_specs" not in doc.cache:

@@ -330,3 +330,176 @@ def test_corpus_findings_are_the_reviewed_ones():
                          "--failure-threshold", "none", str(corpus))
     assert result.rc == 0, result.err
     assert result.codes() == []
+
+
+def _pod_limits(entries: str) -> str:
+    return CONTAINER.format("        limits:\n" + "".join(f"          {e}\n" for e in entries.split(";")))
+
+
+@pytest.mark.parametrize("value, says", [
+    ("0.5", 'is 0.5 of a device, not a whole number: extended resources are counted in whole '
+            'devices and the API server rejects the pod ("must be an integer")'),
+    ('"-1"', 'is negative: extended resources are counted in whole devices and the API server '
+             'rejects the pod ("must be greater than or equal to 0")'),
+    ("1Gi", 'asks for 1073741824 devices: extended resources are counted in whole devices and '
+            'the API server accepts it, but no node has that many: the pod stays Pending with '
+            '"Insufficient nvidia.com/gpu"'),
+    ("1e999999999", "is not a quantity: extended resources are counted in whole devices and the "
+                    "API server rejects the pod (\"quantities must match the regular expression"),
+    ("true", "is not a quantity"),
+])
+def test_quantity_message_names_what_the_api_server_does(lint_files, value, says):
+    result = lint_files({"pod.yaml": _pod_limits(f"nvidia.com/gpu: {value}")}, "--select", "GL503")
+    assert result.rc == 1, result.err
+    assert result.at() == [("GL503", 11, 27)]
+    message = result.findings[0]["message"]
+    assert says in message and "time-slicing or MPS replicas" in message
+
+
+@pytest.mark.parametrize("name, outcome", [
+    ("gpu", '"gpu": "must be a standard resource for containers"'),
+    ("nvidia.com/gpus", 'accepts the pod and it stays Pending with "Insufficient nvidia.com/gpus"'),
+])
+def test_resource_name_message_says_whether_the_pod_is_rejected(lint_files, name, outcome):
+    result = lint_files({"pod.yaml": _pod_limits(f"{name}: 1")}, "--select", "GL504")
+    assert outcome in result.findings[0]["message"]
+
+
+def test_renames_never_write_a_duplicate_key(tmp_path):
+    text = CONTAINER.format("        limits:\n          nvidia.com/GPU: 1\n          nvidia.com/gpu: 1\n")
+    text = text.replace("spec:\n", "spec:\n  nodeSelector:\n    nvidia.com/cuda.driver.major: \"550\"\n"
+                        "    nvidia.com/cuda.driver-version.major: \"550\"\n", 1)
+    write_files(tmp_path, {"pod.yaml": text})
+    result = run_gpulint("--isolated", "--fix", "--unsafe-fixes", "--format", "json", "--select",
+                         "GL504,GL511", ".", cwd=tmp_path)
+    assert result.at() == [("GL511", 7, 5), ("GL504", 14, 11)]
+    assert [f["fix"] for f in result.findings] == [None, None]
+    assert "the selector already requires `nvidia.com/cuda.driver-version.major`" in \
+        result.findings[0]["message"]
+    assert (tmp_path / "pod.yaml").read_text() == text
+
+
+def test_selector_values_name_their_json_type(lint_files):
+    result = lint_files({"pod.yaml": """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  nodeSelector:
+    nvidia.com/gpu.present: true
+    nvidia.com/gpu.product:
+    nvidia.com/mig.capable: {value: "true"}
+  containers:
+    - name: c
+      image: registry.example.com/a:1
+"""}, "--select", "GL511")
+    assert result.at() == [("GL511", 7, 29), ("GL511", 8, 5), ("GL511", 9, 29)]
+    bool_, null, mapping = (f["message"] for f in result.findings)
+    assert '"cannot unmarshal bool into Go struct field' in bool_
+    assert "decodes as the empty string" in null and "unmarshal" not in null
+    assert '"cannot unmarshal object into' in mapping
+    assert [bool(f["fix"]) for f in result.findings] == [True, False, False]
+
+
+def test_json_manifest_selector_is_quoted(tmp_path):
+    text = ('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},\n'
+            ' "spec": {"nodeSelector": {"nvidia.com/gpu.count": 8},\n'
+            '  "containers": [{"name": "c", "image": "registry.example.com/a:1"}]}}\n')
+    write_files(tmp_path, {"pod.json": text})
+    first = run_gpulint("--isolated", "--format", "json", "--select", "GL511", ".", cwd=tmp_path)
+    assert first.at() == [("GL511", 2, 52)]
+    assert "JSON number" in first.findings[0]["message"] and "YAML" not in first.findings[0]["message"]
+    _fix_twice(tmp_path, "GL511")
+    assert (tmp_path / "pod.json").read_text() == text.replace(": 8}", ': "8"}')
+
+
+LWS = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  runtimeClassName: nvidia
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+          - name: leader
+            image: vllm/vllm-openai:v0.6.0
+    workerTemplate:
+      spec:
+        containers:
+          - name: worker
+            image: vllm/vllm-openai:v0.6.0
+"""
+
+
+def test_runtime_class_of_a_shared_spec_moves_into_every_pod_spec(tmp_path):
+    write_files(tmp_path, {"lws.yaml": LWS})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL509", ".", cwd=tmp_path)
+    assert result.at() == [("GL509", 6, 3)]
+    _fix_twice(tmp_path, "GL509")
+    assert (tmp_path / "lws.yaml").read_text() == LWS.replace("  runtimeClassName: nvidia\n", "").replace(
+        "      spec:\n", "      spec:\n        runtimeClassName: nvidia\n")
+
+
+def test_invalid_handler_is_shown_as_written(lint_files):
+    result = lint_files({"rc.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n"
+                                    "  name: nvidia\nhandler: [nvidia]\n"}, "--select", "GL510")
+    assert result.at() == [("GL510", 5, 10)]
+    assert "handler `[nvidia]` is not" in result.findings[0]["message"]
+
+
+def test_cuda_image_rule_follows_the_runtime_class_to_its_handler(lint_files):
+    result = lint_files({
+        "classes.yaml": """\
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: gpu
+handler: gpu-runtime
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: nvidia
+handler: runc
+""",
+        "pods.yaml": """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: on-gpu-class
+spec:
+  runtimeClassName: gpu
+  containers:
+    - name: sidecar
+      image: nvidia/cuda:12.4.1-base-ubuntu22.04
+      resources:
+        limits:
+          nvidia.com/gpu: 0
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: on-a-runc-class-named-nvidia
+spec:
+  runtimeClassName: nvidia
+  containers:
+    - name: sidecar
+      image: nvidia/cuda:12.4.1-base-ubuntu22.04
+""",
+        "node/config.toml": """\
+version = 2
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.gpu-runtime]
+  runtime_type = "io.containerd.runc.v2"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.gpu-runtime.options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+""",
+    }, "--select", "GL513")
+    assert [(f["path"], f["line"]) for f in result.findings] == [("pods.yaml", 9)]
+    assert "with a GPU limit of 0 in a pod with `runtimeClassName: gpu`" in result.findings[0]["message"]

@@ -8,23 +8,27 @@ a repository with several node pools is only faulted when none could run it.
 
 from __future__ import annotations
 
-from gpulint.k8s import is_nvml_daemon, object_kind, object_name, pod_specs, scalar_str
+from gpulint.k8s import (
+    GPU_OPERATOR_RUNTIME_CLASSES,
+    is_nvml_daemon,
+    object_name,
+    pod_specs,
+    runtime_classes,
+    scalar_str,
+)
 from gpulint.model import Span
 from gpulint.registry import Context, check, finding, related
 
 # RuntimeClasses that platforms create themselves: the GPU Operator's, and GKE
 # Sandbox's `gvisor`.
-PROVIDED_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy", "gvisor")
-# Every containerd and dockerd has runc, declared or not.
-BUILTIN_HANDLERS = ("runc",)
+PROVIDED_RUNTIME_CLASSES = (*GPU_OPERATOR_RUNTIME_CLASSES, "gvisor")
 
 
 def _runtime_classes(ctx: Context):
     """(document, RuntimeClass object) for every RuntimeClass in the linted set."""
     for doc in ctx.of_kind("kubernetes"):
-        for obj in doc.tree or ():
-            if object_kind(obj) == "RuntimeClass":
-                yield doc, obj
+        for obj in runtime_classes(doc):
+            yield doc, obj
 
 
 @check("GL701", project=True)
@@ -60,18 +64,13 @@ def runtime_class_undefined(ctx: Context):
 @check("GL702", project=True)
 def runtime_handler_undefined(ctx: Context):
     from gpulint.nodeconfig import node_configs
-    from gpulint.template import is_placeholder
 
     configs = node_configs(ctx)
-    if not configs:
-        return
-    defined = {name for config in configs for name in config.runtimes} | set(BUILTIN_HANDLERS)
-    if any(is_placeholder(name) for name in defined):
-        return  # a template renders runtime names we cannot see: any handler may be among them
     for doc, obj in _runtime_classes(ctx):
         node = obj.get("handler")
         handler = scalar_str(node)
-        if handler is None or handler in defined:
+        # a node defines runc, its declared runtimes, and any a template may render
+        if handler is None or not configs or any(c.defines(handler) for c in configs):
             continue
         yield finding(
             doc, "GL702", node.span,
@@ -102,9 +101,8 @@ def device_plugin_without_nvidia_runtime(ctx: Context):
     from gpulint.template import is_placeholder
 
     configs = [c for c in node_configs(ctx) if c.kind == "containerd"]
-    if not configs or any(c.default_runtime is None or is_placeholder(c.default_runtime)
-                          for c in configs):
-        return
+    if not configs or any(is_placeholder(c.default_runtime) for c in configs):
+        return  # no node config, or a default that a template decides
     if any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
         return
     for doc in ctx.of_kind("kubernetes"):

@@ -4,7 +4,7 @@ runtime classes and GPU feature discovery selectors of every pod spec."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from gpulint.k8s import (
     Container,
@@ -13,11 +13,14 @@ from gpulint.k8s import (
     gpu_limits,
     gpu_requests,
     is_gpu_management,
+    GPU_OPERATOR_RUNTIME_CLASSES,
     is_nvml_daemon,
     object_kind,
+    object_name,
     pod_specs,
     quantity,
     requests_gpus,
+    runtime_classes,
     scalar_str,
 )
 from gpulint.model import Document, Edit, Fix, Node, Span
@@ -72,6 +75,11 @@ def _insertion_point(doc: Document, mapping: Node | None) -> tuple[int, int] | N
     if doc.text[line_start:key_start].strip(" "):
         return None
     return line_start, key_start - line_start
+
+
+def _source(doc: Document, node: Node) -> str:
+    """A value as written in the file."""
+    return doc.text[slice(*_offsets(doc, node.span))]
 
 
 def _replace(doc: Document, span: Span, text: str, description: str, safe: bool = True) -> Fix:
@@ -150,7 +158,7 @@ def gpu_request_limit_differ(doc: Document, ctx: Context):
             wanted, asked = quantity(limit), quantity(request)
             if wanted is None or asked is None or wanted == asked:
                 continue
-            limit_text = doc.text[slice(*_offsets(doc, limit.span))]
+            limit_text = _source(doc, limit)
             yield finding(
                 doc, "GL502", request,
                 f"{_label(container)} requests {request.str()} `{name}` but limits it to "
@@ -168,28 +176,39 @@ _SHARING = ("GPUs are not divided through quantities: share one with time-slicin
             "or allocate it with DRA")
 
 
-def _quantity_problem(node: Node) -> str | None:
-    """Why a GPU quantity is unusable, or None when it is a whole, non-negative count."""
+# Quantities the API server cannot parse are rejected with this message.
+_NOT_A_QUANTITY = ("quantities must match the regular expression "
+                   "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+
+
+def _quantity_problem(name: str, node: Node) -> tuple[str, str] | None:
+    """(what is wrong with a GPU quantity, what the API server then does), or None
+    when it is a whole, non-negative count."""
+    unparsable = "is not a quantity", f"rejects the pod (\"{_NOT_A_QUANTITY}\")"
     if node.tag == "null":
         return None  # decodes as an empty quantity, which is zero
     if node.tag == "bool" or not node.is_scalar:
-        return "is not a quantity"
+        return unparsable
     text = scalar_str(node)
     if text is None:
         return None
     match = _QUANTITY.match(text.strip())
     if not match or match.group(2) not in _SUFFIXES:
-        return "is not a quantity"
+        return unparsable
     try:
         amount = Decimal(match.group(1)) * _SUFFIXES[match.group(2)]
-    except InvalidOperation:
-        return "is not a quantity"
+    except ArithmeticError:  # an exponent beyond any number the API server reads
+        return unparsable
     if amount < 0:
-        return "is negative"
+        return "is negative", "rejects the pod (\"must be greater than or equal to 0\")"
     if amount != amount.to_integral_value():
-        return f"is {amount.normalize()} of a device, not a whole number"
+        return (f"is {amount.normalize()} of a device, not a whole number",
+                "rejects the pod (\"must be an integer\")")
     if match.group(2) not in ("", "m") or "e" in match.group(1).lower():
-        return f"asks for {int(amount)} devices, more than any node has"
+        # a whole count, so it is accepted: the suffix or exponent multiplies it
+        count = int(amount) if amount.adjusted() < 19 else f"{amount:E}"
+        return (f"asks for {count} devices", f"accepts it, but no node has that many: the pod "
+                f"stays Pending with \"Insufficient {name}\"")
     return None
 
 
@@ -198,14 +217,15 @@ def gpu_quantity_invalid(doc: Document, ctx: Context):
     for _, container in _containers(doc):
         for section, entries in (("limits", gpu_limits(container)), ("requests", gpu_requests(container))):
             for name, value in entries.items():
-                problem = _quantity_problem(value)
+                problem = _quantity_problem(name, value)
                 if problem is None:
                     continue
-                shown = doc.text[slice(*_offsets(doc, value.span))]
+                what, outcome = problem
                 yield finding(
                     doc, "GL503", value.span,
-                    f"`{name}: {shown}` in {_label(container)} {section} {problem}: the API server "
-                    f"accepts only whole, non-negative device counts (\"must be an integer\"). {_SHARING}")
+                    f"`{name}: {_source(doc, value)}` in {_label(container)} {section} {what}: "
+                    f"extended resources are counted in whole devices and the API server "
+                    f"{outcome}. {_SHARING}")
 
 
 # Spellings users try for the NVIDIA GPU resource; none is advertised by any node.
@@ -243,19 +263,33 @@ def gpu_resource_name_unknown(doc: Document, ctx: Context):
                 if problem is None or value.key_span is None:
                     continue
                 why, better = problem
-                fix = None
-                if better is not None:
-                    start, end = _offsets(doc, value.key_span)
-                    key_text = doc.text[start:end]
-                    if key_text.count(name) == 1:
-                        # a bare `gpu` may have meant another vendor's GPU
-                        fix = Fix(f"rename `{name}` to `{better}`",
-                                  (Edit(doc.abspath, start, end, key_text.replace(name, better)),),
-                                  safe=name.lower().startswith("nvidia") or name.lower() == _OBSOLETE)
-                yield finding(
-                    doc, "GL504", value.key_span,
-                    f"`{name}` in {_label(container)} {section} {why}: the API server accepts the "
-                    f"pod and it stays Pending with \"Insufficient {name}\"", fix=fix)
+                # a bare `gpu` may have meant another vendor's GPU
+                safe = name.lower().startswith("nvidia") or name.lower() == _OBSOLETE
+                fix = _rename_key(doc, entries, value.key_span, name, better, safe) if better else None
+                yield finding(doc, "GL504", value.key_span,
+                              f"`{name}` in {_label(container)} {section} {why}: {_name_outcome(name)}",
+                              fix=fix)
+
+
+def _name_outcome(name: str) -> str:
+    if "/" not in name:  # only Kubernetes' own resources go without a domain
+        return (f"the API server rejects the pod (\"{name}\": \"must be a standard resource for "
+                f"containers\")")
+    return f"the API server accepts the pod and it stays Pending with \"Insufficient {name}\""
+
+
+def _rename_key(doc: Document, mapping: Node | None, span: Span, old: str, new: str,
+                safe: bool = True) -> Fix | None:
+    """Rename the key `old` written at `span` to `new`; None when the mapping already
+    has `new` (the rename would write a duplicate key) or the key text is unusual."""
+    if mapping is not None and mapping.get(new) is not None:
+        return None
+    start, end = _offsets(doc, span)
+    key_text = doc.text[start:end]
+    if key_text.count(old) != 1:
+        return None
+    return Fix(f"rename `{old}` to `{new}`", (Edit(doc.abspath, start, end, key_text.replace(old, new)),),
+               safe=safe)
 
 
 # ---------------------------------------------------------------- NVIDIA env, privileges, host paths
@@ -398,7 +432,20 @@ def gpu_in_init_container(doc: Document, ctx: Context):
 
 @check("GL509", kinds=("kubernetes",))
 def runtime_class_misplaced(doc: Document, ctx: Context):
-    seen: set[int] = set()  # a workload's `spec` is on the way to each of its pod specs
+    for where, entry, pods in _misplaced_runtime_classes(doc):
+        yield finding(
+            doc, "GL509", entry,
+            f"`runtimeClassName` in {where} is not a field there: the API server drops it "
+            f"(at most a client warning) and the pod runs on the node's default runtime, "
+            f"usually without GPUs; it belongs in the pod spec",
+            fix=_move_runtime_class(doc, pods, entry))
+
+
+def _misplaced_runtime_classes(doc: Document) -> list[tuple[str, Node, list[PodSpec]]]:
+    """(where, the entry, the pod specs it was meant for) of each `runtimeClassName`
+    outside a pod spec. A workload's `spec` is on the way to each of its pod specs
+    (a LeaderWorkerSet's leader and worker), so one entry may serve several."""
+    found: dict[int, tuple[str, Node, list[PodSpec]]] = {}
     for pod in pod_specs(doc):
         places = [(f"the top level of the {pod.kind}", pod.obj)]
         places += [(f"the {pod.kind}'s `{_key_text(doc, node)}`", node) for node in pod.trail]
@@ -407,15 +454,9 @@ def runtime_class_misplaced(doc: Document, ctx: Context):
         places += [(_label(c), c.node) for c in pod.containers]
         for where, mapping in places:
             entry = mapping.get("runtimeClassName")
-            if entry is None or entry.key_span is None or id(entry) in seen:
-                continue
-            seen.add(id(entry))
-            yield finding(
-                doc, "GL509", entry,
-                f"`runtimeClassName` in {where} is not a field there: the API server drops it "
-                f"(at most a client warning) and the pod runs on the node's default runtime, "
-                f"usually without GPUs; it belongs in the pod spec",
-                fix=_move_runtime_class(doc, pod, entry))
+            if entry is not None and entry.key_span is not None:
+                found.setdefault(id(entry), (where, entry, []))[2].append(pod)
+    return list(found.values())
 
 
 def _key_text(doc: Document, node: Node) -> str:
@@ -424,37 +465,33 @@ def _key_text(doc: Document, node: Node) -> str:
     return doc.text[slice(*_offsets(doc, node.key_span))].strip("\"'")
 
 
-def _move_runtime_class(doc: Document, pod: PodSpec, entry: Node) -> Fix | None:
+def _move_runtime_class(doc: Document, pods: list[PodSpec], entry: Node) -> Fix | None:
+    """Remove the entry and add it to each pod spec that lacks it; None when a pod spec
+    names a different class (the user must choose) or the YAML is not block style."""
     lines = _entry_lines(doc, entry)
     if lines is None:
         return None
-    description = "move runtimeClassName to the pod spec"
-    existing = pod.spec.get("runtimeClassName")
-    remove = Edit(doc.abspath, lines[0], lines[1], "")
-    if existing is not None:
-        if scalar_str(existing) != scalar_str(entry):
-            return None  # two different classes: the user must choose
-        return Fix(description, (remove,))
-    target = _insertion_point(doc, pod.spec)
-    text = _entry_text(doc, entry, target[1]) if target else None
-    if text is None:
-        return None
-    return Fix(description, (Edit(doc.abspath, target[0], target[0], text), remove))
+    edits = [Edit(doc.abspath, lines[0], lines[1], "")]
+    for pod in pods:
+        existing = pod.spec.get("runtimeClassName")
+        if existing is not None:
+            if scalar_str(existing) != scalar_str(entry):
+                return None
+            continue
+        target = _insertion_point(doc, pod.spec)
+        if target is None:
+            return None
+        edits.append(Edit(doc.abspath, target[0], target[0], _entry_text(doc, entry, target[1])))
+    return Fix("move runtimeClassName to the pod spec", tuple(edits))
 
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _OLD_NODE_API = ("node.k8s.io/v1beta1", "node.k8s.io/v1alpha1")
 
 
-def _runtime_classes(doc: Document):
-    for obj in doc.tree or ():
-        if object_kind(obj) == "RuntimeClass":
-            yield obj
-
-
 @check("GL510", kinds=("kubernetes",))
 def runtime_class_invalid(doc: Document, ctx: Context):
-    for obj in _runtime_classes(doc):
+    for obj in runtime_classes(doc):
         api = obj.get("apiVersion")
         version = scalar_str(api)
         if version in _OLD_NODE_API:
@@ -481,7 +518,7 @@ def runtime_class_invalid(doc: Document, ctx: Context):
         if name is None or len(name) > 63 or not _DNS_LABEL.match(name):
             yield finding(
                 doc, "GL510", handler.span,
-                f"RuntimeClass handler `{name}` is not a lowercase DNS-1123 label (lowercase "
+                f"RuntimeClass handler `{_source(doc, handler)}` is not a lowercase DNS-1123 label (lowercase "
                 f"letters, digits and `-`, at most 63 characters): the API server rejects the "
                 f"object; name the containerd runtime table accordingly (for example `nvidia`)")
 
@@ -500,7 +537,7 @@ def _selectors(doc: Document):
     """The nodeSelector mapping of every pod spec and RuntimeClass."""
     for pod in pod_specs(doc):
         yield pod.spec.get("nodeSelector")
-    for obj in _runtime_classes(doc):
+    for obj in runtime_classes(doc):
         yield obj.get("scheduling", "nodeSelector")
 
 
@@ -525,40 +562,51 @@ def _affinity_keys(pod: PodSpec):
 def gfd_selector_invalid(doc: Document, ctx: Context):
     for selector in _selectors(doc):
         for label, value in selector.items() if selector is not None else ():
-            if value.is_scalar and value.tag not in ("str", ""):
-                yield _unquoted_selector(doc, label, value)
+            if value.tag in _JSON_TYPES or value.tag == "null" or not value.is_scalar:
+                yield _non_string_selector(doc, label, value)
             if label in _GFD_RENAMED and value.key_span is not None:
-                yield _deprecated_label(doc, label, value.key_span)
+                yield _deprecated_label(doc, selector, label, value.key_span)
     for pod in pod_specs(doc):
         for key in _affinity_keys(pod):
             label = scalar_str(key)
             if label in _GFD_RENAMED:
-                yield _deprecated_label(doc, label, key.span)
+                yield _deprecated_label(doc, None, label, key.span)
 
 
-def _unquoted_selector(doc: Document, label: str, value: Node):
-    text = doc.text[slice(*_offsets(doc, value.span))]
-    fix = None if value.tag == "null" else _replace(doc, value.span, f'"{text}"', "quote the label value")
+# What JSON calls each YAML type: the API server decodes the manifest as JSON.
+_JSON_TYPES = {"int": "number", "float": "number", "bool": "bool"}
+
+
+def _non_string_selector(doc: Document, label: str, value: Node):
+    text = _source(doc, value)
+    if value.tag == "null":
+        return finding(
+            doc, "GL511", value.key_span or value.span,
+            f"nodeSelector `{label}` has no value: it decodes as the empty string, so the pod "
+            f"fits only nodes whose `{label}` label is empty and stays Pending (\"didn't match "
+            f"Pod's node affinity/selector\"); give the value in quotes", severity="error")
+    json_type = _JSON_TYPES.get(value.tag) or ("object" if value.is_map else "array")
+    fix = _replace(doc, value.span, f'"{text}"', "quote the label value") if value.is_scalar else None
     return finding(
         doc, "GL511", value.span,
-        f"nodeSelector `{label}: {text}` is a YAML {value.tag}, but node selectors map label "
-        f"names to strings: the API server rejects the object (\"cannot unmarshal number into Go "
-        f"struct field ... of type string\"); quote it", severity="error", fix=fix)
+        f"nodeSelector `{label}: {text}` is not a string but a JSON {json_type}, and node "
+        f"selectors map label names to strings: the API server rejects the object (\"cannot "
+        f"unmarshal {json_type} into Go struct field ... of type string\"); "
+        f"{'quote it' if fix else 'give one string value'}", severity="error", fix=fix)
 
 
-def _deprecated_label(doc: Document, label: str, span: Span):
-    start, end = _offsets(doc, span)
-    key_text = doc.text[start:end]
+def _deprecated_label(doc: Document, selector: Node | None, label: str, span: Span):
     new = _GFD_RENAMED[label]
     # unsafe: nodes labelled by an older GPU feature discovery only carry the old name
-    fix = Fix(f"rename the label to `{new}`", (Edit(doc.abspath, start, end, key_text.replace(label, new)),),
-              safe=False)
+    fix = _rename_key(doc, selector, span, label, new, safe=False)
+    also = selector is not None and selector.get(new) is not None
+    advice = (f"the selector already requires `{new}`, so drop the old label" if also
+              else f"select on `{new}` (keep both only while old nodes remain)")
     return finding(
         doc, "GL511", span,
         f"`{label}` is a deprecated GPU feature discovery label; current releases publish "
         f"`{new}`, and a selector on the old name stops matching once it is dropped (the pod "
-        f"stays Pending); select on `{new}` (keep both only while old nodes remain)",
-        severity="warning", fix=fix)
+        f"stays Pending); {advice}", severity="warning", fix=fix)
 
 
 @check("GL512", kinds=("kubernetes",))
@@ -573,30 +621,47 @@ def devel_image_in_pod(doc: Document, ctx: Context):
         yield finding(
             doc, "GL512", container.image_node.span,
             f"{_label(container)} runs the CUDA devel image `{container.image}`: it carries the "
-            f"compiler, headers and static libraries (gigabytes the node pulls on every new "
-            f"node) that running an application does not need; use the `runtime` (or "
+            f"compiler, headers and static libraries (gigabytes every new node pulls before the "
+            f"pod starts) that running an application does not need; use the `runtime` (or "
             f"`cudnn-runtime`) flavour of the same tag unless the pod really compiles CUDA code")
-
-
-# The RuntimeClasses the GPU Operator creates; each runs the NVIDIA runtime.
-NVIDIA_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
 
 
 @check("GL513", kinds=("kubernetes",))
 def cuda_image_without_gpu(doc: Document, ctx: Context):
+    nvidia_classes = _nvidia_runtime_classes(ctx)
     for pod, container in _containers(doc):
         runtime_class = scalar_str(pod.spec.get("runtimeClassName"))
-        if runtime_class not in NVIDIA_RUNTIME_CLASSES or is_gpu_management(pod):
+        if runtime_class not in nvidia_classes or is_gpu_management(pod):
             continue
         if requests_gpus(container) or not _is_cuda_image(container.image) or _opted_out(container):
             continue
+        limit = "with a GPU limit of 0" if gpu_limits(container) else "without a GPU limit"
         yield finding(
             doc, "GL513", container.image_node.span,
-            f"{_label(container)} runs the CUDA image `{container.image}` without a GPU limit in a "
-            f"pod with `runtimeClassName: {runtime_class}`: the image sets "
-            f"NVIDIA_VISIBLE_DEVICES=all, so the NVIDIA runtime exposes every GPU of the node to it, "
-            f"unaccounted by the scheduler; request `nvidia.com/gpu` in limits, or set "
-            f"NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs")
+            f"{_label(container)} runs the CUDA image `{container.image}` {limit} in a pod with "
+            f"`runtimeClassName: {runtime_class}` (an NVIDIA runtime): the image sets NVIDIA_VISIBLE_DEVICES=all, "
+            f"so the runtime exposes every GPU of the node to it, unaccounted by the scheduler; "
+            f"request `nvidia.com/gpu` in limits, or set NVIDIA_VISIBLE_DEVICES=void if it must "
+            f"not use GPUs")
+
+
+def _nvidia_runtime_classes(ctx: Context) -> set[str]:
+    """Names of the RuntimeClasses whose pods run under the NVIDIA runtime: linted ones
+    whose handler is an NVIDIA runtime (by its name, or by the binary a linted node
+    config gives it), and the GPU Operator's unless the linted files define them."""
+    from gpulint.nodeconfig import is_nvidia_handler, node_configs
+
+    cached = getattr(ctx, "_nvidia_runtime_classes", None)
+    if cached is not None:
+        return cached
+    nvidia_runtimes = {name for config in node_configs(ctx)
+                       for name, entry in config.runtimes.items() if entry.is_nvidia}
+    handlers = {object_name(obj): scalar_str(obj.get("handler"))
+                for doc in ctx.of_kind("kubernetes") for obj in runtime_classes(doc)}
+    names = {n for n in GPU_OPERATOR_RUNTIME_CLASSES if n not in handlers}
+    names |= {n for n, h in handlers.items() if n and h and (h in nvidia_runtimes or is_nvidia_handler(h, None))}
+    ctx._nvidia_runtime_classes = names
+    return names
 
 
 def _opted_out(container: Container) -> bool:
