@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
@@ -78,7 +79,17 @@ class NodeConfig:
             return True
         if self.kind == "daemon-json" and is_shim_name(name):
             return True
-        return any(is_placeholder(n) for n in self.runtimes)
+        return any(is_placeholder(n) for n in self.runtimes) or any(map(includes_template, self.docs))
+
+
+# `{{ template "base" . }}` on a line of its own: k3s/RKE2 render their whole default
+# config there, with `version` and the runtimes k3s detected on the node
+_INCLUDE = re.compile(r"^[ \t]*\{\{-?\s*template\b", re.MULTILINE)
+
+
+def includes_template(doc: Document) -> bool:
+    """Whether a templated file renders another template's content, which gpulint cannot see."""
+    return doc.templated and bool(_INCLUDE.search(doc.text))
 
 
 def is_shim_name(name: str) -> bool:

@@ -379,3 +379,26 @@ def test_fix_keeps_comments_and_crlf(tmp_path):
     run = run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target))
     assert run.rc == 0, run.err
     assert target.read_bytes().startswith(b'# node config\r\ndisabled_plugins = []  # from the docker package\r\n')
+
+
+def test_k3s_template_rendering_the_base_has_its_version_and_runtimes(lint_files):
+    # `{{ template "base" . }}` renders `version = 2` and the runtimes k3s detected
+    run = lint_files({"config.toml.tmpl": (
+        '{{ template "base" . }}\n\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes."custom"]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n')})
+    assert gl1(run) == []
+
+
+def test_gl103_quoted_version_is_an_error_with_a_fix(tmp_path):
+    target = tmp_path / "config.toml"
+    target.write_text('version = "2"  # set by the installer\n'
+                      '[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n')
+    run = run_gpulint("--isolated", "--format", "json", str(target))
+    assert gl1(run) == [("GL103", 1, 11)]
+    assert severities(run, "GL103") == ["error"]
+    for _ in range(2):
+        assert run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target)).rc == 0
+        assert target.read_text().startswith("version = 2  # set by the installer\n")
+    assert gl1(run_gpulint("--isolated", "--format", "json", str(target))) == []

@@ -16,7 +16,7 @@ import re
 from gpulint.model import Document, Edit, Fix, Node, Span
 from gpulint.nodeconfig import (ALL_CRI_IDS, CRI_PLUGIN_IDS, NOT_RUNTIMES, NVIDIA_BINARIES,
                                 V1_RUNTIME_TYPE, containerd_file, effective_cri, imported_docs,
-                                node_configs, runtime_entry, runtime_tables)
+                                includes_template, node_configs, runtime_entry, runtime_tables)
 from gpulint.parse.errors import ParseError
 from gpulint.registry import check, finding, related
 from gpulint.template import is_placeholder
@@ -316,7 +316,10 @@ def _consequence(plugin_id: str, expected: str) -> str:
 @check("GL103", kinds=("containerd",))
 def version_header_missing(doc, ctx):
     info = containerd_file(doc)
-    if doc.tree.get("version") is not None or info.plugins is None:
+    if info.version is None:
+        yield from _version_not_a_number(doc, info.version_node)
+        return
+    if info.version_node is not None or info.plugins is None or includes_template(doc):
         return
     qualified = [(pid, node) for pid, node in info.plugins.items() if pid.startswith("io.containerd.")]
     if not qualified:
@@ -331,6 +334,20 @@ def version_header_missing(doc, ctx):
                      if mixed else ""),
                   severity="error" if mixed else "warning",
                   fix=None if mixed else _version_fix(doc, info))
+
+
+def _version_not_a_number(doc: Document, node: Node):
+    """`version = "2"`: containerd decodes `version` into an integer and fails to load the file."""
+    if not isinstance(node.value, str) or _unknown(node.value):
+        return
+    text = node.value.strip()
+    fix = None
+    if text in ("1", "2", "3", "4"):
+        fix = _fix(doc, f"write version = {text}", [_replace(doc, node.span, text)])
+    yield finding(doc, "GL103", node.span,
+                  f"`version` is the string \"{node.value}\", not an integer: containerd decodes it into "
+                  f"a number and does not start (`failed to load TOML`); write it without quotes",
+                  severity="error", fix=fix)
 
 
 def _version_fix(doc: Document, info) -> Fix | None:
