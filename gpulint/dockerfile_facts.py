@@ -179,16 +179,13 @@ def _build(doc: Document) -> Facts:
         sf = StageFacts(stage, chain, image, scratch, cuda_image(image) if image else None)
         parent = out[chain[1].index] if len(chain) > 1 else None
         sf.env = dict(parent.env) if parent is not None else {}
-        variables = dict(df.global_args)
+        variables: dict[str, str | None] = {}
         for ins in stage.instructions:
             if ins.keyword == "ENV":
                 for env in env_values(doc, ins):
                     sf.env[env.name] = env
             elif ins.keyword == "ARG":
-                for token in ins.value.split():
-                    name, eq, default = token.partition("=")
-                    if eq:
-                        variables[name] = default.strip("\"'")
+                variables.update(_stage_args(ins, variables, df.global_args))
             elif ins.keyword == "RUN":
                 known = {**variables, **{k: v.value for k, v in sf.env.items()}}
                 commands = run_commands(ins, known)
@@ -197,6 +194,19 @@ def _build(doc: Document) -> Facts:
         sf.family = [sf] + [out[s.index] for s in chain[1:]]
         out.append(sf)
     return Facts(doc, df, out)
+
+
+def _stage_args(ins: Instruction, variables: dict, global_args: dict) -> dict[str, str | None]:
+    """The variables an ARG inside a stage declares. A global ARG is visible in a stage
+    only once the stage declares it again (`ARG CUDA_VERSION`), with the global default."""
+    out = {}
+    for token in ins.value.split():
+        name, eq, default = token.partition("=")
+        if eq:
+            out[name] = expand(default.strip("\"'"), {**variables, **out})
+        else:
+            out[name] = global_args.get(name)
+    return out
 
 
 def _chain(df: Dockerfile, stage: Stage) -> list[Stage]:
@@ -490,11 +500,6 @@ def keyword_end(doc: Document, ins: Instruction) -> int:
     return match.end() if match else ins.start
 
 
-
-
-
-
-
 # ---------------------------------------------------------------- what a stage does
 
 
@@ -531,7 +536,7 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
     """Where a stage's own RUN instructions compile CUDA code: `nvcc`, CMake with
     CUDA options, `make` pointed at a CUDA toolkit, CUDA extension builds
     (`setup.py` or `pip install` with TORCH_CUDA_ARCH_LIST or FORCE_CUDA set), and
-    sources written in heredocs that include CUDA headers."""
+    sources written in the RUN (heredocs, `echo` lines) that include CUDA headers."""
     out = []
     for cmd in sf.commands:
         name, args = command_name(cmd)
@@ -550,7 +555,7 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
                                                   f"TORCH_CUDA_ARCH_LIST or FORCE_CUDA set)"))
     seen = {h.instruction.start for h in out}
     for ins in sf.stage.instructions:
-        match = _CUDA_HEADER.search("\n".join(ins.heredocs)) if ins.keyword == "RUN" else None
+        match = _CUDA_HEADER.search(ins.value) if ins.keyword == "RUN" else None
         if match and ins.start not in seen:
             out.append(Hit(ins, match[0]))
     return out
@@ -664,8 +669,6 @@ def copied_paths(stage: Stage) -> list[str]:
     return out
 
 
-
-
 # ---------------------------------------------------------------- what the image is
 
 _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet-plugin|"
@@ -677,21 +680,39 @@ _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet
 def management_tool(doc: Document) -> Hit | None:
     """Evidence that the image is a GPU-management tool or a driver container
     (device plugin, DCGM, the container toolkit, GPU operator components, the
-    driver container): such images legitimately see every GPU, bypass the CUDA
-    requirement check and ship driver pieces. Judged on the final stage's
-    ENTRYPOINT, CMD, LABEL and COPY/ADD lines."""
+    driver container): such images legitimately see every GPU and bypass the CUDA
+    requirement check. Judged on the final stage's ENTRYPOINT, CMD, LABEL and
+    COPY/ADD lines and on the packages it installs."""
+    hit = _final_mention(doc, _MANAGEMENT_TOOL)
     final = facts(doc).final
-    if final is None:
-        return None
-    for stage in final.chain:
-        for ins in stage.instructions:
-            if ins.keyword in ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"):
-                match = _MANAGEMENT_TOOL.search(ins.value)
-                if match:
-                    return Hit(ins, match[0])
+    if hit is not None or final is None:
+        return hit
     for package in final.chain_packages():
         if _MANAGEMENT_PACKAGE.match(package.name):
             return Hit(package.command.instruction, package.raw)
+    return None
+
+
+_DRIVER_CONTAINER = re.compile(r"nvidia-driver|nvidia-installer|driver container|vgpu-manager",
+                               re.IGNORECASE)
+
+
+def driver_container(doc: Document) -> Hit | None:
+    """Evidence that the image is a driver container (GPU Operator driver, vGPU
+    manager), the one kind of image that ships the driver, to install it on the host."""
+    return _final_mention(doc, _DRIVER_CONTAINER)
+
+
+def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
+    """The first ENTRYPOINT, CMD, LABEL or COPY/ADD of the shipped stage (or a stage it
+    is built on) that `pattern` finds something in."""
+    final = facts(doc).final
+    for stage in final.chain if final is not None else ():
+        for ins in stage.instructions:
+            if ins.keyword in ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"):
+                match = pattern.search(ins.value)
+                if match:
+                    return Hit(ins, match[0])
     return None
 
 

@@ -29,17 +29,23 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("tags/bad.Dockerfile", [("GL301", 2, 6), ("GL301", 3, 6), ("GL301", 4, 6), ("GL302", 5, 6),
                              ("GL301", 6, 13)]),
     ("tags/good.Dockerfile", []),
+    ("tags/arg-chain.Dockerfile", [("GL302", 4, 6), ("GL302", 7, 6)]),
+    ("tags/eol-major.Dockerfile", [("GL302", 1, 6), ("GL301", 2, 6)]),
     ("devel/bad.Dockerfile", [("GL303", 1, 6)]),
     ("devel/plain.Dockerfile", [("GL303", 1, 6)]),
     ("devel/jit.Dockerfile", [("GL303", 1, 6)]),
     ("devel/good.Dockerfile", []),
+    ("devel/jit-requirements.Dockerfile", [("GL303", 1, 6)]),
     ("nvcc/bad.Dockerfile", [("GL304", 3, 5), ("GL304", 8, 5), ("GL304", 11, 29), ("GL304", 14, 1)]),
     ("nvcc/good.Dockerfile", []),
+    ("nvcc/echo-header.Dockerfile", [("GL304", 2, 13)]),
     ("driver/bad.Dockerfile", [("GL305", 4, 7), ("GL305", 5, 7), ("GL305", 7, 27), ("GL305", 9, 13)]),
     ("driver/good.Dockerfile", []),
+    ("driver/with-toolkit.Dockerfile", [("GL305", 3, 73)]),
     ("meta/bad.Dockerfile", [("GL306", 4, 42), ("GL306", 5, 48), ("GL306", 5, 66), ("GL306", 6, 24),
                              ("GL303", 8, 6), ("GL306", 9, 42)]),
     ("meta/good.Dockerfile", []),
+    ("meta/stage-args.Dockerfile", [("GL306", 11, 42)]),
     ("env/bad.Dockerfile", [("GL307", 3, 28)]),
     ("env/cuda-base.Dockerfile", [("GL307", 2, 28)]),
     ("env/custom-base.Dockerfile", []),
@@ -48,12 +54,14 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("caps/all.Dockerfile", [("GL308", 2, 32)]),
     ("caps/graphics.Dockerfile", [("GL308", 2, 32)]),
     ("caps/good.Dockerfile", []),
+    ("caps/all-in-build.Dockerfile", [("GL308", 2, 32)]),
     ("toolkit/bad.Dockerfile", [("GL309", 2, 24), ("GL309", 2, 64), ("GL309", 5, 42)]),
     ("toolkit/good.Dockerfile", []),
     ("buildtime/bad.Dockerfile", [("GL310", 2, 5), ("GL310", 3, 31), ("GL310", 4, 31), ("GL310", 5, 5)]),
     ("buildtime/good.Dockerfile", []),
     ("ldpath/bad.Dockerfile", [("GL311", 3, 21), ("GL311", 4, 45), ("GL312", 5, 21), ("GL312", 6, 10)]),
     ("ldpath/good.Dockerfile", []),
+    ("ldpath/chain.Dockerfile", [("GL311", 6, 21)]),
     ("require/bad.Dockerfile", [("GL313", 2, 28), ("GL313", 3, 26)]),
     ("require/custom.Dockerfile", [("GL313", 3, 26)]),
     ("require/good.Dockerfile", []),
@@ -77,11 +85,43 @@ def test_invalid_tag_message_names_the_real_tag():
     assert "nvidia/cuda:12.0.1-runtime-ubuntu22.04" in _messages("seed/verify.Dockerfile", "GL301")[0]["message"]
 
 
+def test_eol_names_the_supported_successor():
+    """An end-of-life major gets the supported successor named, without a fix: a new CUDA
+    major is more than a tag edit. A misspelt flavor suggests the flavor it meant."""
+    eol, wrong_case = _messages("tags/eol-major.Dockerfile", "GL302") + _messages(
+        "tags/eol-major.Dockerfile", "GL301")
+    assert "supported successor is `nvidia/cuda:12.9.2-cudnn-runtime-ubuntu22.04`" in eol["message"]
+    assert eol.get("fix") is None
+    assert "Use `nvidia/cuda:12.0.1-runtime-ubuntu22.04`" in wrong_case["message"]
+
+
+def test_arg_defaults_built_from_other_args():
+    (builder,) = [f for f in _messages("tags/arg-chain.Dockerfile", "GL302") if f["line"] == 4]
+    assert "`nvidia/cuda:12.0.0-devel-ubuntu22.04` with the ARG defaults" in builder["message"]
+
+
+def test_global_args_only_in_stages_that_declare_them():
+    (meta,) = _messages("meta/stage-args.Dockerfile", "GL306")
+    assert meta["message"].startswith("`cuda-12-4` is a meta-package")
+    assert meta.get("fix") is None  # the name is behind ${CUDA_PACKAGE}: nothing to rewrite
+
+
+def test_capabilities_all_in_a_build_stage_names_what_is_lost():
+    (found,) = _messages("caps/all-in-build.Dockerfile", "GL308")
+    assert "lacks compat32, display, graphics, ngx, video" in found["message"]
+
+
+def test_ld_library_path_clobber_along_a_stage_chain():
+    (found,) = _messages("ldpath/chain.Dockerfile", "GL311")
+    assert "set before it (by line 3)" in found["message"]
+
+
 def test_devel_severity_and_split_advice():
     bad = _messages("devel/bad.Dockerfile", "GL303")[0]
     assert bad["severity"] == "warning"
     assert "nvidia/cuda:12.9.2-runtime-ubuntu24.04" in bad["message"] and "line 4" in bad["message"]
     assert _messages("devel/jit.Dockerfile", "GL303")[0]["severity"] == "info"
+    assert _messages("devel/jit-requirements.Dockerfile", "GL303")[0]["severity"] == "info"
     assert "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime" in _messages("devel/plain.Dockerfile", "GL303")[0]["message"]
 
 

@@ -23,6 +23,7 @@ def _found(relative: str) -> list[tuple[str, int, int]]:
     ("multistage/minor.Dockerfile", [("GL401", 11, 6)]),
     ("multistage/os.Dockerfile", [("GL402", 9, 6), ("GL402", 10, 6)]),
     ("multistage/libraries.Dockerfile", [("GL403", 7, 6), ("GL403", 7, 6)]),
+    ("multistage/libraries-two-copies.Dockerfile", [("GL403", 6, 6)]),  # once per library
     ("multistage/not-cuda.Dockerfile", [("GL404", 6, 6)]),
     ("multistage/good.Dockerfile", []),
     ("wheels/bad.Dockerfile", [("GL405", 2, 41), ("GL405", 2, 54), ("GL405", 3, 41), ("GL405", 3, 72),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from gpulint.dockerfile_facts import (
-    Hit, StageFacts, command_name, cuda_builds, env_values, facts, installs_toolkit,
+    Hit, StageFacts, command_name, cuda_builds, driver_container, env_values, facts, installs_toolkit,
     is_nvidia_image, locate, management_tool, plain_image, stage_cuda,
 )
 from gpulint.model import Document, Edit, Fix, Span
@@ -66,11 +66,7 @@ def cuda_tags(doc: Document, ctx: Context):
             continue
         shown = f"`{written}` (`{resolved}` with the ARG defaults)" if from_args else f"`{resolved}`"
         better = ref.with_tag(status.suggestion) if status.suggestion else None
-        advice = f" Use `{better}`." if better else ""
-        fix = None
-        if better and not from_args and not ref.digest:
-            fix = Fix(f"use {better}", (Edit(doc.abspath, *_span_offsets(doc, span), better),),
-                      safe=False)
+        advice, fix = _tag_advice(doc, ref, better, span, editable=not from_args)
         if status.status == "eol":
             yield finding(doc, "GL302", span, f"{shown} is end of life, may be deleted: "
                           f"{status.reason}{advice}", fix=fix)
@@ -78,6 +74,25 @@ def cuda_tags(doc: Document, ctx: Context):
             verb = "was removed" if status.status == "removed" else "never existed"
             yield finding(doc, "GL301", span, f"{shown} {verb}, so pulling it fails with "
                           f"`manifest unknown`: {status.reason}{advice}", fix=fix)
+
+
+def _tag_advice(doc: Document, ref, better: str | None, span: Span, editable: bool):
+    """The sentence that names the tag to use instead, and an unsafe fix that writes it
+    when the FROM names the tag literally. A move to another CUDA major gets no fix:
+    everything the image installs for the old major has to move with it."""
+    if better is None:
+        return "", None
+    from gpulint.knowledge.images import cuda_image
+
+    old, new = cuda_image(ref), cuda_image(better)
+    if old is not None and new is not None and old.cuda_major_minor[0] != new.cuda_major_minor[0]:
+        return (f" The supported successor is `{better}`, a new CUDA major: move what the image "
+                f"installs for CUDA {old.cuda_major_minor[0]} along with it."), None
+    fix = None
+    if editable and not ref.digest:
+        fix = Fix(f"use {better}", (Edit(doc.abspath, *_span_offsets(doc, span), better),),
+                  safe=False)
+    return f" Use `{better}`.", fix
 
 
 def _placeholder(doc: Document, written: str, ref) -> bool:
@@ -98,6 +113,8 @@ def _span_offsets(doc: Document, span: Span) -> tuple[int, int]:
 
 # Applications that compile CUDA kernels at run time and so need nvcc in the image
 _JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed)\b", re.I)
+# where they show: installed or started, or their requirements copied in
+_JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD")
 
 
 def runtime_variant(image) -> str | None:
@@ -119,8 +136,7 @@ def devel_final_stage(doc: Document, ctx: Context):
         return
     runtime = runtime_variant(image)
     jit = next((Hit(ins, m[0]) for stage in final.chain for ins in stage.instructions
-                if ins.keyword in ("RUN", "ENTRYPOINT", "CMD") and (m := _JIT_USERS.search(ins.value))),
-               None)
+                if ins.keyword in _JIT_EVIDENCE and (m := _JIT_USERS.search(ins.value))), None)
     builds = [h for sf in final.family for h in cuda_builds(sf)]
     where = final.stage.image_span
     shown = image.ref.raw
@@ -191,7 +207,7 @@ _DRIVER_RUNFILE = re.compile(r"NVIDIA-Linux-[\w.${}-]+\.run$")
 
 @check("GL305", kinds=KINDS)
 def driver_in_image(doc: Document, ctx: Context):
-    if management_tool(doc) is not None:
+    if driver_container(doc) is not None:
         return  # driver containers deliver the driver to the host on purpose
     for sf in facts(doc).stages:
         for package in sf.packages:
@@ -251,8 +267,10 @@ def _meta_finding(doc: Document, package, meta):
     new_raw = package.raw.replace("cuda-runtime", "cuda-libraries", 1) if runtime else \
         package.raw.replace("cuda", "cuda-toolkit", 1)
     at = _word_offsets(doc, package.command.instruction, package.raw)
-    fix = Fix(f"install {replacement} instead of {package.name}",
-              (Edit(doc.abspath, at[0], at[1], new_raw),)) if at else None
+    fix = None  # only where the name is written out (not behind a variable)
+    if at and new_raw != package.raw:
+        fix = Fix(f"install {replacement} instead of {package.name}",
+                  (Edit(doc.abspath, at[0], at[1], new_raw),))
     span = doc.index.span(*at) if at else _package_span(doc, package)
     return finding(doc, "GL306", span,
                    f"`{package.name}` is a meta-package that depends on `cuda-drivers`, so it "
@@ -299,6 +317,7 @@ _VIDEO_USE = re.compile(r"nvenc|nvdec|cuvid|nv-codec-headers|nvcodec|libnvidia-e
 _GRAPHICS_USE = re.compile(r"libnvidia-gl|10_nvidia\.json|nvidia_icd\.json|"
                            r"__GLX_VENDOR_LIBRARY_NAME=nvidia|libEGL_nvidia|nvidia_layers\.json")
 _DEFAULT_CAPABILITIES = {"compute", "utility"}
+_ALL_CAPABILITIES = {"compute", "compat32", "display", "graphics", "ngx", "utility", "video"}
 
 
 def _capabilities(value: str) -> set[str]:
@@ -375,14 +394,14 @@ def _capabilities_in_build_stage(doc: Document, final: StageFacts, feeding: list
             if ins.keyword != "ENV":
                 continue
             for env in env_values(doc, ins):
-                extra = _capabilities(env.value) - _DEFAULT_CAPABILITIES if \
-                    env.name == "NVIDIA_DRIVER_CAPABILITIES" else set()
+                named = _capabilities(env.value) if env.name == "NVIDIA_DRIVER_CAPABILITIES" else set()
+                extra = (_ALL_CAPABILITIES if "all" in named else named) - _DEFAULT_CAPABILITIES
                 if extra:
                     yield finding(doc, "GL308", env.span, f"`NVIDIA_DRIVER_CAPABILITIES="
                                   f"{env.value}` is set only in build stage "
                                   f"`{sf.stage.name or sf.stage.index}`; ENV does not cross FROM, "
                                   f"so the shipped stage runs with `compute,utility` and lacks "
-                                  f"{', '.join(sorted(extra))}: set it in the final stage")
+                                  f"{', '.join(sorted(extra))}: set what it needs in the final stage")
 
 
 # ---------------------------------------------------------------- GL309 old toolkit installs
@@ -474,21 +493,35 @@ def _env_assignments(doc: Document, sf: StageFacts, name: str):
 
 @check("GL311", kinds=KINDS)
 def ld_library_path_clobbered(doc: Document, ctx: Context):
-    for sf in facts(doc).stages:
-        if sf.cuda_image is None:
+    all_facts = facts(doc).stages
+    for sf in all_facts:
+        if stage_cuda(doc, sf.stage) is None:
             continue
+        parent = all_facts[sf.chain[1].index] if len(sf.chain) > 1 else None
+        inherited = parent.env.get("LD_LIBRARY_PATH") if parent is not None else None
+        before = (f"line {inherited.instruction.line}" if inherited is not None else
+                  f"the base image `{sf.image}`" if sf.cuda_image is not None else None)
         for env in _env_assignments(doc, sf, "LD_LIBRARY_PATH"):
-            if _SELF.search(env.value):
-                continue
-            start, end = _span_offsets(doc, env.span)
-            at = end - 1 if doc.text[end - 1:end] in ("'", '"') else end
-            fix = Fix("append :${LD_LIBRARY_PATH}",
-                      (Edit(doc.abspath, at, at, ":${LD_LIBRARY_PATH}"),), safe=False)
-            yield finding(doc, "GL311", env.span,
-                          f"`LD_LIBRARY_PATH={env.value}` replaces the value `{sf.cuda_image.ref.raw}` "
-                          f"sets (`/usr/local/nvidia/lib:/usr/local/nvidia/lib64`, where GKE and "
-                          f"some runtimes mount the driver): `libcuda.so.1: cannot open shared "
-                          f"object file` on those nodes; append `:${{LD_LIBRARY_PATH}}`", fix=fix)
+            if before is not None and not _SELF.search(env.value) and _DRIVER_DIR not in env.value:
+                yield _clobber_finding(doc, env, before)
+            before = f"line {env.instruction.line}"
+
+
+_DRIVER_DIR = "/usr/local/nvidia/lib64"
+
+
+def _clobber_finding(doc: Document, env, before: str):
+    start, end = _span_offsets(doc, env.span)
+    at = end - 1 if doc.text[end - 1:end] in ("'", '"') else end
+    fix = Fix("append :${LD_LIBRARY_PATH}", (Edit(doc.abspath, at, at, ":${LD_LIBRARY_PATH}"),),
+              safe=False)
+    return finding(doc, "GL311", env.span,
+                   f"`LD_LIBRARY_PATH={env.value}` drops the search path set before it (by "
+                   f"{before}); CUDA images keep the driver mount points `/usr/local/nvidia/lib:"
+                   f"{_DRIVER_DIR}` there (where GKE and other runtimes without the NVIDIA hook "
+                   f"mount libcuda) and, on newer tags, `/usr/local/cuda/lib64`, so the application fails with "
+                   f"`libcuda.so.1: cannot open shared object file` or does not find the CUDA "
+                   f"libraries; append `:${{LD_LIBRARY_PATH}}`", fix=fix)
 
 
 @check("GL312", kinds=KINDS)

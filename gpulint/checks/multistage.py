@@ -136,13 +136,15 @@ def final_stage_missing_libraries(doc: Document, ctx: Context):
     for member in final.family:
         have |= provided_libraries([p.name for p in member.packages])
         have |= provided_libraries(copied_paths(member.stage))
+    reported = set()  # (stage, library): once, at the first copy from that stage
     for copy in _copies_into_final(doc):
         linked = {}
         for member in copy.source.family:
             linked.update(linked_libraries(member))
         for library, hit in sorted(linked.items()):
-            if library in have:
+            if library in have or (copy.source.stage.index, library) in reported:
                 continue
+            reported.add((copy.source.stage.index, library))
             try:
                 smallest = smallest_flavor_with(library)
             except KeyError:

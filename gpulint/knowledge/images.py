@@ -795,11 +795,13 @@ def _lifecycle(t: CudaTag, record: _Version, generic: str) -> TagStatus:
         suggestion = _build_tag(successor, generic, t.os) if successor is not record and successor.status != "removed" else None
         return TagStatus("removed", record.reason or f"CUDA {t.version} images were removed.", suggestion, source)
     if record.status == "eol":
-        successor = _resolve_successor(record)
+        patch, successor = _resolve_successor(record), _supported_successor(record)
         suggestion = _build_tag(successor, generic, t.os) if successor is not record else None
         reason = record.reason or "It is end of life."
         if record.superseded_by:
-            reason = f"CUDA {t.version} is superseded by {successor.version}. {reason}"
+            reason = f"CUDA {t.version} is superseded by {patch.version}. {reason}"
+            if patch.status != "supported" and patch.reason:
+                reason = f"{reason} {patch.version} is end of life too: {patch.reason}"
         else:
             reason = f"CUDA {t.version} images are end of life. {reason}"
         return TagStatus("eol", reason, suggestion, source)
@@ -835,6 +837,20 @@ def _resolve_successor(record: _Version) -> _Version:
     return current
 
 
+def _supported_successor(record: _Version) -> _Version:
+    """The supported release to move an end-of-life one to: the newest patch of the same
+    minor, or, when that is end of life too (a whole major retired with its driver
+    branch), the newest supported release of the next major NVIDIA still supports."""
+    current = _resolve_successor(record)
+    if current.status == "supported":
+        return current
+    later = [v for v in _versions().values() if v.status == "supported" and v.os and v.key[0] > current.key[0]]
+    if not later:
+        return current
+    major = min(v.key[0] for v in later)
+    return max((v for v in later if v.key[0] == major), key=lambda v: v.key)
+
+
 def _successor_tag(record: _Version, t: CudaTag) -> str | None:
     successor = _resolve_successor(record)
     if successor is record:
@@ -844,6 +860,7 @@ def _successor_tag(record: _Version, t: CudaTag) -> str | None:
 
 def _closest_flavor(flavor: str) -> str:
     """Map an unknown flavor to the generic one it most likely meant."""
+    flavor = flavor.lower()
     kind = "devel" if "devel" in flavor else "runtime" if "runtime" in flavor else "base"
     if "tensorrt" in flavor:
         return f"tensorrt-{kind if kind != 'base' else 'runtime'}"
