@@ -503,3 +503,93 @@ version = 2
     }, "--select", "GL513")
     assert [(f["path"], f["line"]) for f in result.findings] == [("pods.yaml", 9)]
     assert "with a GPU limit of 0 in a pod with `runtimeClassName: gpu`" in result.findings[0]["message"]
+
+
+GPU_POOLS = {
+    "karpenter.yaml": """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-a100
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      taints:
+        - key: nvidia.com/gpu
+          value: present
+          effect: NoSchedule
+""",
+    "eksctl.yaml": """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: ml
+  region: us-west-2
+nodeGroups:
+  - name: gpu-h100
+    instanceType: p5.48xlarge
+    taints:
+      nvidia.com/gpu: "present:NoSchedule"
+      dedicated: "training:NoExecute"
+""",
+    "kubeadm.yaml": """\
+apiVersion: kubeadm.k8s.io/v1beta3
+kind: JoinConfiguration
+nodeRegistration:
+  taints:
+    - key: gpu
+      value: "true"
+      effect: NoSchedule
+""",
+    "workloads.yaml": """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: finetune
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+      containers:
+        - name: finetune
+          image: registry.example.com/ml/finetune:0.3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin-daemonset
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin-ds}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin-ds}
+    spec:
+      runtimeClassName: nvidia
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: nvidia-device-plugin-ctr
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.1
+""",
+}
+
+
+def test_workloads_need_one_gpu_pool_and_node_daemons_every_pool(lint_files):
+    result = lint_files(GPU_POOLS, "--select", "GL514", "--preview", "--failure-threshold", "none")
+    # the Job fits the Karpenter pool; the device plugin is kept off the kubeadm pool, and
+    # off the eksctl pool by its non-GPU `dedicated` taint, which a pod must tolerate too
+    assert [(f["path"], f["line"], f["severity"]) for f in result.findings] == [
+        ("workloads.yaml", 31, "error")]
+    assert "`dedicated=training:NoExecute`, `gpu=true:NoSchedule`" in result.findings[0]["message"]
+    assert sorted((r["path"], r["line"]) for r in result.findings[0]["related"]) == [
+        ("eksctl.yaml", 11), ("kubeadm.yaml", 5)]

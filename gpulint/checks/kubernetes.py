@@ -703,9 +703,27 @@ def _taints(node: Node | None):
                scalar_str(item.get("effect")) or "", item)
 
 
+def _repels(effect: str) -> bool:
+    return effect in ("NoSchedule", "NoExecute")
+
+
 def _is_gpu_taint(key: str, value: str, effect: str) -> bool:
     text = f"{key}={value}".lower()
-    return effect in ("NoSchedule", "NoExecute") and ("gpu" in text or "nvidia" in text)
+    return _repels(effect) and ("gpu" in text or "nvidia" in text)
+
+
+def _gpu_pools(docs: list[Document]) -> list[list[tuple]]:
+    """The repelling taints, as (document, key, value, effect, node), of each node pool
+    (taint list) that carries at least one GPU taint: a pod must tolerate all of them
+    to land on that pool."""
+    pools = []
+    for doc in docs:
+        for obj in doc.tree or ():
+            for taint_list in _taint_lists(obj):
+                taints = [(doc, *t) for t in _taints(taint_list) if _repels(t[2])]
+                if any(_is_gpu_taint(*t[1:4]) for t in taints):
+                    pools.append(taints)
+    return pools
 
 
 def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> bool:
@@ -725,9 +743,8 @@ def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> b
 @check("GL514", project=True)
 def gpu_taint_not_tolerated(ctx: Context):
     docs = ctx.of_kind("kubernetes")
-    taints = [(doc, *taint) for doc in docs for obj in doc.tree or () for lst in _taint_lists(obj)
-              for taint in _taints(lst) if _is_gpu_taint(*taint[:3])]
-    if not taints:
+    pools = _gpu_pools(docs)
+    if not pools:
         return
     for doc in docs:
         for pod in pod_specs(doc):
@@ -737,17 +754,25 @@ def gpu_taint_not_tolerated(ctx: Context):
             tolerations = pod.spec.get("tolerations")
             if tolerations is None and doc.templated:
                 continue  # charts usually template their tolerations in from values
-            missing = [t for t in taints if not _tolerates(tolerations, *t[1:4])]
-            if not missing:
+            untolerated = [[t for t in pool if not _tolerates(tolerations, *t[1:4])] for pool in pools]
+            # a node daemon must reach every GPU pool; a workload needs one it can land on
+            blocked = any(untolerated) if daemon else all(untolerated)
+            if not blocked:
                 continue
-            names = ", ".join(dict.fromkeys(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`"
-                                            for _, k, v, e, _ in missing))
-            who = ("this device plugin / feature discovery / DCGM DaemonSet: without it the GPU "
-                   "nodes never advertise `nvidia.com/gpu`" if daemon else
-                   "this GPU workload: it stays Pending with \"node(s) had untolerated taint\"")
-            yield finding(
-                doc, "GL514", tolerations if tolerations is not None else pod.spec,
-                f"GPU nodes are tainted {names}, but no toleration matches for {who}; add "
-                f"`{{key: {missing[0][1]}, operator: Exists, effect: {missing[0][3]}}}` to the "
-                f"pod's tolerations", severity="error" if daemon else "warning",
-                related=[related(d, n, f"taint `{k}` declared here") for d, k, _, _, n in missing])
+            yield _untolerated_finding(doc, pod, daemon, [t for pool in untolerated for t in pool])
+
+
+def _untolerated_finding(doc: Document, pod: PodSpec, daemon: bool, missing: list[tuple]):
+    tolerations = pod.spec.get("tolerations")
+    names = ", ".join(dict.fromkeys(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`" for _, k, v, e, _ in missing))
+    who = ("this device plugin / feature discovery / DCGM DaemonSet: without it the GPU "
+           "nodes never advertise `nvidia.com/gpu`" if daemon else
+           "this GPU workload on any GPU node pool: it stays Pending with \"node(s) had "
+           "untolerated taint\"")
+    _, key, _, effect, _ = missing[0]
+    return finding(
+        doc, "GL514", tolerations if tolerations is not None else pod.spec,
+        f"GPU nodes are tainted {names}, but no toleration matches for {who}; add "
+        f"`{{key: {key}, operator: Exists, effect: {effect}}}` to the pod's tolerations",
+        severity="error" if daemon else "warning",
+        related=[related(d, n, f"taint `{k}` declared here") for d, k, _, _, n in missing])
