@@ -39,6 +39,17 @@ def _unknown(message: str) -> int:
     return EXIT_UNKNOWN
 
 
+def _bad_driver(command: str, value: str, option: str = "") -> bool:
+    """Say so (a usage error) when `value` is not a driver version or branch."""
+    from gpulint.fleet import driver_version
+
+    if driver_version(value) is not None:
+        return False
+    print(f"gpulint {command}: {option}{value}: expected a driver version such as 535.104.05 "
+          f"or a branch such as 535", file=sys.stderr)
+    return True
+
+
 # ------------------------------------------------------------------ gpulint cuda
 
 
@@ -128,6 +139,8 @@ def _reaches(driver: str, floor: str | None) -> bool:
 def driver_command(argv: list[str]) -> int:
     args = _parser("driver", "What a driver version runs, and its branch's lifecycle.",
                    "a driver: 535.104.05, or a branch: 535", "VERSION").parse_args(argv)
+    if _bad_driver("driver", args.value):
+        return EXIT_USAGE
     data = driver_facts(args.value)
     if data is None:
         return _unknown(f"driver {args.value} is not a driver branch gpulint knows")
@@ -206,17 +219,23 @@ def image_command(argv: list[str]) -> int:
     args = p.parse_args(argv)
     from gpulint.fleet import driver_version
 
-    driver = driver_version(args.driver) if args.driver else None
-    if args.driver and driver is None:
-        print(f"gpulint image: --driver {args.driver}: expected a driver version such as 535.104.05 "
-              f"or a branch such as 535", file=sys.stderr)
+    if args.driver and _bad_driver("image", args.driver, "--driver "):
         return EXIT_USAGE
-    data = image_facts(args.value, driver, args.gpu_class)
+    data = image_facts(args.value, driver_version(args.driver) if args.driver else None, args.gpu_class)
     if data is None:
         return _unknown(f"`{args.value}` is not an nvidia/cuda, NGC or pytorch/pytorch image gpulint recognises")
     _print(data, args.format, _image_lines(data))
     verdict = data.get("verdict")
     return EXIT_UNKNOWN if verdict and verdict["severity"] == "error" else EXIT_OK
+
+
+def _start_check_text(data: dict, xy: str) -> str:
+    if not data["start_check"]:
+        return "no: it starts on any driver, and CUDA fails later if the driver is too old"
+    if data["family"] == "ngc":
+        return (f"yes (entrypoint): on a driver without CUDA {xy} it needs forward compatibility "
+                f"(data-center GPUs), else it prints `compatibility mode is UNAVAILABLE` and CUDA cannot be used")
+    return f"yes: the container starts only on drivers that support CUDA {xy} (`cuda>={xy}`)"
 
 
 def _image_lines(data: dict) -> list[str]:
@@ -225,9 +244,7 @@ def _image_lines(data: dict) -> list[str]:
     floor = data["min_driver_minor_version"]
     lines = [data["image"],
              f"  CUDA:            {data['cuda']}{'' if data['cuda_exact'] else ' or newer'} ({where})",
-             "  start check:     "
-             + (f"yes: the container starts only on drivers that support CUDA {xy} (`cuda>={xy}`)"
-                if data["start_check"] else "no: it starts on any driver, and CUDA fails later if the driver is too old"),
+             f"  start check:     {_start_check_text(data, xy)}",
              f"  minimum driver:  {data['min_driver'] or 'not known'} natively"
              + (f"; {floor} through minor-version compatibility" if floor else "")]
     if data["forward_compat_branches"]:

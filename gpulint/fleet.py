@@ -143,7 +143,7 @@ def _gpu_from_product(product: str, origin: Origin) -> Gpu:
 def _label_origin(pod: PodSpec, labels: dict[str, Node], names: list[str]) -> Origin:
     shown = ", ".join(f"`{n}: {scalar_str(labels[n])}`" for n in names)
     first = labels[names[0]]
-    return Origin(f"the pod's node selection {shown}", pod.doc.path, first.anchor)
+    return Origin(f"the pod's node selection {shown}", pod.doc.path, first.span)
 
 
 def pod_driver(pod: PodSpec) -> Driver | None:

@@ -53,7 +53,27 @@ def test_start_check_severity_follows_forward_compatibility_and_gpu_class():
 def test_forward_compatibility_never_on_consumer_gpus():
     run = _lint("start-check/workstation.yaml", "--driver", "535.104.05")
     assert _found(run, "GL601") == [("workstation.yaml", 10, 14, "error")]
-    assert "error 804" in run.findings[0]["message"]
+    # nvidia/cuda's brand clauses name data-center and workstation brands, never GeForce
+    message = run.findings[0]["message"]
+    assert "the container does not start" in message and "unsatisfied condition: cuda>=12.4" in message
+    assert "error 804" not in message
+
+
+def test_ngc_images_name_their_entrypoint_error():
+    run = _lint("start-check/ngc.yaml")
+    assert _found(run, "GL601") == [("ngc.yaml", 14, 18, "error"), ("ngc.yaml", 31, 18, "warning")]
+    too_old = _one(run, "GL601", 14)["message"]
+    assert ("`ERROR: This container was built for NVIDIA Driver Release 550.54 or later, but version "
+            "520.61.05 was detected and compatibility mode is UNAVAILABLE`") in too_old
+    assert "unsatisfied condition" not in too_old
+    consumer = _lint("start-check/ngc.yaml", "--gpu-class", "consumer")
+    assert "error 804" in _one(consumer, "GL601", 31)["message"]
+
+
+def test_a_lower_bound_cuda_says_so():
+    """NGC months without their own release-notes row: the CUDA is at least that of the month before."""
+    message = _one(_lint("start-check/ngc.yaml"), "GL601", 31)["message"]
+    assert "needs CUDA 13.1 or newer" in message
 
 
 @pytest.mark.parametrize("gpu_class, severity", [("datacenter", "info"), ("consumer", "error")])
@@ -191,13 +211,42 @@ def test_mapped_dockerfile_outside_the_linted_paths_is_read():
 
 
 @pytest.mark.parametrize("driver, expected", [
-    ("520", [("Dockerfile.custom", 2, 18, "error"), ("Dockerfile.wheels", 2, 32, "error")]),
-    ("535.104.05", [("Dockerfile.custom", 2, 18, "warning")]),
+    ("520", [("Dockerfile.custom", 2, 18, "error"), ("Dockerfile.legacy", 4, 18, "error"),
+             ("Dockerfile.mixed-wheels", 3, 35, "error"), ("Dockerfile.override", 1, 6, "error"),
+             ("Dockerfile.wheels", 2, 32, "error")]),
+    ("535.104.05", [("Dockerfile.custom", 2, 18, "warning"), ("Dockerfile.legacy", 4, 18, "error"),
+                    ("Dockerfile.override", 1, 6, "error")]),
     ("580.65.06", []),
 ])
 def test_dockerfile_env_and_wheels(driver, expected):
     run = _lint("dockerfiles", "--driver", driver)
     assert _found(run, "GL601") == expected
+
+
+def test_legacy_cuda_version_alone_allows_no_older_branch():
+    """CUDA_VERSION without NVIDIA_REQUIRE_CUDA: the toolkit enforces `cuda>=X.Y` only."""
+    finding = _one(_lint("dockerfiles/Dockerfile.legacy", "--driver", "535.104.05"), "GL601", 4)
+    assert "unsatisfied condition: cuda>=12.6" in finding["message"]
+    assert "its requirement is `cuda>=12.6` alone, which admits no older branch" in finding["message"]
+
+
+def test_dockerfile_requirement_without_brands_replaces_the_base_images():
+    finding = _one(_lint("dockerfiles/Dockerfile.override", "--driver", "535.104.05"), "GL601", 1)
+    assert finding["severity"] == "error"
+    assert "unsatisfied condition: cuda>=12.8" in finding["message"]
+
+
+def test_the_newest_cuda_wheel_decides():
+    finding = _one(_lint("dockerfiles/Dockerfile.mixed-wheels", "--driver", "520.61.05"), "GL601", 3)
+    assert "CUDA 12 wheels: `nvidia-cublas-cu12`" in finding["message"]
+    assert "525.60.13" in finding["message"]
+
+
+def test_pod_env_replaces_the_images_requirement():
+    run = _lint("start-check/require-env.yaml", "--select", "GL601")
+    assert _found(run, "GL601") == [("require-env.yaml", 10, 14, "error"), ("require-env.yaml", 18, 14, "warning")]
+    # `yes` is not a boolean to the container toolkit (Go's strconv.ParseBool): the check stays on
+    assert "forward compatibility" in _one(run, "GL601", 18)["message"]
 
 
 def test_custom_require_cuda_lists_its_own_branches():
@@ -247,11 +296,24 @@ def test_operator_drivers_past_end_of_life():
 
 
 def test_selector_and_configuration_drivers_past_end_of_life(tmp_path):
-    assert _found(_lint("sources/selectors.yaml"), "GL602") == [("selectors.yaml", 7, 5, "warning")]
+    assert _found(_lint("sources/selectors.yaml"), "GL602") == [("selectors.yaml", 7, 35, "warning")]
     (tmp_path / ".gpulint.toml").write_text('[fleet]\ndriver = "470.256.02"\n')
     run = run_gpulint("--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
     assert [(f["path"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
         (".gpulint.toml", 2, 10, "warning")]
+
+
+@pytest.mark.parametrize("version, severity, words", [
+    ("545.23.08", "warning", "R545 is a new feature branch that reached end of life in 2024-10"),
+    ("610.43.02", "warning", "R610 is a new feature branch that reached end of life in 2026-08"),
+    ("590.48.01", "info", "R590 is a new feature branch: short-lived"),
+])
+def test_new_feature_branches_past_their_end_of_life_are_warnings(lint_files, version, severity, words):
+    policy = (FIXTURES / "compat" / "sources" / "cluster-policy" / "gpu-operator.yaml").read_text()
+    [found] = [f for f in lint_files({"policy.yaml": policy.replace("550.127.05", version)}).findings
+               if f["code"] == "GL602"]
+    assert (found["line"], found["column"], found["severity"]) == (12, 14, severity)
+    assert words in found["message"]
 
 
 def test_supported_branch_is_not_reported(lint_files):

@@ -104,6 +104,12 @@ def test_driver_text_tells_the_lifecycle():
     assert "supported until 2028-06" in run_gpulint("driver", "580").out
     unknown = run_gpulint("driver", "999")
     assert unknown.rc == 1 and "999" in unknown.err
+    assert "R610 is a new feature branch that reached end of life in 2026-08" in run_gpulint("driver", "610").out
+
+
+def test_driver_that_is_not_a_version_is_a_usage_error():
+    bad = run_gpulint("driver", "abc")
+    assert bad.rc == 2 and "expected a driver version such as 535.104.05" in bad.err
 
 
 def test_image_json_shape():
@@ -140,6 +146,12 @@ def test_image_verdict_matches_gl601(args, code, severity, rc):
     assert run.rc == rc, run.err
     verdict = json.loads(run.out)["verdict"]
     assert (verdict["code"], verdict["severity"]) == (code, severity)
+
+
+def test_image_text_for_ngc_names_the_entrypoint_check():
+    text = run_gpulint("image", "nvcr.io/nvidia/pytorch:26.04-py3").out
+    assert "CUDA:            13.1 or newer" in text
+    assert "start check:     yes (entrypoint)" in text
 
 
 def test_image_text_and_errors():

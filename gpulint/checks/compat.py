@@ -18,7 +18,7 @@ side comes from gpulint.fleet. The comparison follows the two mechanisms NVIDIA 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,6 +29,9 @@ from gpulint.model import Document, Finding, Related, Span
 from gpulint.registry import Context, check, finding
 
 _BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
+# The values Go's strconv.ParseBool reads as true: the container toolkit parses
+# NVIDIA_DISABLE_REQUIRE with it, so `yes` or `on` leave the check on.
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 
 
 # ------------------------------------------------------------------ the image side
@@ -38,10 +41,11 @@ _BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
 class ImageCuda:
     """The CUDA an image runs and how the container toolkit treats it.
 
-    version: "12.4.1", "12.4", or "12" (wheels: major only); start_check: the
-    toolkit refuses to start it on a driver below its X.Y; brand_branches: the driver
-    branches its `NVIDIA_REQUIRE_CUDA` accepts through forward compatibility (None:
-    take gpulint's forward-compatibility table).
+    version: "12.4.1", "12.4", or "12" (wheels: major only); exact: False when the
+    version is only a lower bound (an NGC month without its own release-notes row);
+    start_check: the image refuses to run on a driver below its X.Y; brand_branches:
+    the driver branches its `NVIDIA_REQUIRE_CUDA` accepts through forward
+    compatibility (None: take gpulint's forward-compatibility table).
     """
 
     label: str
@@ -53,14 +57,21 @@ class ImageCuda:
     image: object | None = None  # gpulint.knowledge.images.CudaImage
     family: str = "custom"
     release: str | None = None
+    exact: bool = True
+    basis: str | None = None  # what in a Dockerfile states the CUDA ("final stage `FROM ...`")
     related: tuple[Related, ...] = field(default_factory=tuple)
 
     @property
     def xy(self) -> str:
         return f"{self.major_minor[0]}.{self.major_minor[1]}" if self.major_minor else f"{self.major}.x"
 
+    @property
+    def cuda_text(self) -> str:
+        """"CUDA 12.4", or "CUDA 13.1 or newer" for a lower bound."""
+        return f"CUDA {self.xy}" + ("" if self.exact else " or newer")
 
-def image_cuda(ref: str, label: str | None = None) -> ImageCuda | None:
+
+def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
     from gpulint.knowledge.images import cuda_image, require_cuda_branches
 
@@ -68,8 +79,19 @@ def image_cuda(ref: str, label: str | None = None) -> ImageCuda | None:
     if img is None:
         return None
     branches = require_cuda_branches(img.cuda) if img.family == "nvidia-cuda" else None
-    return ImageCuda(label or f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
-                     img.has_start_check, branches, img, img.family, img.release)
+    return ImageCuda(f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
+                     img.has_start_check, branches, img, img.family, img.release, img.cuda_exact)
+
+
+def disables_require(value: str | None) -> bool:
+    """`NVIDIA_DISABLE_REQUIRE` as the container toolkit reads it."""
+    return (value or "").strip() in _GO_TRUE
+
+
+def require_brands(require: str) -> tuple[int, ...]:
+    """Driver branches the `brand=...,driver>=N,driver<N+1` clauses of an
+    `NVIDIA_REQUIRE_CUDA` value accept; () when it has none (only `cuda>=X.Y`)."""
+    return tuple(sorted({int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}))
 
 
 def dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
@@ -85,44 +107,47 @@ def _dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
     final = facts(doc).final if doc.tree is not None else None
     if final is None:
         return None
-    env = {name: value.value for name, value in final.env.items()}
-    disabled = env.get("NVIDIA_DISABLE_REQUIRE", "").lower() in ("1", "true", "yes", "on")
-    require = env.get("NVIDIA_REQUIRE_CUDA")
-    brands = tuple(sorted({int(m[1]) for m in _BRAND_CLAUSE.finditer(require)})) if require else None
     cuda = final_stage_cuda(doc)
-    if cuda is not None and cuda.source == "image":
-        found = image_cuda(final.image or "", f"the image built by {doc.path} (final stage `FROM {final.image}`)")
+    if cuda is None:
+        return _wheel_cuda(doc, final)
+    env = {name: value.value for name, value in final.env.items()}
+    start = not disables_require(env.get("NVIDIA_DISABLE_REQUIRE"))
+    # An NVIDIA_REQUIRE_CUDA set here replaces the base image's, brand clauses and all;
+    # a custom base with CUDA_VERSION alone is a "legacy" image: `cuda>=X.Y`, no brands.
+    require = env.get("NVIDIA_REQUIRE_CUDA")
+    brands = require_brands(require) if require is not None else None
+    if cuda.source == "image":
+        found = image_cuda(final.image or "")
         if found is None:
             return None
-        start = found.start_check and not disabled
-        return _replace(found, start_check=start, brand_branches=brands or found.brand_branches), cuda.where
-    if cuda is not None:  # ENV CUDA_VERSION / NVIDIA_REQUIRE_CUDA on a custom base
-        name = "CUDA_VERSION" if "CUDA_VERSION" in env else "NVIDIA_REQUIRE_CUDA"
-        label = f"the image built by {doc.path} (`{name}` says CUDA {cuda.version})"
-        # the toolkit checks NVIDIA_REQUIRE_CUDA, or `cuda>=CUDA_VERSION` for legacy images
-        return ImageCuda(label, cuda.version, cuda.major, cuda.major_minor, not disabled, brands), cuda.where
-    return _wheel_cuda(doc, final)
+        return replace(_built(doc, found, f"final stage `FROM {final.image}`"),
+                       start_check=found.start_check and start,
+                       brand_branches=found.brand_branches if brands is None else brands), cuda.where
+    name = "CUDA_VERSION" if "CUDA_VERSION" in final.env and final.env["CUDA_VERSION"].span == cuda.where \
+        else "NVIDIA_REQUIRE_CUDA"
+    img = ImageCuda("", cuda.version, cuda.major, cuda.major_minor, start, brands or ())
+    return _built(doc, img, f"`{name}` says CUDA {cuda.version}"), cuda.where
 
 
-def _replace(img: ImageCuda, **changes) -> ImageCuda:
-    from dataclasses import replace
-
-    return replace(img, **changes)
+def _built(doc: Document, img: ImageCuda, basis: str) -> ImageCuda:
+    return replace(img, label=f"the image built by {doc.path} ({basis})", basis=basis)
 
 
 def _wheel_cuda(doc: Document, final) -> tuple[ImageCuda, Span] | None:
     """The CUDA major of CUDA wheels the final stage installs (`torch==2.3.0+cu121`,
     `nvidia-*-cu12`, `cupy-cuda12x`, `.../whl/cu121`): they bundle their CUDA runtime
-    and have no start check, so only the major's floor applies."""
+    and have no start check, so only the major's floor applies. With wheels of
+    several majors, the newest needs the newest driver."""
     from gpulint.dockerfile_facts import cuda_wheels, locate
 
     if not final.known or final.cuda_image is not None:
         return None
-    for cmd in final.chain_commands():
-        for word, major in cuda_wheels(cmd):
-            label = f"the image built by {doc.path} (CUDA {major} wheels: `{word}`)"
-            return ImageCuda(label, str(major), major, None, False), locate(doc, cmd.instruction, word)
-    return None
+    wheels = [(major, word, cmd) for cmd in final.chain_commands() for word, major in cuda_wheels(cmd)]
+    if not wheels:
+        return None
+    major, word, cmd = max(wheels, key=lambda wheel: wheel[0])
+    img = ImageCuda("", str(major), major, None, False)
+    return _built(doc, img, f"CUDA {major} wheels: `{word}`"), locate(doc, cmd.instruction, word)
 
 
 def mapped_dockerfile(ctx: Context, ref: str) -> Document | None:
@@ -156,7 +181,8 @@ def _dockerfile_document(ctx: Context, path: Path) -> Document | None:
 
 
 def container_cuda(ctx: Context, container) -> ImageCuda | None:
-    """The CUDA of a container's image: the mapped Dockerfile first, then the reference."""
+    """The CUDA of a container's image: the mapped Dockerfile first, then the reference;
+    the container's own `NVIDIA_REQUIRE_CUDA` / `NVIDIA_DISABLE_REQUIRE` replace the image's."""
     ref = container.image
     if not ref:
         return None
@@ -164,16 +190,18 @@ def container_cuda(ctx: Context, container) -> ImageCuda | None:
     built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
     if built is not None:
         img, where = built
-        label = f"image `{ref}` (built by {dockerfile.path}, {img.label.split('(', 1)[1]}"
-        found = _replace(img, label=label, related=(Related(dockerfile.path, where.line, where.column,
-                                                            f"the image's CUDA {img.version} comes from here"),))
+        found = replace(img, label=f"image `{ref}` (built by {dockerfile.path}, {img.basis})",
+                        related=(Related(dockerfile.path, where.line, where.column,
+                                         f"the image's CUDA {img.version} comes from here"),))
     else:
         found = image_cuda(ref)
     if found is None:
         return None
     env = {name: scalar_str(value) for name, _, value in env_vars(container)}
-    if (env.get("NVIDIA_DISABLE_REQUIRE") or "").lower() in ("1", "true", "yes", "on"):
-        found = _replace(found, start_check=False)
+    if env.get("NVIDIA_REQUIRE_CUDA"):
+        found = replace(found, brand_branches=require_brands(env["NVIDIA_REQUIRE_CUDA"]))
+    if disables_require(env.get("NVIDIA_DISABLE_REQUIRE")):
+        found = replace(found, start_check=False)
     return found
 
 
@@ -240,7 +268,9 @@ def native_driver(img: ImageCuda) -> str | None:
 
 def _needs(img: ImageCuda) -> str:
     need = native_driver(img)
-    return f"driver >= {need}" if need else f"a driver that supports CUDA {img.xy}"
+    if need is None:
+        return f"a driver that supports {img.cuda_text}"
+    return f"driver >= {need}" + ("" if img.exact else f" (more if its CUDA is newer than {img.xy})")
 
 
 def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict | None:
@@ -253,15 +283,11 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
             return None
     elif (level[0], level[1]) >= need:
         return None
-    head = f"{img.label} needs CUDA {img.xy}, but {_driver_text(driver, level)} is older"
-    refused = (f"the container does not start (`nvidia-container-cli: requirement error: "
-               f"unsatisfied condition: cuda>={img.xy}, please update your driver to a newer version, "
-               f"or use an earlier cuda container`)")
+    head = f"{img.label} needs {img.cuda_text}, but {_driver_text(driver, level)} is older"
     branch = driver.branch
     if branch is None or not _forward_compat(img, branch):
-        which = (f"; R{branch} is not among the branches it accepts through forward compatibility"
-                 f"{_brand_list(img)}" if branch is not None else "")
-        return Verdict("error", f"{head}: {refused}{which}. It needs {_needs(img)}")
+        return Verdict("error", f"{head}: {_refused(img, driver)}{_not_accepted(img, branch)}. "
+                                f"It needs {_needs(img)}")
     klass, origin = fleet.gpu_class, fleet.class_origin
     if klass in ("datacenter", "embedded"):
         return Verdict("info", by_class=True, message=(
@@ -270,22 +296,53 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
     if klass == "consumer":
         return Verdict("error", by_class=True, message=(
             f"{head}: R{branch} could run it only through forward compatibility, which consumer GPUs "
-            f"({origin.description}) do not have: CUDA fails with error 804 (`forward compatibility was "
-            f"attempted on non supported HW`). It needs {_needs(img)}"))
+            f"({origin.description}) do not have: {_on_geforce(img)}. It needs {_needs(img)}"))
     return Verdict("warning", f"{head}: it runs only through forward compatibility (the image's cuda-compat "
-                              f"libraries), which works on data-center GPUs and fails with CUDA error 804 on "
-                              f"GeForce and most RTX cards; state the GPU class (`--gpu-class`, `gpu-class` in "
-                              f"[tool.gpulint.fleet], or a `nvidia.com/gpu.product` selector) or use "
-                              f"{_needs(img)}")
+                              f"libraries), which only data-center GPUs have (on GeForce cards "
+                              f"{_on_geforce(img, detail=False)}); "
+                              f"state the GPU class (`--gpu-class`, `gpu-class` in [tool.gpulint.fleet], or a "
+                              f"`nvidia.com/gpu.product` selector) or use {_needs(img)}")
 
 
 _CLASS_WORDS = {"datacenter": "data-center", "embedded": "Jetson (embedded)"}
 
 
-def _brand_list(img: ImageCuda) -> str:
-    if img.brand_branches:
-        return f" ({', '.join(f'R{b}' for b in img.brand_branches)})"
-    return ""
+def _refused(img: ImageCuda, driver: Driver) -> str:
+    """What users see when the driver is too old for an image with a start check.
+
+    The container toolkit refuses images whose `NVIDIA_REQUIRE_CUDA` is unmet; NGC
+    framework images check the driver in their entrypoint instead, so they start and
+    CUDA then fails."""
+    if img.family == "ngc":
+        need = native_driver(img)
+        built = ".".join(need.split(".")[:2]) if need else "..."
+        return (f"the container starts, but its entrypoint prints `ERROR: This container was built for NVIDIA "
+                f"Driver Release {built} or later, but version {driver.version or '...'} was detected and "
+                f"compatibility mode is UNAVAILABLE` and CUDA cannot be used")
+    return (f"the container does not start (`nvidia-container-cli: requirement error: unsatisfied condition: "
+            f"cuda>={img.xy}, please update your driver to a newer version, or use an earlier cuda container`)")
+
+
+def _on_geforce(img: ImageCuda, detail: bool = True) -> str:
+    """What forward compatibility comes to on a GeForce card: NGC images try it and
+    CUDA fails with error 804; the brand clauses of `NVIDIA_REQUIRE_CUDA` name
+    data-center and workstation brands only (tesla, nvidia, quadro, nvidiartx ...,
+    never geforce), so other images are refused at start."""
+    if img.family == "ngc":
+        return "CUDA fails with error 804" + (" (`forward compatibility was attempted on non supported HW`, "
+                                               "`CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE`)" if detail else "")
+    return ("the container does not start: its `NVIDIA_REQUIRE_CUDA` admits older branches only on data-center "
+            "and workstation GPU brands" + (f" (`unsatisfied condition: cuda>={img.xy}`)" if detail else ""))
+
+
+def _not_accepted(img: ImageCuda, branch: int | None) -> str:
+    """Why forward compatibility does not start it on `branch`."""
+    if branch is None:
+        return ""
+    if img.brand_branches == ():
+        return f"; its requirement is `cuda>={img.xy}` alone, which admits no older branch"
+    listed = f" ({', '.join(f'R{b}' for b in img.brand_branches)})" if img.brand_branches else ""
+    return f"; R{branch} is not among the branches it accepts through forward compatibility{listed}"
 
 
 def _forward_compat(img: ImageCuda, branch: int) -> bool:
@@ -448,19 +505,20 @@ def gpu_arch_unsupported(doc: Document, ctx: Context):
 
 
 def branch_problem(version: str) -> tuple[str, str] | None:
-    """(severity, sentence) when a driver's branch is end of life or a new feature
-    branch; None for supported production and long-term-support branches."""
+    """(severity, sentence) when a driver's branch is end of life (warning) or a new
+    feature branch without an end-of-life date (info: NVIDIA does not date them, they
+    are simply not maintained); None for supported branches."""
     from gpulint.knowledge.cuda import branch
 
     info = branch(version)
     if info is None or not info.is_eol or (info.unconfirmed and info.type is None):
         return None
-    if info.type == "new feature":
+    if info.type == "new feature" and info.eol is None:
         return ("info", f"R{info.number} is a new feature branch: short-lived, not updated after its release "
                         f"and not a supported forward-compatibility target; run GPU nodes on a "
                         f"long-term-support or production branch ({_supported_text()})")
-    kind = {"LTSB": "a long-term-support branch", "production":
-            "a production branch (not a long-term-support branch)"}.get(info.type or "", "a branch")
+    kind = {"LTSB": "a long-term-support branch", "new feature": "a new feature branch",
+            "production": "a production branch (not a long-term-support branch)"}.get(info.type or "", "a branch")
     when = f"reached end of life in {info.eol}" if info.eol else "is no longer supported"
     return ("warning", f"R{info.number} is {kind} that {when}: it gets no security or bug fixes; move to a "
                        f"supported branch ({_supported_text()})")
