@@ -593,3 +593,22 @@ def test_workloads_need_one_gpu_pool_and_node_daemons_every_pool(lint_files):
     assert "`dedicated=training:NoExecute`, `gpu=true:NoSchedule`" in result.findings[0]["message"]
     assert sorted((r["path"], r["line"]) for r in result.findings[0]["related"]) == [
         ("eksctl.yaml", 11), ("kubeadm.yaml", 5)]
+
+
+def test_configured_fleet_taints_are_a_gpu_pool(tmp_path):
+    write_files(tmp_path, {
+        "pyproject.toml": '[tool.gpulint]\npreview = true\n\n[tool.gpulint.fleet]\n'
+                          'taints = ["dedicated=gpu:NoSchedule"]\n',
+        "job.yaml": GPU_POOLS["workloads.yaml"].split("---\n")[0],
+    })
+    result = run_gpulint("--format", "json", "--select", "GL514", ".", cwd=tmp_path)
+    assert result.at() == [("GL514", 9, 7)]
+    assert "`dedicated=gpu:NoSchedule`" in result.findings[0]["message"]
+    assert [(r["path"], r["line"]) for r in result.findings[0]["related"]] == [("pyproject.toml", 5)]
+
+
+def test_a_misspelled_fleet_taint_stops_the_run(tmp_path):
+    write_files(tmp_path, {".gpulint.toml": '[fleet]\ntaints = ["nvidia.com/gpu=present"]\n',
+                           "job.yaml": GPU_POOLS["workloads.yaml"].split("---\n")[0]})
+    result = run_gpulint("--format", "json", ".", cwd=tmp_path)
+    assert result.rc == 2 and "fleet" in result.err and "taints" in result.err

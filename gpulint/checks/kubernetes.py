@@ -23,7 +23,7 @@ from gpulint.k8s import (
     runtime_classes,
     scalar_str,
 )
-from gpulint.model import Document, Edit, Fix, Node, Span
+from gpulint.model import Document, Edit, Fix, Node, Related, Span
 from gpulint.registry import Context, check, finding, related
 
 # ---------------------------------------------------------------- text edits
@@ -712,18 +712,34 @@ def _is_gpu_taint(key: str, value: str, effect: str) -> bool:
     return _repels(effect) and ("gpu" in text or "nvidia" in text)
 
 
-def _gpu_pools(docs: list[Document]) -> list[list[tuple]]:
-    """The repelling taints, as (document, key, value, effect, node), of each node pool
-    (taint list) that carries at least one GPU taint: a pod must tolerate all of them
-    to land on that pool."""
+def _gpu_pools(ctx: Context) -> list[list[tuple]]:
+    """The repelling taints, as (key, value, effect, where declared), of each node pool
+    that carries at least one GPU taint (a pod must tolerate all of them to land on
+    that pool), and of the GPU nodes the configuration describes (`fleet.taints`)."""
     pools = []
-    for doc in docs:
+    for doc in ctx.of_kind("kubernetes"):
         for obj in doc.tree or ():
             for taint_list in _taint_lists(obj):
-                taints = [(doc, *t) for t in _taints(taint_list) if _repels(t[2])]
-                if any(_is_gpu_taint(*t[1:4]) for t in taints):
+                taints = [(k, v, e, related(doc, n, f"taint `{k}` declared here"))
+                          for k, v, e, n in _taints(taint_list) if _repels(e)]
+                if any(_is_gpu_taint(*t[:3]) for t in taints):
                     pools.append(taints)
-    return pools
+    configured = [t for t in _config_taints(ctx.settings) if _repels(t[2])]
+    return pools + [configured] if configured else pools
+
+
+def _config_taints(settings):
+    """(key, value, effect, where) of each `key[=value]:Effect` in the configuration's
+    `fleet.taints`, pointing at the line of the configuration that names it."""
+    from gpulint.discover import display_path
+
+    lines = settings.path.read_text(encoding="utf-8").splitlines() if settings.path else []
+    for text in (settings.fleet or {}).get("taints", ()):
+        taint, _, effect = text.rpartition(":")
+        key, _, value = taint.partition("=")
+        line = next((n for n, line in enumerate(lines, 1) if text in line), 1)
+        yield key, value, effect, Related(display_path(settings.path), line, 1,
+                                          f"taint `{key}` of the fleet's GPU nodes")
 
 
 def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> bool:
@@ -742,11 +758,10 @@ def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> b
 
 @check("GL514", project=True)
 def gpu_taint_not_tolerated(ctx: Context):
-    docs = ctx.of_kind("kubernetes")
-    pools = _gpu_pools(docs)
+    pools = _gpu_pools(ctx)
     if not pools:
         return
-    for doc in docs:
+    for doc in ctx.of_kind("kubernetes"):
         for pod in pod_specs(doc):
             daemon = is_nvml_daemon(pod)
             if not daemon and not any(requests_gpus(c) for c in pod.containers):
@@ -754,7 +769,7 @@ def gpu_taint_not_tolerated(ctx: Context):
             tolerations = pod.spec.get("tolerations")
             if tolerations is None and doc.templated:
                 continue  # charts usually template their tolerations in from values
-            untolerated = [[t for t in pool if not _tolerates(tolerations, *t[1:4])] for pool in pools]
+            untolerated = [[t for t in pool if not _tolerates(tolerations, *t[:3])] for pool in pools]
             # a node daemon must reach every GPU pool; a workload needs one it can land on
             blocked = any(untolerated) if daemon else all(untolerated)
             if not blocked:
@@ -764,15 +779,14 @@ def gpu_taint_not_tolerated(ctx: Context):
 
 def _untolerated_finding(doc: Document, pod: PodSpec, daemon: bool, missing: list[tuple]):
     tolerations = pod.spec.get("tolerations")
-    names = ", ".join(dict.fromkeys(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`" for _, k, v, e, _ in missing))
+    names = ", ".join(dict.fromkeys(f"`{k}={v}:{e}`" if v else f"`{k}:{e}`" for k, v, e, _ in missing))
     who = ("this device plugin / feature discovery / DCGM DaemonSet: without it the GPU "
            "nodes never advertise `nvidia.com/gpu`" if daemon else
            "this GPU workload on any GPU node pool: it stays Pending with \"node(s) had "
            "untolerated taint\"")
-    _, key, _, effect, _ = missing[0]
+    key, _, effect, _ = missing[0]
     return finding(
         doc, "GL514", tolerations if tolerations is not None else pod.spec,
         f"GPU nodes are tainted {names}, but no toleration matches for {who}; add "
         f"`{{key: {key}, operator: Exists, effect: {effect}}}` to the pod's tolerations",
-        severity="error" if daemon else "warning",
-        related=[related(d, n, f"taint `{k}` declared here") for d, k, _, _, n in missing])
+        severity="error" if daemon else "warning", related=[t[3] for t in missing])
