@@ -612,3 +612,25 @@ def test_a_misspelled_fleet_taint_stops_the_run(tmp_path):
                            "job.yaml": GPU_POOLS["workloads.yaml"].split("---\n")[0]})
     result = run_gpulint("--format", "json", ".", cwd=tmp_path)
     assert result.rc == 2 and "fleet" in result.err and "taints" in result.err
+
+
+@pytest.mark.parametrize("path, advice", [
+    ("/dev/nvidiactl", "request `nvidia.com/gpu` and let the NVIDIA runtime inject"),
+    ("/dev/dri", "`gpu.intel.com/i915`, `amd.com/gpu`"),
+    ("/dev/dri/renderD128", "`gpu.intel.com/i915`, `amd.com/gpu`"),
+    ("/run/nvidia/driver", "request `nvidia.com/gpu`"),
+    ("/usr/local/nvidia/lib64", "request `nvidia.com/gpu`"),
+    ("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "request `nvidia.com/gpu`"),
+    ("/var/lib/kubelet/device-plugins", None),
+    ("/dev/shm", None),
+    ("/usr/lib/x86_64-linux-gnu", None),
+])
+def test_host_gpu_paths(lint_files, path, advice):
+    text = CONTAINER.format("        limits:\n          cpu: \"1\"\n") + (
+        f"  volumes:\n    - name: host\n      hostPath:\n        path: {path}\n")
+    result = lint_files({"pod.yaml": text}, "--select", "GL507")
+    if advice is None:
+        assert result.findings == []
+    else:
+        assert result.at() == [("GL507", 15, 15)]
+        assert advice in result.findings[0]["message"]

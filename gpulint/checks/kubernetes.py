@@ -107,6 +107,8 @@ def _label(container: Container) -> str:
 def gpu_request_without_limit(doc: Document, ctx: Context):
     for _, container in _containers(doc):
         limits = gpu_limits(container)
+        if doc.templated and _filled_by_template(container.node.get("resources", "limits")):
+            continue
         for name, value in gpu_requests(container).items():
             if name in limits:
                 continue
@@ -116,6 +118,12 @@ def gpu_request_without_limit(doc: Document, ctx: Context):
                 f"rejects the pod (\"Limit must be set for non overcommitable resources\"); "
                 f"extended resources such as GPUs are given in `limits`",
                 fix=_move_to_limits(doc, container, value))
+
+
+def _filled_by_template(node: Node | None) -> bool:
+    """A key of a template whose content a template expression writes (`limits:` followed
+    by `{{ toYaml .Values.limits | nindent 10 }}`): it reads as empty or as a placeholder."""
+    return node is not None and node.is_scalar and scalar_str(node) is None
 
 
 def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | None:
@@ -410,8 +418,14 @@ def hostpath_nvidia(doc: Document, ctx: Context):
                 f"hostPath volume `{path}` mounts the node's GPU devices or driver into the pod: "
                 f"without privileges the device cgroup still denies the devices, with privileges "
                 f"it bypasses the device plugin, and a driver upgrade on the node breaks the pod "
-                f"(library/kernel mismatch); request `nvidia.com/gpu` and let the NVIDIA runtime "
-                f"inject devices and libraries")
+                f"(library/kernel mismatch); {_device_plugin_advice(path)}")
+
+
+def _device_plugin_advice(path: str) -> str:
+    if path.startswith("/dev/dri"):  # render nodes of any vendor's GPU
+        return ("request the GPU from its vendor's device plugin (`nvidia.com/gpu`, "
+                "`gpu.intel.com/i915`, `amd.com/gpu`), which hands the pod its devices")
+    return "request `nvidia.com/gpu` and let the NVIDIA runtime inject devices and libraries"
 
 
 @check("GL508", kinds=("kubernetes",))
