@@ -52,11 +52,20 @@ def test_start_check_severity_follows_forward_compatibility_and_gpu_class():
 
 def test_forward_compatibility_never_on_consumer_gpus():
     run = _lint("start-check/workstation.yaml", "--driver", "535.104.05")
-    assert _found(run, "GL601") == [("workstation.yaml", 10, 14, "error")]
+    assert _found(run, "GL601") == [("workstation.yaml", 10, 14, "error"), ("workstation.yaml", 24, 14, "warning")]
     # nvidia/cuda's brand clauses name data-center and workstation brands, never GeForce
     message = run.findings[0]["message"]
     assert "the container does not start" in message and "unsatisfied condition: cuda>=12.4" in message
     assert "error 804" not in message
+
+
+def test_workstation_gpus_have_forward_compatibility_only_on_ngc_ready_parts():
+    run = _lint("start-check/workstation.yaml", "--driver", "535.104.05")
+    message = _one(run, "GL601", 24)["message"]
+    assert "workstation RTX cards (the pod's node selection `nvidia.com/gpu.product: NVIDIA-RTX-A6000`)" in message
+    assert "select NGC-ready SKUs" in message and "error 804" in message
+    assert "state the GPU class" not in message  # the selector already states it
+    assert [r["line"] for r in _one(run, "GL601", 24)["related"]] == [21]
 
 
 def test_ngc_images_name_their_entrypoint_error():

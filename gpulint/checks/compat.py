@@ -297,6 +297,12 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
         return Verdict("error", by_class=True, message=(
             f"{head}: R{branch} could run it only through forward compatibility, which consumer GPUs "
             f"({origin.description}) do not have: {_on_geforce(img)}. It needs {_needs(img)}"))
+    if klass == "workstation":
+        return Verdict("warning", by_class=True, message=(
+            f"{head}: it runs only through forward compatibility (the image's cuda-compat libraries), which "
+            f"workstation RTX cards ({origin.description}) have only on select NGC-ready SKUs; on the others "
+            f"CUDA fails with error 804 (`forward compatibility was attempted on non supported HW`). Use "
+            f"{_needs(img)}"))
     return Verdict("warning", f"{head}: it runs only through forward compatibility (the image's cuda-compat "
                               f"libraries), which only data-center GPUs have (on GeForce cards "
                               f"{_on_geforce(img, detail=False)}); "
@@ -317,10 +323,17 @@ def _refused(img: ImageCuda, driver: Driver) -> str:
         need = native_driver(img)
         built = ".".join(need.split(".")[:2]) if need else "..."
         return (f"the container starts, but its entrypoint prints `ERROR: This container was built for NVIDIA "
-                f"Driver Release {built} or later, but version {driver.version or '...'} was detected and "
+                f"Driver Release {built} or later, but version {_shown(driver)} was detected and "
                 f"compatibility mode is UNAVAILABLE` and CUDA cannot be used")
     return (f"the container does not start (`nvidia-container-cli: requirement error: unsatisfied condition: "
             f"cuda>={img.xy}, please update your driver to a newer version, or use an earlier cuda container`)")
+
+
+def _shown(driver: Driver) -> str:
+    """The driver as the NGC entrypoint would print it (only a branch may be known)."""
+    if driver.version is None:
+        return "..."
+    return driver.version if driver.is_full else f"{driver.version}.x"
 
 
 def _on_geforce(img: ImageCuda, detail: bool = True) -> str:
