@@ -50,14 +50,21 @@ def test_fixture_findings_are_exactly_the_marked_ones(target):
     assert sorted(result.at()) == expected(K8S / target)
 
 
-@pytest.mark.parametrize("rule", [f"GL5{n:02d}" for n in range(1, 14) if n != 10])
-def test_bad_fixture_covers_pod_deployment_job_cronjob_and_a_crd(rule):
-    text = (K8S / rule / "bad.yaml").read_text()
-    documents = text.split("\n---\n")
-    kinds = [re.search(r"^kind: (\w+)", d, re.M).group(1) for d in documents]
-    assert kinds[:4] == ["Pod", "Deployment", "Job", "CronJob"]
-    assert kinds[4] in ("PyTorchJob", "RayCluster", "LeaderWorkerSet")
-    assert all("# expect: " + rule in d for d in documents)
+CRDS = {"PyTorchJob", "RayCluster", "LeaderWorkerSet"}
+
+
+@pytest.mark.parametrize("variant", ["bad", "good"])
+@pytest.mark.parametrize("rule", [f"GL5{n:02d}" for n in range(1, 15) if n != 10])
+def test_fixtures_cover_pod_deployment_job_cronjob_and_a_crd(rule, variant):
+    folder = K8S / rule / variant
+    files = sorted(folder.glob("*.yaml")) if folder.is_dir() else [K8S / rule / f"{variant}.yaml"]
+    documents = [d for f in files for d in f.read_text().split("\n---\n")]
+    kinds = [(re.search(r"^kind: (\w+)", d, re.M).group(1), d) for d in documents]
+    workloads = [(k, d) for k, d in kinds if k in CRDS | {"Pod", "Deployment", "Job", "CronJob"}]
+    assert {"Pod", "Deployment", "Job", "CronJob"} <= {k for k, _ in workloads}
+    assert CRDS & {k for k, _ in workloads}
+    if variant == "bad":
+        assert all("# expect: " + rule in d for _, d in workloads)
 
 
 def test_every_kind_and_crd_is_reached():
