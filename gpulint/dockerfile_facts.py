@@ -671,6 +671,21 @@ def copied_paths(stage: Stage) -> list[str]:
 
 # ---------------------------------------------------------------- what the image is
 
+
+def cuda_variant(image, kind: str) -> str | None:
+    """The `kind` ("runtime" or "devel") counterpart of a CudaImage: same CUDA version, OS
+    and cuDNN/TensorRT choice (`12.9.2-cudnn-devel-ubuntu24.04` -> `...-cudnn-runtime-...`).
+    None where NVIDIA publishes no such pair (NGC frameworks, tags without an OS)."""
+    other = "devel" if kind == "runtime" else "runtime"
+    tag = image.ref.tag or ""
+    if image.family == "nvidia-cuda" and image.os:
+        flavor = kind if image.flavor in ("base", other) else image.flavor.replace(other, kind)
+        return image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}", "nvidia/cuda")
+    if image.family == "pytorch" and tag.endswith(other):
+        return image.ref.with_tag(tag[: -len(other)] + kind)
+    return None
+
+
 _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet-plugin|"
                               r"nvidia-ctk|container-toolkit|gpu-operator|mig-parted|mig-manager|"
                               r"nvidia-validator|nv-hostengine|dra-driver|nvidia-driver|"

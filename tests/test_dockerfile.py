@@ -31,6 +31,10 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("tags/good.Dockerfile", []),
     ("tags/arg-chain.Dockerfile", [("GL302", 4, 6), ("GL302", 7, 6)]),
     ("tags/eol-major.Dockerfile", [("GL302", 1, 6), ("GL301", 2, 6)]),
+    ("tags/platform.Dockerfile", [("GL301", 2, 29), ("GL301", 3, 31), ("GL301", 4, 31), ("GL302", 5, 6)]),
+    ("tags/platform-good.Dockerfile", []),
+    ("tags/inline-default.Dockerfile", [("GL301", 1, 6)]),
+    ("templated/Dockerfile.j2", []),
     ("devel/bad.Dockerfile", [("GL303", 1, 6)]),
     ("devel/plain.Dockerfile", [("GL303", 1, 6)]),
     ("devel/jit.Dockerfile", [("GL303", 1, 6)]),
@@ -93,6 +97,18 @@ def test_eol_names_the_supported_successor():
     assert "supported successor is `nvidia/cuda:12.9.2-cudnn-runtime-ubuntu22.04`" in eol["message"]
     assert eol.get("fix") is None
     assert "Use `nvidia/cuda:12.0.1-runtime-ubuntu22.04`" in wrong_case["message"]
+
+
+def test_platform_without_an_image_for_it():
+    mariner, amazon, power = _messages("tags/platform.Dockerfile", "GL301")
+    assert "has no linux/arm64 image" in mariner["message"]
+    assert "`no matching manifest for linux/arm64 in the manifest list entries`" in mariner["message"]
+    assert "Use `nvidia/cuda:12.6.3-base-ubuntu22.04`" in mariner["message"]
+    assert "gained arm64 with CUDA 12.9.0" in amazon["message"]  # --platform from an ARG default
+    assert "ppc64le" in power["message"] and power.get("fix") is None
+    (legacy,) = _messages("tags/platform.Dockerfile", "GL302")
+    assert "nvidia/cuda-arm64 repository is deprecated" in legacy["message"]
+    assert "Use `nvidia/cuda:12.9.2-base-ubuntu22.04`" in legacy["message"]
 
 
 def test_arg_defaults_built_from_other_args():

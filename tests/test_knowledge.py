@@ -578,6 +578,35 @@ def test_tag_status_latest(image: str) -> None:
     assert verdict.suggestion and tag_status(f"nvidia/cuda:{verdict.suggestion}").status == "supported"
 
 
+@pytest.mark.parametrize(
+    "image, platform, status, suggestion",
+    [
+        ("nvidia/cuda:12.6.3-base-cm2", "linux/arm64", "never-existed", "12.6.3-base-ubuntu22.04"),
+        ("nvidia/cuda:12.6.3-base-cm2", "linux/amd64", "supported", None),
+        ("nvidia/cuda:12.6.3-base-cm2", "x86_64", "supported", None),
+        ("nvidia/cuda:12.8.1-runtime-amzn2023", "linux/arm64/v8", "never-existed", "12.8.1-runtime-ubuntu22.04"),
+        ("nvidia/cuda:12.9.2-runtime-amzn2023", "aarch64", "supported", None),
+        ("nvidia/cuda:12.6.3-runtime-ubi8", "linux/ppc64le", "never-existed", None),
+        ("nvidia/cuda:12.4.1-runtime-ubi8", "linux/ppc64le", "supported", None),
+        ("nvidia/cuda:12.6.3-runtime-ubuntu22.04", "linux/s390x", "never-existed", None),
+        ("nvidia/cuda:12.0-runtime", "linux/arm64", "never-existed", "12.0.1-runtime-ubuntu22.04"),
+    ],
+)
+def test_tag_status_for_a_platform(image: str, platform: str, status: str, suggestion) -> None:
+    verdict = tag_status(image, platform)
+    assert verdict is not None
+    assert (verdict.status, verdict.suggestion) == (status, suggestion), verdict.reason
+
+
+def test_legacy_architecture_repositories() -> None:
+    assert cuda_image("nvidia/cuda-arm64:12.9.2-base-ubuntu22.04").arch == "arm64"
+    assert cuda_image("nvidia/cuda:12.9.2-base-ubuntu22.04").arch is None
+    current = tag_status("nvidia/cuda-arm64:12.9.2-base-ubuntu22.04")
+    assert (current.status, current.suggestion, current.repository) == ("eol", "12.9.2-base-ubuntu22.04", "nvidia/cuda")
+    gone = tag_status("nvidia/cuda-ppc64le:12.6.3-base-ubi8")
+    assert gone.status == "never-existed" and "ppc64le" in gone.reason
+
+
 def test_tag_status_other_images() -> None:
     assert tag_status("ubuntu:22.04") is None
     assert tag_status("nvcr.io/nvidia/pytorch:24.05-py3") is None

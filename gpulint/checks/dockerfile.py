@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from gpulint.dockerfile_facts import (
-    Hit, StageFacts, command_name, cuda_builds, driver_container, env_values, facts, installs_toolkit,
-    is_nvidia_image, locate, management_tool, plain_image, stage_cuda,
+    Hit, StageFacts, command_name, cuda_builds, cuda_variant, driver_container, env_values, facts,
+    installs_toolkit, is_nvidia_image, locate, management_tool, plain_image, stage_cuda,
 )
 from gpulint.model import Document, Edit, Fix, Span
 from gpulint.registry import Context, check, finding, related
@@ -41,15 +41,21 @@ def _package_span(doc: Document, package) -> Span:
 
 
 def _image_uses(doc: Document):
-    """(written, resolved, span, instruction) for every image a FROM or COPY --from names."""
+    """(written, resolved, span, instruction) for every image a FROM or COPY --from names,
+    except those a template fills in."""
+    from gpulint.template import has_template_syntax
+
     df = doc.tree
-    for stage in df.stages:
-        if stage.parent is None:
-            yield stage.image, stage.resolved, stage.image_span, stage.from_instruction
+    uses = [(s.image, s.resolved, s.image_span, s.from_instruction) for s in df.stages
+            if s.parent is None]
     for ins in df.instructions:
         ref = ins.flags.get("from") if ins.keyword in ("COPY", "ADD") else None
         if ref and df.stage_named(ref) is None and not ref.isdigit():
-            yield ref, ref, locate(doc, ins, ref), ins
+            uses.append((ref, ref, locate(doc, ins, ref), ins))
+    for use in uses:
+        ins = use[3]
+        if not (doc.templated and has_template_syntax(doc.text[ins.start:ins.end])):
+            yield use
 
 
 @check("GL301", "GL302", kinds=KINDS)
@@ -58,22 +64,37 @@ def cuda_tags(doc: Document, ctx: Context):
 
     for written, resolved, span, ins in _image_uses(doc):
         ref = parse_image_ref(resolved)
-        status = tag_status(ref) if ref is not None else None
+        status = tag_status(ref, _platform(doc, ins)) if ref is not None else None
         if status is None or status.status in ("supported", "unknown"):
             continue
         from_args = written != resolved
         if from_args and status.status == "never-existed" and _placeholder(doc, written, ref):
             continue
         shown = f"`{written}` (`{resolved}` with the ARG defaults)" if from_args else f"`{resolved}`"
-        better = ref.with_tag(status.suggestion) if status.suggestion else None
+        better = ref.with_tag(status.suggestion, status.repository) if status.suggestion else None
         advice, fix = _tag_advice(doc, ref, better, span, editable=not from_args)
         if status.status == "eol":
             yield finding(doc, "GL302", span, f"{shown} is end of life, may be deleted: "
+                          f"{status.reason}{advice}", fix=fix)
+        elif status.platform:
+            yield finding(doc, "GL301", span, f"{shown} has no linux/{status.platform} image, so "
+                          f"pulling it for `--platform` fails with `no matching manifest for "
+                          f"linux/{status.platform} in the manifest list entries`: "
                           f"{status.reason}{advice}", fix=fix)
         else:
             verb = "was removed" if status.status == "removed" else "never existed"
             yield finding(doc, "GL301", span, f"{shown} {verb}, so pulling it fails with "
                           f"`manifest unknown`: {status.reason}{advice}", fix=fix)
+
+
+def _platform(doc: Document, ins) -> str | None:
+    """The platform a FROM asks for with `--platform`, when the ARG defaults settle it
+    (`$BUILDPLATFORM` and `$TARGETPLATFORM` are the builder's to choose)."""
+    from gpulint.parse.dockerfile import expand
+
+    value = ins.flags.get("platform") if ins.keyword == "FROM" else None
+    platform = expand(value, doc.tree.global_args) if value else None
+    return platform if platform and "$" not in platform else None
 
 
 def _tag_advice(doc: Document, ref, better: str | None, span: Span, editable: bool):
@@ -95,11 +116,15 @@ def _tag_advice(doc: Document, ref, better: str | None, span: Span, editable: bo
     return f" Use `{better}`.", fix
 
 
+# a variable used without an inline default (`${CUDA}`, `$CUDA`; not `${CUDA:-12.9.2}`)
+_BARE_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def _placeholder(doc: Document, written: str, ref) -> bool:
     """An ARG default that is a placeholder meant for `--build-arg` (`notset`, empty)."""
     from gpulint.knowledge.images import parse_cuda_tag
 
-    names = re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", written)
+    names = [m[1] or m[2] for m in _BARE_VARIABLE.finditer(written)]
     empty = any(not doc.tree.global_args.get(n) for n in names)
     return empty or parse_cuda_tag(ref.tag or "") is None
 
@@ -117,24 +142,13 @@ _JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed
 _JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD")
 
 
-def runtime_variant(image) -> str | None:
-    """The runtime flavor of a devel CUDA image: same version and OS."""
-    tag = image.ref.tag or ""
-    if image.family == "nvidia-cuda":
-        flavor = image.flavor.replace("devel", "runtime")
-        return image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}") if image.os else None
-    if image.family == "pytorch":
-        return image.ref.with_tag(tag[: -len("devel")] + "runtime")
-    return None
-
-
 @check("GL303", kinds=KINDS)
 def devel_final_stage(doc: Document, ctx: Context):
     final = facts(doc).final
     image = final.cuda_image if final is not None else None
-    if image is None or not image.is_devel or runtime_variant(image) is None:
+    runtime = cuda_variant(image, "runtime") if image is not None and image.is_devel else None
+    if runtime is None:
         return
-    runtime = runtime_variant(image)
     jit = next((Hit(ins, m[0]) for stage in final.chain for ins in stage.instructions
                 if ins.keyword in _JIT_EVIDENCE and (m := _JIT_USERS.search(ins.value))), None)
     builds = [h for sf in final.family for h in cuda_builds(sf)]
@@ -173,7 +187,7 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
             continue
         for hit in cuda_builds(sf):
             if image is not None:
-                devel = _devel_variant(image)
+                devel = cuda_variant(image, "devel")
                 advice = f"build in `{devel}` and copy the result into this stage" if devel else \
                     "build in a devel image and copy the result into this stage"
                 why = f"a `{image.flavor}` image without the CUDA compiler and headers"
@@ -184,15 +198,6 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
                           f"{hit.shown} compiles CUDA code in a stage built on `{sf.image}`, "
                           f"{why}: the build fails with `nvcc: not found` or a missing "
                           f"`cuda_runtime.h`; {advice}")
-
-
-def _devel_variant(image) -> str | None:
-    if image.family == "nvidia-cuda" and image.os:
-        flavor = "devel" if image.flavor == "base" else image.flavor.replace("runtime", "devel")
-        return image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}")
-    if image.family == "pytorch" and (image.ref.tag or "").endswith("runtime"):
-        return image.ref.with_tag(image.ref.tag[: -len("runtime")] + "devel")
-    return None
 
 
 # ---------------------------------------------------------------- GL305 driver in image

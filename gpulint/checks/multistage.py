@@ -8,8 +8,9 @@ import re
 from dataclasses import dataclass
 
 from gpulint.dockerfile_facts import (
-    CudaVersion, Hit, StageFacts, copied_paths, cuda_builds, cuda_wheels, facts, glibc, image_os,
-    linked_libraries, locate, native_builds, plain_image, provided_libraries, stage_cuda,
+    CudaVersion, Hit, StageFacts, copied_paths, cuda_builds, cuda_variant, cuda_wheels, facts,
+    glibc, image_os, linked_libraries, locate, native_builds, plain_image, provided_libraries,
+    stage_cuda,
 )
 from gpulint.model import Document
 from gpulint.registry import Context, check, finding, related
@@ -177,17 +178,14 @@ def final_stage_not_cuda(doc: Document, ctx: Context):
         if not built:
             continue
         source = stage_cuda(doc, copy.source.stage)
-        image = source.image if source is not None else None
-        if image is not None and image.family == "nvidia-cuda" and image.os:
-            advice = f"run on `{image.ref.with_tag(f'{image.cuda}-runtime-{image.os}')}`"
-        else:
-            advice = "run on a CUDA runtime image of the same version"
-        major = source.major if source is not None else "N"
+        runtime = cuda_variant(source.image, "runtime") if source and source.image else None
+        advice = f"run on `{runtime}`" if runtime else "run on a CUDA runtime image of the same version"
+        library = f"libcudart.so.{source.major}" if source is not None else "libcudart.so"
         yield finding(doc, "GL404", copy.where,
                       f"CUDA code built in stage {_label(copy.source)} is copied into a final stage "
                       f"on `{final.image}`, which has no CUDA runtime and installs none: "
-                      f"anything linked against the CUDA libraries fails with `libcudart.so."
-                      f"{major}: cannot open shared object file`, and without `NVIDIA_REQUIRE_CUDA` "
+                      f"anything linked against the CUDA libraries fails with `{library}: cannot "
+                      f"open shared object file`, and without `NVIDIA_REQUIRE_CUDA` "
                       f"nothing checks the host driver at start; {advice}",
                       related=[related(doc, locate(doc, built[0].instruction, built[0].text),
                                        "CUDA built here")])

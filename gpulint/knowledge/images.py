@@ -81,10 +81,10 @@ class ImageRef:
         """True for Docker Hub, whether the registry was written or implied."""
         return self.registry is None or self.registry == "docker.io"
 
-    def with_tag(self, tag: str) -> str:
-        """The same reference with another tag, for suggested replacements."""
+    def with_tag(self, tag: str, repository: str | None = None) -> str:
+        """The same reference with another tag (and repository), for suggested replacements."""
         prefix = f"{self.registry}/" if self.registry else ""
-        return f"{prefix}{self.repository}:{tag}"
+        return f"{prefix}{repository or self.repository}:{tag}"
 
 
 _VAR_RE = re.compile(r"\$(\{|[A-Za-z_])")
@@ -130,8 +130,18 @@ def _coerce(ref: str | ImageRef) -> ImageRef | None:
 
 
 def _is_nvidia_cuda(ref: ImageRef) -> bool:
-    """nvidia/cuda on Docker Hub or nvcr.io (the same tags are published on both)."""
-    return ref.repository == "nvidia/cuda" and (ref.is_docker_hub or ref.registry == "nvcr.io")
+    """nvidia/cuda on Docker Hub or nvcr.io (the same tags are published on both), or one
+    of the old per-architecture repositories (nvidia/cuda-arm64, nvidia/cuda-ppc64le)."""
+    return (ref.repository == "nvidia/cuda" or _legacy_arch(ref) is not None) and (
+        ref.is_docker_hub or ref.registry == "nvcr.io")
+
+
+def _legacy_arch(ref: ImageRef) -> str | None:
+    """The architecture an old per-architecture repository names, else None."""
+    for row in _data()["architectures"]["legacy_repositories"]:
+        if ref.repository == row["repository"]:
+            return str(row["arch"])
+    return None
 
 
 # --------------------------------------------------------------------------- flavors
@@ -390,6 +400,7 @@ class CudaImage:
     libraries: frozenset[str]
     cuda_exact: bool = True
     release: str | None = None
+    arch: str | None = None  # the architecture the reference names (nvidia/cuda-arm64), if any
 
 
 def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
@@ -433,6 +444,7 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
         has_start_check=True,
         is_devel=tag.flavor.endswith("devel"),
         libraries=FLAVOR_LIBRARIES.get(generic, frozenset()) if generic else frozenset(),
+        arch=_legacy_arch(ref),
     )
 
 
@@ -525,22 +537,40 @@ class TagStatus:
 
     status: supported | eol | removed | never-existed | unknown.
     suggestion: a real tag (tag string only) to use instead, or None.
+    platform: the architecture the verdict is about, when the tag exists but not for it.
+    repository: the repository the suggestion belongs to, when it is another one
+    (nvidia/cuda for the old nvidia/cuda-arm64 repository).
     """
 
     status: str
     reason: str
     suggestion: str | None
     source: str
+    platform: str | None = None
+    repository: str | None = None
 
 
-def tag_status(ref: str | ImageRef) -> TagStatus | None:
-    """Judge an nvidia/cuda or nvcr.io/nvidia/cuda reference against the bundled catalog.
+def tag_status(ref: str | ImageRef, platform: str | None = None) -> TagStatus | None:
+    """Judge an nvidia/cuda or nvcr.io/nvidia/cuda reference against the bundled catalog,
+    for `platform` (`linux/arm64`, `arm64`, ...) when the build names one.
 
     None for other images (and for unparsable references).
     """
     ref = _coerce(ref)
     if ref is None or not _is_nvidia_cuda(ref):
         return None
+    legacy = _legacy_arch(ref)
+    if legacy is not None:
+        return _legacy_status(ref, legacy)
+    verdict = _tag_verdict(ref)
+    arch = _arch_name(platform) if platform else None
+    if arch is None or verdict.status not in ("supported", "eol"):
+        return verdict
+    return _arch_verdict(ref, arch) or verdict
+
+
+def _tag_verdict(ref: ImageRef) -> TagStatus:
+    """The verdict on the tag alone, whatever the architecture."""
     if ref.tag is None and ref.digest:
         return TagStatus(
             "unknown",
@@ -572,6 +602,62 @@ def tag_status(ref: str | ImageRef) -> TagStatus | None:
             _source_url(removed["source"]),
         )
     return verdict
+
+
+def _arch_name(platform: str) -> str:
+    """`linux/arm64/v8` -> arm64, `x86_64` -> amd64: the names the catalog uses."""
+    parts = platform.lower().split("/")
+    name = parts[1] if len(parts) > 1 and parts[0] == "linux" else parts[0]
+    return {"x86_64": "amd64", "aarch64": "arm64", "sbsa": "arm64"}.get(name, name)
+
+
+def _arch_verdict(ref: ImageRef, arch: str) -> TagStatus | None:
+    """A never-existed verdict when NVIDIA built this tag but not for `arch`; None when
+    it was built for it or the catalog cannot tell (ppc64le before 12.5)."""
+    facts = _data()["architectures"]
+    t = parse_cuda_tag(ref.tag or "")
+    record = _versions().get(t.version) if t else None
+    if t is None or record is None or t.os is None:
+        return None
+    generic = t.generic_flavor or "runtime"
+    if arch == "ppc64le":
+        if record.key <= _vtuple(str(facts["ppc64le_last"])):
+            return None
+        return TagStatus("never-existed", facts["ppc64le_note"], None,
+                         _source_url(facts["ppc64le_source"]), platform=arch)
+    if arch not in facts["multi_arch"]:
+        return TagStatus("never-existed", f"nvidia/cuda images are built for "
+                         f"linux/{' and linux/'.join(facts['multi_arch'])} only.", None, _source_url("S5"),
+                         platform=arch)
+    for row in facts["amd64_only_os"]:
+        until = row.get("until")
+        if arch != "amd64" and row["os"] == t.os and (until is None or record.key <= _vtuple(str(until))):
+            others = [o for o in record.os_for(generic) if o not in _amd64_only(record)]
+            suggestion = _build_tag(record, generic, _nearest_os(t.os, others)) if others else None
+            return TagStatus("never-existed", row["note"], suggestion, _source_url(row["source"]), platform=arch)
+    return None
+
+
+def _amd64_only(record: _Version) -> set[str]:
+    """OS suffixes of a release whose images are x86_64 only."""
+    return {row["os"] for row in _data()["architectures"]["amd64_only_os"]
+            if row.get("until") is None or record.key <= _vtuple(str(row["until"]))}
+
+
+def _legacy_status(ref: ImageRef, arch: str) -> TagStatus:
+    """The old nvidia/cuda-arm64 / nvidia/cuda-ppc64le repositories: deprecated; the same
+    tag on the multi-arch nvidia/cuda is the successor when it exists for that architecture."""
+    row = next(r for r in _data()["architectures"]["legacy_repositories"] if r["arch"] == arch)
+    reason = (f"The {ref.repository} repository is deprecated and unsupported: nvidia/cuda tags are "
+              f"multi-arch manifests (linux/amd64 and linux/arm64) since 2021.")
+    current = tag_status(ImageRef(ref.raw, ref.registry, "nvidia/cuda", ref.tag, ref.digest), arch)
+    assert current is not None
+    if current.status in ("never-existed", "removed"):
+        return TagStatus(current.status, f"{reason} {current.reason}", current.suggestion,
+                         _source_url(row["source"]), repository="nvidia/cuda")
+    later = f" {current.reason}" if current.status == "eol" else ""
+    return TagStatus("eol", reason + later, current.suggestion or ref.tag, _source_url(row["source"]),
+                     repository="nvidia/cuda")
 
 
 def _vet(verdict: TagStatus) -> TagStatus:
