@@ -29,7 +29,7 @@ from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, expand
 _CACHE_KEY = "dockerfile_facts"
 _VAR = re.compile(r"\$\{?[A-Za-z_]")
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
-_REQUIRE = re.compile(r"cuda\s*>=\s*(\d+)\.(\d+)")
+REQUIRE_CUDA = re.compile(r"cuda\s*>=\s*(\d+)\.(\d+)")  # the X.Y an NVIDIA_REQUIRE_CUDA asks for
 
 
 # ---------------------------------------------------------------- the model
@@ -148,7 +148,7 @@ def stage_cuda(doc: Document, stage: Stage) -> CudaVersion | None:
         return CudaVersion(img.cuda, img.cuda_major_minor, "image", img, sf.root.image_span)
     for name in ("CUDA_VERSION", "NVIDIA_REQUIRE_CUDA"):
         env = sf.env.get(name)
-        pattern = _VERSION if name == "CUDA_VERSION" else _REQUIRE
+        pattern = _VERSION if name == "CUDA_VERSION" else REQUIRE_CUDA
         match = pattern.search(env.value) if env is not None else None
         if match:
             version = match[0] if name == "CUDA_VERSION" else f"{match[1]}.{match[2]}"

@@ -24,6 +24,7 @@ def _found(relative: str) -> list[tuple[str, int, int]]:
     ("multistage/os.Dockerfile", [("GL402", 9, 6), ("GL402", 10, 6)]),
     ("multistage/libraries.Dockerfile", [("GL403", 7, 6), ("GL403", 7, 6)]),
     ("multistage/libraries-two-copies.Dockerfile", [("GL403", 6, 6)]),  # once per library
+    ("multistage/tensorrt.Dockerfile", [("GL403", 6, 6)]),
     ("multistage/not-cuda.Dockerfile", [("GL404", 6, 6)]),
     ("multistage/good.Dockerfile", []),
     ("wheels/bad.Dockerfile", [("GL405", 2, 41), ("GL405", 2, 54), ("GL405", 3, 41), ("GL405", 3, 72),
@@ -59,6 +60,10 @@ def test_missing_library_names_the_smallest_flavor():
     assert "links cublas" in messages[0] and "`runtime` is the smallest flavor" in messages[0]
     assert "links cudnn" in messages[1] and "`cudnn-runtime` is the smallest flavor" in messages[1]
     assert not any("cufft" in m for m in messages)  # linked statically
+    assert "`libcudnn.so...: cannot open shared object file`" in messages[1]
+    tensorrt = _one("multistage/tensorrt.Dockerfile", "GL403")["message"]
+    assert "links tensorrt (`-lnvinfer`)" in tensorrt and "`libnvinfer.so...: cannot open" in tensorrt
+    assert "`tensorrt-runtime` is the smallest flavor" in tensorrt
 
 
 def test_not_cuda_suggests_the_runtime_image():

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from gpulint.dockerfile_facts import (
-    Hit, StageFacts, command_name, cuda_builds, cuda_variant, driver_container, env_values, facts,
-    installs_toolkit, is_nvidia_image, locate, management_tool, plain_image, stage_cuda,
+    REQUIRE_CUDA, Hit, StageFacts, command_name, cuda_builds, cuda_variant, driver_container,
+    env_values, facts, installs_toolkit, is_nvidia_image, locate, management_tool, plain_image,
+    stage_cuda,
 )
 from gpulint.model import Document, Edit, Fix, Span
 from gpulint.registry import Context, check, finding, related
@@ -465,7 +466,7 @@ def gpu_at_build_time(doc: Document, ctx: Context):
         for cmd in sf.commands:
             if command_name(cmd)[0] == "nvidia-smi":
                 yield finding(doc, "GL310", locate(doc, cmd.instruction, "nvidia-smi"),
-                              f"`nvidia-smi` runs at build time, but {why}: the step fails with "
+                              f"`nvidia-smi` runs at build time, but {why}: there it fails with "
                               f"`nvidia-smi: not found` or `NVIDIA-SMI has failed`; check GPUs "
                               f"when the container starts instead")
         for ins in sf.stage.instructions:
@@ -553,7 +554,6 @@ def compat_libs_forced(doc: Document, ctx: Context):
 # ---------------------------------------------------------------- GL313 requirement check
 
 _TRUE = {"1", "t", "true"}
-_REQUIRE = re.compile(r"cuda\s*>=\s*(\d+)\.(\d+)")
 
 
 @check("GL313", kinds=KINDS)
@@ -574,7 +574,7 @@ def _require_mismatch(doc: Document, sf: StageFacts):
     base = sf.cuda_image
     hint = sf.env.get("CUDA_VERSION")
     for env in _env_assignments(doc, sf, "NVIDIA_REQUIRE_CUDA"):
-        match = _REQUIRE.search(env.value)
+        match = REQUIRE_CUDA.search(env.value)
         if not match:
             continue
         required = (int(match[1]), int(match[2]))

@@ -154,9 +154,15 @@ def final_stage_missing_libraries(doc: Document, ctx: Context):
             yield finding(doc, "GL403", copy.where,
                           f"stage {_label(copy.source)} links {library} (`{hit.text}`) and its "
                           f"artifacts are copied into a final stage on `{image.ref.raw}`, whose "
-                          f"`{image.flavor}` flavor does not ship {library}: `lib{library}.so: "
+                          f"`{image.flavor}` flavor does not ship {library}: `{_soname(hit)}: "
                           f"cannot open shared object file` at start{advice}",
                           related=[related(doc, locate(doc, hit.instruction, hit.text), "linked here")])
+
+
+def _soname(hit: Hit) -> str:
+    """The shared library a link flag names, as the loader reports it missing
+    (`-lnvinfer` and `CUDA::nvinfer` -> `libnvinfer.so...`)."""
+    return f"lib{hit.text.removeprefix('-l').removeprefix('CUDA::')}.so..."
 
 
 # ---------------------------------------------------------------- GL404 no CUDA at all
