@@ -210,19 +210,34 @@ def requests_gpus(container: Container) -> bool:
 
 def node_selection(pod: PodSpec) -> dict[str, Node]:
     """Node labels the pod insists on: its `nodeSelector`, plus required node-affinity
-    `In` expressions that allow exactly one value (label -> that value's Node)."""
+    `In` expressions that allow exactly one value (label -> that value's Node).
+
+    `nodeSelectorTerms` are alternatives (any one may match), so a label counts only
+    when every term requires the same single value for it.
+    """
     out: dict[str, Node] = {}
     selector = pod.spec.get("nodeSelector")
     out.update(selector.items() if selector is not None else ())
     terms = pod.spec.get("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
                          "nodeSelectorTerms")
-    for term in terms.value if terms is not None and terms.is_seq else ():
-        expressions = term.get("matchExpressions")
-        for expr in expressions.value if expressions is not None and expressions.is_seq else ():
-            key, values = scalar_str(expr.get("key")), expr.get("values")
-            if (key and scalar_str(expr.get("operator")) == "In" and values is not None
-                    and values.is_seq and len(values.value) == 1):
-                out.setdefault(key, values.value[0])
+    required = [_single_value_labels(term) for term in
+                (terms.value if terms is not None and terms.is_seq else ())]
+    for key, node in (required[0].items() if required else ()):
+        if all(scalar_str(other.get(key)) == scalar_str(node) and key in other
+               for other in required[1:]):
+            out.setdefault(key, node)
+    return out
+
+
+def _single_value_labels(term: Node) -> dict[str, Node]:
+    """Labels one node selector term pins to a single value with `In`."""
+    out: dict[str, Node] = {}
+    expressions = term.get("matchExpressions")
+    for expr in expressions.value if expressions is not None and expressions.is_seq else ():
+        key, values = scalar_str(expr.get("key")), expr.get("values")
+        if (key and scalar_str(expr.get("operator")) == "In" and values is not None
+                and values.is_seq and len(values.value) == 1):
+            out.setdefault(key, values.value[0])
     return out
 
 

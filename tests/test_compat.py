@@ -378,3 +378,24 @@ def test_helm_values_with_the_driver_disabled_say_nothing(lint_files):
     assert run.codes() == []
     other = lint_files({"values.yaml": "image: nginx\ndriver:\n  version: 470.256.02\n"})
     assert other.json["summary"]["files_checked"] == 1  # pod.yaml only: not the operator chart
+
+
+def _affinity_pod(*terms: str) -> str:
+    listed = "".join(
+        "          - matchExpressions:\n"
+        "              - {key: nvidia.com/cuda.driver-version.major, operator: In, values: [\"%s\"]}\n" % t
+        for t in terms)
+    return ("apiVersion: v1\nkind: Pod\nmetadata: {name: trainer}\nspec:\n  affinity:\n"
+            "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+            "        nodeSelectorTerms:\n" + listed +
+            "  containers:\n    - name: app\n      image: nvidia/cuda:12.8.1-base-ubuntu22.04\n"
+            "      resources: {limits: {nvidia.com/gpu: 1}}\n")
+
+
+def test_alternative_node_selector_terms_do_not_pin_the_driver(lint_files):
+    pinned = lint_files({"pod.yaml": _affinity_pod("470")})
+    assert "GL602" in pinned.codes() and "GL601" in pinned.codes()
+    either = lint_files({"pod.yaml": _affinity_pod("470", "580")})
+    assert [c for c in either.codes() if c in ("GL601", "GL602")] == []
+    same = lint_files({"pod.yaml": _affinity_pod("470", "470")})
+    assert "GL602" in same.codes()
