@@ -1,8 +1,10 @@
 """Applying fixes: text edits over file contents, checked and written atomically.
 
-Every fix is a list of edits (offset ranges and replacement text); TOML fixes are
-computed with tomlkit and reduced to the edit that changed, so comments, spacing
-and key order survive in every format. A result that no longer parses is refused.
+Every fix is a list of edits (offset ranges and replacement text) placed at the
+positions the parsers recorded, so only the bytes a fix means to change change:
+comments, spacing, key and table order survive in every format (for TOML this is
+stricter than re-serialising a tomlkit document, which can respace an edited
+table). A result that no longer parses is refused.
 """
 
 from __future__ import annotations
@@ -15,21 +17,6 @@ import tempfile
 from gpulint.documents import encode, parse_text
 from gpulint.model import Document, Edit, Finding, Fix
 from gpulint.parse.errors import ParseError
-
-
-def rewrite(path: str, old: str, new: str, description: str, safe: bool = True) -> Fix | None:
-    """A Fix that turns `old` into `new`, as the one smallest edit between them."""
-    if old == new:
-        return None
-    start = 0
-    limit = min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old -= 1
-        end_new -= 1
-    return Fix(description, (Edit(path, start, end_old, new[start:end_new]),), safe)
 
 
 def applicable(findings: list[Finding], unsafe: bool) -> list[Finding]:
