@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpulint.model import Document, Span
 from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, expand
@@ -89,7 +89,8 @@ class StageFacts:
     image: str | None  # the root image reference; None when unresolved or `scratch`
     scratch: bool
     cuda_image: object | None  # CudaImage of the root image
-    env: dict[str, EnvValue] = field(default_factory=dict)  # effective ENV at the end
+    # effective ENV at the end, values expanded as the builder does (`${GPUS:-all}` -> `all`)
+    env: dict[str, EnvValue] = field(default_factory=dict)
     commands: list[Command] = field(default_factory=list)  # own RUN commands
     packages: list[Package] = field(default_factory=list)  # own installs
     family: list["StageFacts"] = field(default_factory=list, repr=False)  # facts of `chain`
@@ -183,7 +184,8 @@ def _build(doc: Document) -> Facts:
         for ins in stage.instructions:
             if ins.keyword == "ENV":
                 for env in env_values(doc, ins):
-                    sf.env[env.name] = env
+                    known = {**variables, **{k: v.value for k, v in sf.env.items()}}
+                    sf.env[env.name] = replace(env, value=expand(env.value, known))
             elif ins.keyword == "ARG":
                 variables.update(_stage_args(ins, variables, df.global_args))
             elif ins.keyword == "RUN":

@@ -54,6 +54,7 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("env/cuda-base.Dockerfile", [("GL307", 2, 28)]),
     ("env/custom-base.Dockerfile", []),
     ("env/good.Dockerfile", []),
+    ("env/expanded.Dockerfile", [("GL307", 6, 28)]),  # ENV values expanded: `${NVIDIA_GPUS:-all}`
     ("caps/bad.Dockerfile", [("GL308", 2, 32), ("GL308", 6, 6)]),
     ("caps/all.Dockerfile", [("GL308", 2, 32)]),
     ("caps/graphics.Dockerfile", [("GL308", 2, 32)]),
@@ -69,6 +70,7 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("require/bad.Dockerfile", [("GL313", 2, 28), ("GL313", 3, 26)]),
     ("require/custom.Dockerfile", [("GL313", 3, 26)]),
     ("require/good.Dockerfile", []),
+    ("require/expanded.Dockerfile", [("GL313", 5, 26)]),  # CUDA_VERSION from an ARG default
 ])
 def test_findings_and_positions(relative, expected):
     assert _found(relative) == expected
