@@ -122,7 +122,8 @@ def test_fix_before_after_and_idempotent(tmp_path, name, before, expected):
         target.write_text(before)
     texts = []
     for _ in range(2):
-        run = run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target))
+        fix = "--unsafe-fixes" if name.startswith("gl204") else "--fix"
+        run = run_gpulint("--isolated", fix, "--failure-threshold", "none", str(target))
         assert run.rc == 0, run.err
         texts.append(target.read_text())
     assert texts[0] == expected
@@ -150,7 +151,7 @@ def test_gl204_shim_entry_binary_name(lint_files):
         '{\n  "runtimes": {\n    "nvidia": {\n      "runtimeType": "io.containerd.runc.v2",\n'
         '      "options": {"BinaryName": "/usr/bin/nvidia-container-toolkit"}\n    }\n  }\n}\n')})
     assert codes_at(run) == [("GL204", 5, 33)]
-    assert run.findings[0]["fix"]["safe"] is True
+    assert run.findings[0]["fix"]["safe"] is False  # the binary must exist there, as in GL106
 
 
 def test_gl206_quotes_dockerd_error_for_removed_keys():

@@ -200,7 +200,9 @@ def runtime_path_invalid(doc, ctx):
         if new_base is not None:
             new = value[: len(value) - len(base)] + new_base
             start, end = _offsets(doc, path.span)
-            fix = _json_fix(doc, f"use `{new}`", [Edit(doc.abspath, start, end, json.dumps(new))])
+            # unsafe: the renamed binary must exist at that path on the node (as in GL106)
+            fix = _json_fix(doc, f"use `{new}`", [Edit(doc.abspath, start, end, json.dumps(new))],
+                            safe=False)
         yield finding(doc, "GL204", path.span,
                       f"runtime `{name}` runs `{base}`, which is not an OCI runtime: containers that use "
                       f"it fail (\"OCI runtime create failed\") or start without GPUs; the NVIDIA runtime "
