@@ -26,6 +26,7 @@ def _found(relative: str) -> list[tuple[str, int, int]]:
     ("multistage/libraries-two-copies.Dockerfile", [("GL403", 6, 6)]),  # once per library
     ("multistage/tensorrt.Dockerfile", [("GL403", 6, 6)]),
     ("multistage/not-cuda.Dockerfile", [("GL404", 6, 6)]),
+    ("multistage/not-cuda-alpine.Dockerfile", [("GL402", 6, 6), ("GL404", 6, 6)]),
     ("multistage/good.Dockerfile", []),
     ("wheels/bad.Dockerfile", [("GL405", 2, 41), ("GL405", 2, 54), ("GL405", 3, 41), ("GL405", 3, 72),
                                ("GL405", 4, 18), ("GL405", 7, 35)]),
@@ -69,6 +70,11 @@ def test_missing_library_names_the_smallest_flavor():
 def test_not_cuda_suggests_the_runtime_image():
     message = _one("multistage/not-cuda.Dockerfile", "GL404")["message"]
     assert "`nvidia/cuda:12.9.2-runtime-ubuntu22.04`" in message and "libcudart.so.12" in message
+
+
+def test_not_cuda_keeps_the_cudnn_flavor():
+    message = _one("multistage/not-cuda-alpine.Dockerfile", "GL404")["message"]
+    assert "on `alpine:3.20`" in message and "`nvidia/cuda:12.9.2-cudnn-runtime-ubuntu22.04`" in message
 
 
 def test_wheel_mismatch_names_both_majors():

@@ -621,14 +621,14 @@ def _arch_verdict(ref: ImageRef, arch: str) -> TagStatus | None:
         return None
     generic = t.generic_flavor or "runtime"
     if arch == "ppc64le":
-        if record.key <= _vtuple(str(facts["ppc64le_last"])):
+        power = facts["ppc64le"]
+        if record.key <= _vtuple(str(power["last"])):
             return None
-        return TagStatus("never-existed", facts["ppc64le_note"], None,
-                         _source_url(facts["ppc64le_source"]), platform=arch)
+        return TagStatus("never-existed", power["note"], None, _source_url(power["source"]), platform=arch)
     if arch not in facts["multi_arch"]:
         return TagStatus("never-existed", f"nvidia/cuda images are built for "
-                         f"linux/{' and linux/'.join(facts['multi_arch'])} only.", None, _source_url("S5"),
-                         platform=arch)
+                         f"linux/{' and linux/'.join(facts['multi_arch'])} only.", None,
+                         _source_url(facts["source"]), platform=arch)
     for row in facts["amd64_only_os"]:
         until = row.get("until")
         if arch != "amd64" and row["os"] == t.os and (until is None or record.key <= _vtuple(str(until))):
