@@ -463,25 +463,34 @@ _WHEELS = (
     (re.compile(r"(?:torch|torchvision|torchaudio)[=<>~!]=?[\w.]+\+cu(?P<v>\d+)$", re.I), True),
     (re.compile(r"jax(?:lib)?\[cuda(?P<v>\d+)", re.I), False),
     (re.compile(r"https?://\S+/whl/(?:nightly/)?cu(?P<v>\d+)/?$"), True),
+    (re.compile(r"https?://\S+/(?:torch|torchvision|torchaudio)-[^/\s]*(?:%2B|\+)cu(?P<v>\d+)[^/\s]*\.whl$",
+                re.I), True),
+    (re.compile(r"mxnet-cu(?P<v>\d+)(?:mkl)?(?![\w-])", re.I), True),
 )
 
 
 def cuda_wheels(cmd: Command) -> list[tuple[str, int]]:
     """(word, CUDA major) for each CUDA-suffixed package or index URL a `pip install`
     names: `cupy-cuda12x`, `nvidia-cublas-cu12`, `torch==2.3.0+cu121`, `jax[cuda12]`,
-    `--index-url https://download.pytorch.org/whl/cu121`."""
+    `mxnet-cu112`, `--index-url https://download.pytorch.org/whl/cu121` and wheel URLs
+    such as `.../torch-1.6.0%2Bcu101-cp38-cp38-linux_x86_64.whl`. Variables are expanded
+    to judge the word; the word is returned as written, to point at."""
+    args = pip_arguments(cmd) or []
+    offset = len(cmd.words) - len(args)
     out = []
-    for word in pip_arguments(cmd) or ():
+    for i, word in enumerate(args):
+        raw = cmd.raw[offset + i] if offset + i < len(cmd.raw) else word
         if word.startswith("--") and "=" in word:  # --extra-index-url=https://...
-            word = word.split("=", 1)[1]
+            word, raw = word.split("=", 1)[1], raw.split("=", 1)[-1]
         for pattern, with_minor in _WHEELS:
             match = pattern.match(word)
             if match:
                 digits = match["v"]
                 whole = not with_minor or match.groupdict().get("x")
-                out.append((word, int(digits if whole else digits[:-1])))
+                out.append((raw, int(digits if whole else digits[:-1])))
                 break
     return out
+
 
 # ---------------------------------------------------------------- positions
 

@@ -31,6 +31,7 @@ def _found(relative: str) -> list[tuple[str, int, int]]:
     ("wheels/bad.Dockerfile", [("GL405", 2, 41), ("GL405", 2, 54), ("GL405", 3, 41), ("GL405", 3, 72),
                                ("GL405", 4, 18), ("GL405", 7, 35)]),
     ("wheels/good.Dockerfile", []),
+    ("wheels/urls.Dockerfile", [("GL405", 3, 17), ("GL405", 4, 17)]),
 ])
 def test_findings_and_positions(relative, expected):
     assert _found(relative) == expected
@@ -80,3 +81,10 @@ def test_not_cuda_keeps_the_cudnn_flavor():
 def test_wheel_mismatch_names_both_majors():
     message = _one("wheels/bad.Dockerfile", "GL405")["message"]
     assert "`cupy-cuda11x` is built for CUDA 11" in message and "CUDA 12.9.2" in message
+
+
+def test_wheel_mismatch_points_at_the_word_as_written():
+    torch, mxnet = [f for f in _run("wheels/urls.Dockerfile").findings if f["code"] == "GL405"]
+    assert "%2Bcu102" in torch["message"] and "PyTorch's check" in torch["message"]
+    assert mxnet["message"].startswith("`mxnet-cu102==${MXNET_VERSION}` is built for CUDA 10")
+    assert "PyTorch" not in mxnet["message"]

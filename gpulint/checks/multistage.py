@@ -210,12 +210,13 @@ def cuda_wheel_mismatch(doc: Document, ctx: Context):
                 if major == cuda.major:
                     continue
                 base = f"`{sf.image}`" if cuda.source == "image" else "its ENV"
+                torch = (", and CUDA extensions built here fail PyTorch's check `The detected "
+                         "CUDA version ... mismatches the version that was used to compile "
+                         "PyTorch`" if "torch" in word.lower() else "")
                 yield finding(doc, "GL405", locate(doc, cmd.instruction, word),
                               f"`{word}` is built for CUDA {major}, but this stage runs "
                               f"{_cuda_text(cuda)} ({base}): its libraries look for "
                               f"`lib*.so.{major}` that the image does not have, or it brings a "
-                              f"second CUDA {major} runtime, and extensions built here fail "
-                              f"PyTorch's check `The detected CUDA version ... mismatches the "
-                              f"version that was used to compile PyTorch`; use the CUDA "
+                              f"second CUDA {major} runtime{torch}; use the CUDA "
                               f"{cuda.major} build",
                               related=[related(doc, cuda.where, f"{_cuda_text(cuda)} here")])
