@@ -435,3 +435,13 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path):
     env["PYTHONPATH"] = str(ROOT)
     assert "\033[31m" in on_tty(env) or "\033[33m" in on_tty(env)
     assert "\033[" not in on_tty({**env, "NO_COLOR": "1"})
+
+
+def test_dockerfile_arg_defaults_and_templated_from_positions(lint_files):
+    result = lint_files({
+        "a/Dockerfile": "ARG CUDA=12.0.0\nARG CUDA\nFROM nvidia/cuda:${CUDA}-runtime-ubuntu22.04\n",
+        "b/Dockerfile.j2": "FROM {{ base }}\nfrom nvidia/cuda:12.0.0-runtime-ubuntu22.04 as run\n",
+    }, "--select", "GL302")
+    # a redeclared global ARG keeps its default; a template's FROM points at the image
+    assert [(f["path"], f["line"], f["column"], f["end_column"]) for f in result.findings] == [
+        ("a/Dockerfile", 3, 6, 44), ("b/Dockerfile.j2", 2, 6, 43)]

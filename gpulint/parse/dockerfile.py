@@ -168,17 +168,21 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     for ins in instructions:
         if ins.keyword == "ARG" and not stages:
             for name, default in _arg_pairs(ins.value):  # a default may use earlier ARGs
-                global_args[name] = expand(default, global_args) if default is not None else None
+                if default is not None:
+                    global_args[name] = expand(default, global_args)
+                else:  # `ARG X` again keeps the default an earlier `ARG X=1` gave
+                    global_args.setdefault(name, None)
             continue
         if ins.keyword == "FROM":
-            stages.append(_stage(ins, len(stages), stages, global_args, index))
+            stages.append(_stage(ins, len(stages), stages, global_args, text, index))
         if stages:
             ins.stage = len(stages) - 1
             stages[-1].instructions.append(ins)
     return Dockerfile(instructions, stages, global_args, escape)
 
 
-def _stage(ins: Instruction, number: int, stages: list[Stage], global_args, index) -> Stage:
+def _stage(ins: Instruction, number: int, stages: list[Stage], global_args, text: str,
+           index: LineIndex) -> Stage:
     tokens = [t for t in ins.value.split() if not t.startswith("--")]
     image = tokens[0] if tokens else ""
     name = tokens[2].lower() if len(tokens) >= 3 and tokens[1].lower() == "as" else None
@@ -187,7 +191,7 @@ def _stage(ins: Instruction, number: int, stages: list[Stage], global_args, inde
     for earlier in stages:
         if earlier.name and earlier.name == resolved.lower():
             parent = earlier.index
-    text = index.text
+    # `text` is what was parsed (template expressions neutralised): same offsets as the file
     at = text.find(image, ins.start + 4, ins.end) if image else -1
     image_span = index.span(at, at + len(image)) if at >= 0 else index.span(ins.start, ins.end)
     return Stage(number, name, image, resolved, parent, ins, image_span)
