@@ -60,6 +60,13 @@ def parse(doc: Document) -> Finding | None:
     except RecursionError:
         return _parse_error(doc, ParseError("nested too deeply"), "GL001",
                             "the file is nested too deeply to check")
+    incomplete = [] if templated else doc.cache.get("k8s.incomplete", ())
+    for node in incomplete[:1]:  # the other objects are still checked
+        missing, present = (("apiVersion", "kind") if node.get("apiVersion") is None
+                            else ("kind", "apiVersion"))
+        return Finding("GL001", "", "", doc.path, node.get(present).key_span or node.span,
+                       f"a Kubernetes object without `{missing}`: kubectl rejects it "
+                       f"(`{missing} not set`) and gpulint cannot check it")
     return None
 
 
@@ -103,21 +110,27 @@ def _kubernetes(text: str, doc: Document) -> list:
         from gpulint.parse.yamlpos import parse_yaml_documents
 
         roots = parse_yaml_documents(text, doc.index)
-    objects = []
+    objects: list = []
+    incomplete: list = []
     for root in roots:
-        _collect_objects(root, objects)
+        _collect_objects(root, objects, incomplete)
+    doc.cache["k8s.incomplete"] = incomplete
     return objects
 
 
-def _collect_objects(node, out: list) -> None:
-    """Kubernetes objects of a document; the items of `List` kinds are flattened."""
+def _collect_objects(node, out: list, incomplete: list) -> None:
+    """Kubernetes objects of a document; the items of `List` kinds are flattened.
+    Mappings with only one of `apiVersion` and `kind` go to `incomplete`."""
     if node is None or not node.is_map:
+        return
+    if (node.get("apiVersion") is None) != (node.get("kind") is None):
+        incomplete.append(node)
         return
     kind = node.get("kind")
     items = node.get("items")
     if kind is not None and str(kind.value).endswith("List") and items is not None and items.is_seq:
         for item in items.value:
-            _collect_objects(item, out)
+            _collect_objects(item, out, incomplete)
         return
     if node.get("apiVersion") is not None and kind is not None:
         out.append(node)

@@ -113,7 +113,6 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         docs.append(doc)
         if parse_finding is not None:
             raw.append(parse_finding)
-            doc.tree = None
     parsed = [d for d in docs if d.tree is not None]
     checks.load_for({d.kind for d in parsed})
     for doc in docs:  # comments are found even in a file that does not parse

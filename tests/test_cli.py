@@ -445,3 +445,12 @@ def test_dockerfile_arg_defaults_and_templated_from_positions(lint_files):
     # a redeclared global ARG keeps its default; a template's FROM points at the image
     assert [(f["path"], f["line"], f["column"], f["end_column"]) for f in result.findings] == [
         ("a/Dockerfile", 3, 6, 44), ("b/Dockerfile.j2", 2, 6, 43)]
+
+
+def test_half_written_kubernetes_object_is_reported_and_the_rest_checked(lint_files):
+    result = lint_files({"pods.yaml": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n    - name: a\n"
+        "      image: x\n      resources: {requests: {nvidia.com/gpu: 1}}\n"
+        "---\napiversion: apps/v1\nkind: Deployment\nmetadata:\n  name: b\n")})
+    assert result.at() == [("GL501", 8, 30), ("GL001", 11, 1)]
+    assert "without `apiVersion`" in result.findings[1]["message"]
