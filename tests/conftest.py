@@ -59,6 +59,16 @@ def run_gpulint(*args: str, cwd: Path | None = None, stdin: str | None = None) -
     return Run(rc, out.getvalue(), err.getvalue())
 
 
+def validated_sarif(text: str) -> dict:
+    """Parse a SARIF report and validate it against the official 2.1.0 schema."""
+    import jsonschema
+
+    log = json.loads(text)
+    schema = json.loads((ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.validate(log, schema)
+    return log
+
+
 def write_files(root: Path, files: dict[str, str]) -> Path:
     for name, content in files.items():
         path = root / name

@@ -8,12 +8,10 @@ import os
 import subprocess
 import sys
 
-import jsonschema
 import pytest
 
-from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint, write_files
+from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint, validated_sarif, write_files
 
-SARIF_SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text())
 FINDING_KEYS = {"code", "slug", "severity", "path", "line", "column", "end_line", "end_column",
                 "message", "fix", "related"}
 
@@ -180,9 +178,7 @@ def test_github_annotations(tmp_path):
 
 def _sarif(tmp_path, *args):
     result = run_gpulint("--isolated", "--format", "sarif", *args, ".", cwd=tmp_path)
-    log = json.loads(result.out)
-    jsonschema.validate(log, SARIF_SCHEMA)
-    return result, log
+    return result, validated_sarif(result.out)
 
 
 def test_sarif_is_valid_and_complete(tmp_path):

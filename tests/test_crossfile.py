@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
+from conftest import FIXTURES, lint_fixture, run_gpulint, validated_sarif, write_files
 from test_kubernetes import expected
 
 CROSS = FIXTURES / "crossfile"
@@ -78,7 +78,7 @@ def test_device_plugin_with_an_unset_default_points_at_the_file(tmp_path):
 
 def test_related_locations_reach_sarif():
     result = lint_set("handler-missing", "--format", "sarif")
-    sarif = json.loads(result.out)
+    sarif = validated_sarif(result.out)
     found = sarif["runs"][0]["results"]
     assert [r["ruleId"] for r in found] == ["GL702"]
     locations = found[0]["relatedLocations"]
