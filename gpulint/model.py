@@ -173,6 +173,10 @@ class LineIndex:
             return len(self.text)
         return min(self.starts[line - 1] + column - 1, len(self.text))
 
+    def offsets(self, span: Span) -> tuple[int, int]:
+        """The half-open offset range [start, end) of a span: the inverse of `span`."""
+        return self.offset(span.line, span.column), self.offset(span.end_line, span.end_column) + 1
+
     def span(self, start: int, end: int) -> Span:
         """Span for the half-open offset range [start, end)."""
         line, col = self.position(start)

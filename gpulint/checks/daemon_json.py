@@ -69,13 +69,8 @@ def _json_fix(doc: Document, description: str, edits: list[Edit], safe: bool = T
     return Fix(description, tuple(edits), safe)
 
 
-def _offsets(doc: Document, span) -> tuple[int, int]:
-    return (doc.index.offset(span.line, span.column),
-            doc.index.offset(span.end_line, span.end_column) + 1)
-
-
 def _rename_key(doc: Document, node: Node, new: str) -> Edit:
-    start, end = _offsets(doc, node.key_span)
+    start, end = doc.index.offsets(node.key_span)
     return Edit(doc.abspath, start, end, json.dumps(new))
 
 
@@ -155,7 +150,7 @@ def _path_fix(doc: Document, entry: Node, binary: str | None) -> Fix | None:
     options = entry.get("options")
     if binary is None or list(entry.value) != ["options"] or list(options.value) != ["BinaryName"]:
         return None
-    start, end = _offsets(doc, entry.span)
+    start, end = doc.index.offsets(entry.span)
     if entry.span.line == entry.span.end_line:
         text = "{" + f'"path": {json.dumps(binary)}' + "}"
     else:
@@ -199,7 +194,7 @@ def runtime_path_invalid(doc, ctx):
         fix = None
         if new_base is not None:
             new = value[: len(value) - len(base)] + new_base
-            start, end = _offsets(doc, path.span)
+            start, end = doc.index.offsets(path.span)
             # unsafe: the renamed binary must exist at that path on the node (as in GL106)
             fix = _json_fix(doc, f"use `{new}`", [Edit(doc.abspath, start, end, json.dumps(new))],
                             safe=False)

@@ -112,7 +112,7 @@ def _tag_advice(doc: Document, ref, better: str | None, span: Span, editable: bo
                 f"installs for CUDA {old.cuda_major_minor[0]} along with it."), None
     fix = None
     if editable and not ref.digest:
-        fix = Fix(f"use {better}", (Edit(doc.abspath, *_span_offsets(doc, span), better),),
+        fix = Fix(f"use {better}", (Edit(doc.abspath, *doc.index.offsets(span), better),),
                   safe=False)
     return f" Use `{better}`.", fix
 
@@ -128,11 +128,6 @@ def _placeholder(doc: Document, written: str, ref) -> bool:
     names = [m[1] or m[2] for m in _BARE_VARIABLE.finditer(written)]
     empty = any(not doc.tree.global_args.get(n) for n in names)
     return empty or parse_cuda_tag(ref.tag or "") is None
-
-
-def _span_offsets(doc: Document, span: Span) -> tuple[int, int]:
-    return (doc.index.offset(span.line, span.column),
-            doc.index.offset(span.end_line, span.end_column) + 1)
 
 
 # ---------------------------------------------------------------- GL303 devel final stage
@@ -517,7 +512,7 @@ _DRIVER_DIR = "/usr/local/nvidia/lib64"
 
 
 def _clobber_finding(doc: Document, env, before: str):
-    start, end = _span_offsets(doc, env.span)
+    start, end = doc.index.offsets(env.span)
     at = end - 1 if doc.text[end - 1:end] in ("'", '"') else end
     fix = Fix("append :${LD_LIBRARY_PATH}", (Edit(doc.abspath, at, at, ":${LD_LIBRARY_PATH}"),),
               safe=False)

@@ -29,11 +29,6 @@ from gpulint.registry import Context, check, finding, related
 # ---------------------------------------------------------------- text edits
 
 
-def _offsets(doc: Document, span: Span) -> tuple[int, int]:
-    """Half-open offsets of an (end-inclusive) span."""
-    return doc.index.offset(span.line, span.column), doc.index.offset(span.end_line, span.end_column) + 1
-
-
 def _entry_lines(doc: Document, entry: Node) -> tuple[int, int, int] | None:
     """(start, end, indent) of the whole lines of a one-line block-style `key: value`
     entry, or None when it shares a line with anything else (flow style, JSON, `- key:`)."""
@@ -41,8 +36,8 @@ def _entry_lines(doc: Document, entry: Node) -> tuple[int, int, int] | None:
         return None
     index = doc.index
     line_start = index.starts[entry.key_span.line - 1]
-    key_start, _ = _offsets(doc, entry.key_span)
-    _, value_end = _offsets(doc, entry.span)
+    key_start, _ = doc.index.offsets(entry.key_span)
+    _, value_end = doc.index.offsets(entry.span)
     if doc.text[line_start:key_start].strip(" "):
         return None
     line_end = doc.text.find("\n", value_end)
@@ -71,7 +66,7 @@ def _insertion_point(doc: Document, mapping: Node | None) -> tuple[int, int] | N
     if first is None:
         return None
     line_start = doc.index.starts[first.line - 1]
-    key_start, _ = _offsets(doc, first)
+    key_start, _ = doc.index.offsets(first)
     if doc.text[line_start:key_start].strip(" "):
         return None
     return line_start, key_start - line_start
@@ -79,11 +74,11 @@ def _insertion_point(doc: Document, mapping: Node | None) -> tuple[int, int] | N
 
 def _source(doc: Document, node: Node) -> str:
     """A value as written in the file."""
-    return doc.text[slice(*_offsets(doc, node.span))]
+    return doc.text[slice(*doc.index.offsets(node.span))]
 
 
 def _replace(doc: Document, span: Span, text: str, description: str, safe: bool = True) -> Fix:
-    start, end = _offsets(doc, span)
+    start, end = doc.index.offsets(span)
     return Fix(description, (Edit(doc.abspath, start, end, text),), safe)
 
 
@@ -147,7 +142,7 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
         return None
     if len(requests.value) == 1:  # the whole `requests:` block goes
         req_start = doc.index.starts[requests.key_span.line - 1]
-        if doc.text[req_start:_offsets(doc, requests.key_span)[0]].strip(" "):
+        if doc.text[req_start:doc.index.offsets(requests.key_span)[0]].strip(" "):
             return None
         start = req_start
     insert = _entry_text(doc, entry, target[1])
@@ -292,7 +287,7 @@ def _rename_key(doc: Document, mapping: Node | None, span: Span, old: str, new: 
     has `new` (the rename would write a duplicate key) or the key text is unusual."""
     if mapping is not None and mapping.get(new) is not None:
         return None
-    start, end = _offsets(doc, span)
+    start, end = doc.index.offsets(span)
     key_text = doc.text[start:end]
     if key_text.count(old) != 1:
         return None
@@ -476,7 +471,7 @@ def _misplaced_runtime_classes(doc: Document) -> list[tuple[str, Node, list[PodS
 def _key_text(doc: Document, node: Node) -> str:
     if node.key_span is None:
         return "item"
-    return doc.text[slice(*_offsets(doc, node.key_span))].strip("\"'")
+    return doc.text[slice(*doc.index.offsets(node.key_span))].strip("\"'")
 
 
 def _move_runtime_class(doc: Document, pods: list[PodSpec], entry: Node) -> Fix | None:
