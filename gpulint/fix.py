@@ -9,7 +9,6 @@ table). A result that no longer parses is refused.
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 import tempfile
@@ -30,6 +29,13 @@ def _overlaps(a: Edit, b: Edit) -> bool:
     return a.start < b.end and b.start < a.end
 
 
+def apply_edits(text: str, edits) -> str:
+    """`text` with non-overlapping edits applied, from the end so earlier offsets hold."""
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: edit.start] + edit.content + text[edit.end:]
+    return text
+
+
 def apply_fixes(text: str, path: str, fixes: list[Fix]) -> tuple[str, int]:
     """Apply whole fixes whose edits overlap no fix already taken; the rest wait for
     the next pass, when they are computed again on the new text."""
@@ -41,9 +47,7 @@ def apply_fixes(text: str, path: str, fixes: list[Fix]) -> tuple[str, int]:
             continue
         taken.extend(edits)
         count += 1
-    for edit in sorted(taken, key=lambda e: (e.start, e.end), reverse=True):
-        text = text[: edit.start] + edit.content + text[edit.end:]
-    return text, count
+    return apply_edits(text, taken), count
 
 
 def fixed_texts(findings: list[Finding], documents: list[Document],
@@ -97,6 +101,8 @@ def write_atomic(doc: Document, text: str) -> None:
 
 
 def unified_diff(doc: Document, new_text: str) -> str:
+    import difflib
+
     return "".join(difflib.unified_diff(
         doc.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
         fromfile=f"a/{doc.path}", tofile=f"b/{doc.path}"))

@@ -13,6 +13,7 @@ import difflib
 import posixpath
 import re
 
+from gpulint.fix import apply_edits
 from gpulint.model import Document, Edit, Fix, Node, Span
 from gpulint.nodeconfig import (ALL_CRI_IDS, CRI_PLUGIN_IDS, NOT_RUNTIMES, NVIDIA_BINARIES,
                                 V1_RUNTIME_TYPE, containerd_file, effective_cri, imported_docs,
@@ -100,12 +101,6 @@ def _insert_key(doc: Document, table: Node, line: str) -> Edit | None:
     return Edit(doc.abspath, pos, pos, f"{lead}{indent}{line}\n")
 
 
-def _apply(text: str, edits: list[Edit]) -> str:
-    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[: edit.start] + edit.content + text[edit.end:]
-    return text
-
-
 def _fix(doc: Document, description: str, edits: list[Edit | None], safe: bool = True) -> Fix | None:
     """A Fix from edits, offered only when every edit is possible and the result parses."""
     if not edits or any(e is None for e in edits):
@@ -113,7 +108,7 @@ def _fix(doc: Document, description: str, edits: list[Edit | None], safe: bool =
     from gpulint.parse.tomlpos import load_toml
 
     try:
-        load_toml(_apply(doc.text, edits))
+        load_toml(apply_edits(doc.text, edits))
     except ParseError:
         return None
     return Fix(description, tuple(edits), safe)
@@ -267,7 +262,7 @@ def _prefix_fix(doc: Document, wrong: str, expected: str) -> Fix | None:
         return None
     from gpulint.parse.tomlpos import load_toml
 
-    after = load_toml(_apply(doc.text, list(fix.edits))).get("plugins", {}).get(wrong, {})
+    after = load_toml(apply_edits(doc.text, fix.edits)).get("plugins", {}).get(wrong, {})
     if isinstance(after, dict) and (after.get("containerd") or any(k in after for k in CDI_KEYS)):
         return None
     return fix

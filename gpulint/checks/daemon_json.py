@@ -12,6 +12,7 @@ import json
 import posixpath
 import re
 
+from gpulint.fix import apply_edits
 from gpulint.model import Document, Edit, Fix, Node
 from gpulint.nodeconfig import NOT_RUNTIMES, is_shim_name
 from gpulint.registry import check, finding, related
@@ -59,11 +60,8 @@ def _entries(doc: Document):
 
 
 def _json_fix(doc: Document, description: str, edits: list[Edit], safe: bool = True) -> Fix | None:
-    text = doc.text
-    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[: edit.start] + edit.content + text[edit.end:]
     try:
-        json.loads(text)
+        json.loads(apply_edits(doc.text, edits))
     except ValueError:
         return None
     return Fix(description, tuple(edits), safe)
