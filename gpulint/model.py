@@ -112,6 +112,12 @@ class Node:
         return None
 
 
+def str_value(node: Node | None) -> str | None:
+    """The value of a string node as written; None for an absent node and any other
+    type (unlike `Node.str()`, which also renders numbers and booleans)."""
+    return node.value if node is not None and isinstance(node.value, str) else None
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace the text between two 0-based character offsets of a file."""

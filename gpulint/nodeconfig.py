@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
-from gpulint.model import Document, Node
+from gpulint.model import Document, Node, str_value
 from gpulint.template import is_placeholder
 
 NVIDIA_BINARIES = ("nvidia-container-runtime", "nvidia-container-runtime.cdi",
@@ -163,15 +163,11 @@ def runtime_tables(table: Node) -> list[tuple[str, Node]]:
 
 
 def runtime_entry(name: str, doc: Document, node: Node) -> RuntimeEntry:
-    runtime_type = _str(node.get("runtime_type"))
-    binary = _str(node.get("options", "BinaryName"))
+    runtime_type = str_value(node.get("runtime_type"))
+    binary = str_value(node.get("options", "BinaryName"))
     if binary is None and runtime_type == V1_RUNTIME_TYPE:  # the v1 shim reads options.Runtime
-        binary = _str(node.get("options", "Runtime"))
+        binary = str_value(node.get("options", "Runtime"))
     return RuntimeEntry(name, doc, node, binary, runtime_type, is_nvidia_handler(name, binary))
-
-
-def _str(node: Node | None) -> str | None:
-    return node.value if node is not None and isinstance(node.value, str) else None
 
 
 # --- imports ------------------------------------------------------------------
@@ -301,7 +297,7 @@ def _containerd_node(main: Document, order: list[Document]) -> NodeConfig:
         if name_node is not None and isinstance(name_node.value, str):
             default = name_node.value
         legacy = table.get("containerd", "default_runtime")
-        if legacy is not None and legacy.is_map and _str(legacy.get("runtime_type")):
+        if legacy is not None and legacy.is_map and str_value(legacy.get("runtime_type")):
             # containerd 1.x turns a typed legacy `default_runtime` table into a
             # runtime named "default" and makes it the default
             runtimes["default"] = runtime_entry("default", doc, legacy)
@@ -315,9 +311,9 @@ def _daemon_node(doc: Document) -> NodeConfig:
     for name, node in table.items() if table is not None else ():
         if not node.is_map:
             continue
-        binary = _str(node.get("path")) or _str(node.get("options", "BinaryName"))
-        runtimes[name] = RuntimeEntry(name, doc, node, binary, _str(node.get("runtimeType")),
+        binary = str_value(node.get("path")) or str_value(node.get("options", "BinaryName"))
+        runtimes[name] = RuntimeEntry(name, doc, node, binary, str_value(node.get("runtimeType")),
                                       is_nvidia_handler(name, binary))
     default_node = doc.tree.get("default-runtime")
-    default = _str(default_node) or "runc"
+    default = str_value(default_node) or "runc"
     return NodeConfig(doc, "daemon-json", runtimes, default, [doc])

@@ -14,7 +14,7 @@ import posixpath
 import re
 
 from gpulint.fix import apply_edits
-from gpulint.model import Document, Edit, Fix, Node, Span
+from gpulint.model import Document, Edit, Fix, Node, Span, str_value
 from gpulint.nodeconfig import (ALL_CRI_IDS, CRI_PLUGIN_IDS, NOT_RUNTIMES, NVIDIA_BINARIES,
                                 V1_RUNTIME_TYPE, containerd_file, effective_cri, imported_docs,
                                 includes_template, node_configs, runtime_entry, runtime_tables)
@@ -123,10 +123,6 @@ def _runtimes(doc: Document):
             yield plugin_id, name, node
 
 
-def _str(node: Node | None) -> str | None:
-    return node.value if node is not None and isinstance(node.value, str) else None
-
-
 def _unknown(value) -> bool:
     """A value a template fills in: a neutralised `{{ }}` expression or a `${VAR}`
     (MicroK8s templates)."""
@@ -134,7 +130,7 @@ def _unknown(value) -> bool:
 
 
 def _runc_like(node: Node) -> bool:
-    runtime_type = _str(node.get("runtime_type"))
+    runtime_type = str_value(node.get("runtime_type"))
     return not runtime_type or runtime_type.startswith("io.containerd.runc.")
 
 
@@ -170,7 +166,7 @@ def default_runtime_undefined(ctx):
             continue
         doc, table = found
         name_node = table.get("containerd", "default_runtime_name")
-        name = _str(name_node)
+        name = str_value(name_node)
         if name is None or _unknown(name) or node.defines(name) or node.default_runtime != name:
             continue
         yield finding(doc, "GL101", name_node.span,
@@ -380,12 +376,12 @@ def runtime_type_deprecated(doc, ctx):
     version = containerd_file(doc).version
     for _, name, node in _runtimes(doc):
         value = node.get("runtime_type")
-        runtime_type = _str(value)
+        runtime_type = str_value(value)
         if runtime_type not in REMOVED_RUNTIME_TYPES:
             continue
         edits = [_replace(doc, value.span, _quoted(doc, value, RUNC_V2))]
         runtime = node.get("options", "Runtime")
-        if runtime_type == V1_RUNTIME_TYPE and "/" in (_str(runtime) or "") \
+        if runtime_type == V1_RUNTIME_TYPE and "/" in (str_value(runtime) or "") \
                 and node.get("options", "BinaryName") is None:
             edits.append(_replace(doc, runtime.key_span, "BinaryName"))
         later = version is None or version >= 3
@@ -604,7 +600,7 @@ def _runtime_keys(doc: Document, name: str, node: Node):
 
 
 def _option_keys(doc: Document, name: str, node: Node, options: Node):
-    known = V1_OPTIONS if _str(node.get("runtime_type")) == V1_RUNTIME_TYPE else RUNC_OPTIONS
+    known = V1_OPTIONS if str_value(node.get("runtime_type")) == V1_RUNTIME_TYPE else RUNC_OPTIONS
     for key, child in options.items():
         if key in known:
             continue
@@ -659,7 +655,7 @@ def legacy_runtime_fields(doc, ctx):
                               f"`default_runtime_name` (or a RuntimeClass)",
                               severity="error" if newer else "warning")
     for _, name, node in _runtimes(doc):
-        v2 = (_str(node.get("runtime_type")) or "").startswith("io.containerd.runc.")
+        v2 = (str_value(node.get("runtime_type")) or "").startswith("io.containerd.runc.")
         for key in ("runtime_engine", "runtime_root"):
             value = node.get(key)
             if value is None or not _set(value):
@@ -679,7 +675,7 @@ def cri_plugin_disabled(doc, ctx):
     if disabled is None or not disabled.is_seq or not any(_cri_items(t) for _, t in info.cri_tables()):
         return
     for item in disabled.value:
-        plugin = _str(item)
+        plugin = str_value(item)
         if plugin in ALL_CRI_IDS or (plugin or "").startswith("io.containerd.cri.v1."):
             yield finding(doc, "GL110", item.span,
                           f"disabled_plugins turns off `{plugin}`, but this file configures CRI runtimes: "

@@ -13,7 +13,7 @@ import posixpath
 import re
 
 from gpulint.fix import apply_edits
-from gpulint.model import Document, Edit, Fix, Node
+from gpulint.model import Document, Edit, Fix, Node, str_value
 from gpulint.nodeconfig import NOT_RUNTIMES, is_shim_name
 from gpulint.registry import check, finding, related
 from gpulint.template import is_placeholder
@@ -48,10 +48,6 @@ BUILTIN_RUNTIMES = ("runc", "io.containerd.runc.v2")
 WRONG_PATHS = dict(NOT_RUNTIMES, **{"docker-runc": None})
 
 
-def _str(node: Node | None) -> str | None:
-    return node.value if node is not None and isinstance(node.value, str) else None
-
-
 def _entries(doc: Document):
     runtimes = doc.tree.get("runtimes")
     if runtimes is None or not runtimes.is_map:
@@ -75,7 +71,7 @@ def _rename_key(doc: Document, node: Node, new: str) -> Edit:
 @check("GL201", kinds=("daemon-json",))
 def default_runtime_undefined(doc, ctx):
     value = doc.tree.get("default-runtime")
-    name = _str(value)
+    name = str_value(value)
     if not name or is_placeholder(name):  # empty: dockerd uses its built-in default
         return
     runtimes = dict(_entries(doc))
@@ -102,7 +98,7 @@ def runtime_entry_malformed(doc, ctx):
         path, runtime_type = _given(entry.get("path")), _given(entry.get("runtimeType"))
         options, args = entry.get("options"), entry.get("runtimeArgs")
         if path is None and runtime_type is None:
-            binary = _str(entry.get("options", "BinaryName"))
+            binary = str_value(entry.get("options", "BinaryName"))
             yield finding(doc, "GL202", entry.anchor,
                           f"runtime `{name}` has neither `path` nor `runtimeType`: dockerd refuses to start "
                           f"(\"runtime {name}: either a runtimeType or a path must be configured\")"
@@ -182,7 +178,7 @@ def _binary(entry: Node) -> Node | None:
 def runtime_path_invalid(doc, ctx):
     for name, entry in _entries(doc):
         path = _binary(entry)
-        value = _str(path)
+        value = str_value(path)
         if value is None or is_placeholder(value):
             continue
         base = posixpath.basename(value)
