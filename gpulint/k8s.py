@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpulint.model import Document, Node
+from gpulint.model import Document, Node, sequence
 from gpulint.template import is_placeholder
 
 CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
@@ -154,7 +154,7 @@ def _containers(spec: Node, kind: str) -> list[Container]:
     out = []
     for section in CONTAINER_SECTIONS:
         items = spec.get(section)
-        for item in items.value if items is not None and items.is_seq else ():
+        for item in sequence(items):
             if item.is_map:
                 out.append(_container(item, section))
     if kind == "InferenceService":
@@ -221,7 +221,7 @@ def node_selection(pod: PodSpec) -> dict[str, Node]:
     terms = pod.spec.get("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
                          "nodeSelectorTerms")
     required = [_single_value_labels(term) for term in
-                (terms.value if terms is not None and terms.is_seq else ())]
+                sequence(terms)]
     for key, node in (required[0].items() if required else ()):
         if all(scalar_str(other.get(key)) == scalar_str(node) and key in other
                for other in required[1:]):
@@ -233,7 +233,7 @@ def _single_value_labels(term: Node) -> dict[str, Node]:
     """Labels one node selector term pins to a single value with `In`."""
     out: dict[str, Node] = {}
     expressions = term.get("matchExpressions")
-    for expr in expressions.value if expressions is not None and expressions.is_seq else ():
+    for expr in sequence(expressions):
         key, values = scalar_str(expr.get("key")), expr.get("values")
         if (key and scalar_str(expr.get("operator")) == "In" and values is not None
                 and values.is_seq and len(values.value) == 1):
@@ -245,7 +245,7 @@ def env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
     """(name, the `name` node, the `value` node or None) for each literal `env` entry."""
     env = container.node.get("env")
     out = []
-    for item in env.value if env is not None and env.is_seq else ():
+    for item in sequence(env):
         name = scalar_str(item.get("name"))
         if name:
             out.append((name, item.get("name"), item.get("value")))

@@ -112,6 +112,11 @@ class Node:
         return None
 
 
+def sequence(node: Node | None) -> list[Node]:
+    """The items of a sequence node; none for an absent node or any other type."""
+    return node.value if node is not None and node.is_seq else []
+
+
 def str_value(node: Node | None) -> str | None:
     """The value of a string node as written; None for an absent node and any other
     type (unlike `Node.str()`, which also renders numbers and booleans)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gpulint import catalog
 from gpulint.discover import display_path
-from gpulint.model import Finding, LineIndex, Node
+from gpulint.model import Finding, LineIndex, Node, sequence
 from gpulint.parse.errors import ParseError
 from gpulint.registry import Context, check
 
@@ -33,13 +33,10 @@ def unknown_code_in_config(ctx: Context):
     display = display_path(path)
     candidates: list[Node] = []
     for key in _SELECTOR_KEYS:
-        node = table.get(key)
-        if node is not None and node.is_seq:
-            candidates.extend(node.value)
-    for key in ("per-file-ignores",):
-        node = table.get(key)
-        for _, codes in node.items() if node is not None else ():
-            candidates.extend(codes.value if codes.is_seq else ())
+        candidates.extend(sequence(table.get(key)))
+    ignores = table.get("per-file-ignores")
+    for _, codes in ignores.items() if ignores is not None else ():
+        candidates.extend(sequence(codes))
     severity = table.get("severity")
     for name, level in severity.items() if severity is not None else ():
         candidates.append(Node(name, level.anchor))

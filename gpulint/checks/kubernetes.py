@@ -23,7 +23,7 @@ from gpulint.k8s import (
     runtime_classes,
     scalar_str,
 )
-from gpulint.model import Document, Edit, Fix, Node, Related, Span
+from gpulint.model import Document, Edit, Fix, Node, Related, Span, sequence
 from gpulint.registry import Context, check, finding, related
 
 # ---------------------------------------------------------------- text edits
@@ -385,7 +385,7 @@ def _privilege(container: Container) -> Node | None:
     if privileged is not None and privileged.value is True:
         return privileged
     added = context.get("capabilities", "add")
-    for item in added.value if added is not None and added.is_seq else ():
+    for item in sequence(added):
         if (scalar_str(item) or "").upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
             return item
     return None
@@ -403,7 +403,7 @@ def hostpath_nvidia(doc: Document, ctx: Context):
         if is_gpu_management(pod):
             continue
         volumes = pod.spec.get("volumes")
-        for volume in volumes.value if volumes is not None and volumes.is_seq else ():
+        for volume in sequence(volumes):
             path_node = volume.get("hostPath", "path")
             path = scalar_str(path_node)
             if path is None or not _HOST_GPU_PATH.match(path):
@@ -557,11 +557,11 @@ def _affinity_keys(pod: PodSpec):
         return
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
     preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
-    terms = list(required.value) if required is not None and required.is_seq else []
-    terms += [p.get("preference") for p in preferred.value] if preferred is not None and preferred.is_seq else []
+    terms = list(sequence(required))
+    terms += [p.get("preference") for p in sequence(preferred)]
     for term in terms:
         expressions = term.get("matchExpressions") if term is not None else None
-        for expr in expressions.value if expressions is not None and expressions.is_seq else ():
+        for expr in sequence(expressions):
             key = expr.get("key")
             if key is not None and key.is_scalar:
                 yield key
@@ -695,7 +695,7 @@ def _taint_lists(obj: Node):
     elif kind == "ClusterConfig":  # eksctl
         for section in ("nodeGroups", "managedNodeGroups"):
             groups = obj.get(section)
-            for group in groups.value if groups is not None and groups.is_seq else ():
+            for group in sequence(groups):
                 yield group.get("taints")
 
 
@@ -707,7 +707,7 @@ def _taints(node: Node | None):
         for key, entry in node.items():
             value, _, effect = (scalar_str(entry) or "").rpartition(":")
             yield key, value, effect, entry
-    for item in node.value if node.is_seq else ():
+    for item in sequence(node):
         yield (scalar_str(item.get("key")) or "", scalar_str(item.get("value")) or "",
                scalar_str(item.get("effect")) or "", item)
 
@@ -752,7 +752,7 @@ def _config_taints(settings):
 
 
 def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> bool:
-    for item in tolerations.value if tolerations is not None and tolerations.is_seq else ():
+    for item in sequence(tolerations):
         t_effect = scalar_str(item.get("effect")) or ""
         if t_effect and t_effect != effect:
             continue
