@@ -7,14 +7,16 @@ import is slow, so a config whose content already passed is remembered by hash.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpulint.discover import DEFAULT_EXCLUDES
+from gpulint.model import LineIndex, Node
 from gpulint.parse.errors import ParseError
-from gpulint.parse.tomlpos import load_toml
+from gpulint.parse.tomlpos import load_toml, parse_toml
 from gpulint.resources import cache_dir
 
 SCHEMA_PATH = Path(__file__).with_name("config-schema.json")
@@ -43,6 +45,20 @@ class Settings:
     @property
     def excludes(self) -> tuple[str, ...]:
         return tuple(self.exclude) + tuple(self.extend_exclude)
+
+    @functools.cached_property
+    def tree(self) -> Node | None:
+        """The gpulint table of the configuration file with positions, for findings that
+        point into it. Kept with the settings of one run, so a later run in the same
+        process sees an edited file. None without a file, or when it no longer reads."""
+        if self.path is None:
+            return None
+        try:
+            text = self.path.read_text(encoding="utf-8-sig")
+            root = parse_toml(text, LineIndex(text))
+        except (OSError, ParseError):
+            return None
+        return root.get("tool", "gpulint") if self.path.name == "pyproject.toml" else root
 
 
 def find_config(start: Path) -> Path | None:

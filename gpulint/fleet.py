@@ -18,13 +18,11 @@ file, the place `related` points at. Nothing is guessed: no source, no driver.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from gpulint.k8s import PodSpec, node_selection, object_kind, scalar_str
-from gpulint.model import Document, LineIndex, Node, Related, Span
+from gpulint.model import Document, Node, Related, Span
 
 _DRIVER_PREFIX = re.compile(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
 
@@ -212,7 +210,7 @@ def _config_origin(settings, key: str) -> Origin:
     value = settings.fleet.get(key)
     where = "[tool.gpulint.fleet]" if path is not None and path.name == "pyproject.toml" else "[fleet]"
     shown = display_path(path) if path is not None else "the configuration"
-    node = _config_node(str(path), "fleet", key) if path is not None else None
+    node = settings.tree.get("fleet", key) if settings.tree is not None else None
     return Origin(f"`{key} = \"{value}\"` in {where} of {shown}",
                   display_path(path) if path is not None else None,
                   node.span if node is not None else None)
@@ -234,24 +232,6 @@ def config_gpu(settings) -> Gpu | None:
     if fleet.get("gpu-class"):
         return Gpu(None, fleet["gpu-class"], None, _config_origin(settings, "gpu-class"))
     return None
-
-
-@functools.lru_cache(maxsize=8)
-def _config_tree(path: str) -> Node | None:
-    from gpulint.parse.errors import ParseError
-    from gpulint.parse.tomlpos import parse_toml
-
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-        root = parse_toml(text, LineIndex(text))
-    except (OSError, ParseError):
-        return None
-    return root.get("tool", "gpulint") if Path(path).name == "pyproject.toml" else root
-
-
-def _config_node(path: str, *keys: str) -> Node | None:
-    tree = _config_tree(path)
-    return tree.get(*keys) if tree is not None else None
 
 
 # ------------------------------------------------------------------ 4. the GPU Operator

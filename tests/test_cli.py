@@ -353,6 +353,16 @@ def test_unknown_code_in_config_is_gl003(tmp_path):
     assert "GL1O5" in result.findings[0]["message"]
 
 
+
+def test_findings_in_the_config_follow_an_edited_config(tmp_path):
+    """A second run in the same process reads the edited configuration, not the first one."""
+    write_files(tmp_path, {".gpulint.toml": '[fleet]\ndriver = "470.256.02"\n', "Dockerfile": "FROM x\n"})
+    run = run_gpulint("--format", "json", "--select", "GL602", ".", cwd=tmp_path)
+    assert [(f["path"], f["line"], f["column"]) for f in run.findings] == [(".gpulint.toml", 2, 10)]
+    write_files(tmp_path, {".gpulint.toml": '# the GPU nodes\n[fleet]\ndriver = "470.256.02"\n'})
+    run = run_gpulint("--format", "json", "--select", "GL602", ".", cwd=tmp_path)
+    assert [(f["path"], f["line"], f["column"]) for f in run.findings] == [(".gpulint.toml", 3, 10)]
+
 # -- suppressions -----------------------------------------------------------------------------
 
 def test_suppression_on_the_line_and_the_line_before(lint_files):

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from gpulint import catalog
 from gpulint.discover import display_path
-from gpulint.model import Finding, LineIndex, Node, sequence
-from gpulint.parse.errors import ParseError
+from gpulint.model import Finding, Node, sequence
 from gpulint.registry import Context, check
 
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
@@ -17,20 +16,10 @@ _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 
 @check("GL003", project=True)
 def unknown_code_in_config(ctx: Context):
-    path = getattr(ctx.settings, "path", None)
-    if path is None:
-        return
-    from gpulint.parse.tomlpos import parse_toml
-
-    text = path.read_text(encoding="utf-8-sig")
-    try:
-        root = parse_toml(text, LineIndex(text))
-    except ParseError:
-        return
-    table = root.get("tool", "gpulint") if path.name == "pyproject.toml" else root
+    table = ctx.settings.tree
     if table is None:
         return
-    display = display_path(path)
+    display = display_path(ctx.settings.path)
     candidates: list[Node] = []
     for key in _SELECTOR_KEYS:
         candidates.extend(sequence(table.get(key)))
