@@ -493,6 +493,21 @@ def test_cuda_image_ngc() -> None:
     assert cuda_image("nvcr.io/nvidia/pytorch:latest") is None
 
 
+@pytest.mark.parametrize(
+    ("cuda_xy", "branch", "ok"),
+    [
+        ((10, 2), 418, True),   # NGC 20.01-20.03 notes
+        ((11, 1), 450, True),   # NGC 20.10-20.12 notes: 418.xx, 440.30 or 450.xx
+        ((11, 3), 460, True),
+        ((11, 5), 470, True),
+        ((11, 7), 460, False),  # NGC 22.05+ notes: R418, R440 and R460 dropped
+        ((11, 7), 510, True),
+    ],
+)
+def test_ngc_era_forward_compat(cuda_xy: tuple[int, int], branch: int, ok: bool) -> None:
+    assert cuda.forward_compat_ok(cuda_xy, branch) is ok
+
+
 def test_cuda_image_pytorch() -> None:
     img = cuda_image("pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime")
     assert (img.family, img.cuda, img.cuda_major_minor, img.cudnn, img.flavor) == ("pytorch", "12.4", (12, 4), 9, "runtime")
