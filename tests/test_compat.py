@@ -82,7 +82,7 @@ def test_ngc_images_name_their_entrypoint_error():
 def test_a_lower_bound_cuda_says_so():
     """NGC months without their own release-notes row: the CUDA is at least that of the month before."""
     message = _one(_lint("start-check/ngc.yaml"), "GL601", 31)["message"]
-    assert "needs CUDA 13.1 or newer" in message
+    assert "needs CUDA 13.2 or newer" in message  # 26.05 has no row: at least 26.04's 13.2
 
 
 @pytest.mark.parametrize("gpu_class, severity", [("datacenter", "info"), ("consumer", "error")])

@@ -487,25 +487,53 @@ def test_cuda_image_ngc() -> None:
     assert (img.cuda_major_minor, img.flavor, img.is_devel) == ((13, 0), "tritonserver", False)
     img = cuda_image("nvcr.io/nvidia/tensorflow:23.01-tf2-py3")
     assert img.cuda == "12.0.1"
-    img = cuda_image("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3")
-    assert img.cuda_major_minor == (12, 4) and not img.cuda_exact  # lower bound from 24.06
+    img = cuda_image("nvcr.io/nvidia/tritonserver:24.09-trtllm-python-py3")
+    assert img.cuda_major_minor == (12, 6) and not img.cuda_exact  # lower bound from 24.08
     assert cuda_image("nvcr.io/nvidia/pytorch:19.10-py3") is None
     assert cuda_image("nvcr.io/nvidia/pytorch:latest") is None
 
 
 @pytest.mark.parametrize(
-    ("cuda_xy", "branch", "ok"),
+    ("image", "cuda", "exact"),
     [
-        ((10, 2), 418, True),   # NGC 20.01-20.03 notes
-        ((11, 1), 450, True),   # NGC 20.10-20.12 notes: 418.xx, 440.30 or 450.xx
-        ((11, 3), 460, True),
-        ((11, 5), 470, True),
-        ((11, 7), 460, False),  # NGC 22.05+ notes: R418, R440 and R460 dropped
-        ((11, 7), 510, True),
+        # the first month with a row, and a month before any row
+        ("nvcr.io/nvidia/pytorch:20.01-py3", "10.2.89", True),
+        ("nvcr.io/nvidia/tensorflow:20.03-tf1-py3", "10.2.89", True),
+        # no 20.04/20.05 notes: at least the 20.03 CUDA
+        ("nvcr.io/nvidia/pytorch:20.05-py3", "10.2", False),
+        # the CUDA 11.0 jump; the notes give builds (11.0.167, 11.0.194), not X.Y.Z
+        ("nvcr.io/nvidia/tensorflow:20.06-tf2-py3", "11.0", True),
+        ("nvcr.io/nvidia/tritonserver:20.07-py3", "11.0", True),
+        ("nvcr.io/nvidia/pytorch:20.12-py3", "11.1.1", True),
+        ("nvcr.io/nvidia/tensorflow:20.12-tf1-py3", "11.1.1", True),
+        ("nvcr.io/nvidia/pytorch:21.01-py3", "11.1", False),
+        ("nvcr.io/nvidia/tensorflow:21.03-tf2-py3", "11.2.1", True),
+        ("nvcr.io/nvidia/pytorch:21.06-py3", "11.3.1", True),
+        ("nvcr.io/nvidia/tritonserver:21.10-py3", "11.4.2", True),
+        ("nvcr.io/nvidia/pytorch:22.05-py3", "11.7", True),
+        ("nvcr.io/nvidia/tensorflow:22.06-tf2-py3", "11.7", True),  # "11.7 Update 1 Preview"
+        ("nvcr.io/nvidia/tritonserver:22.08-py3", "11.7.1", True),
+        # the last month before the old table, and the first of it
+        ("nvcr.io/nvidia/pytorch:22.09-py3", "11.8.0", True),
+        ("nvcr.io/nvidia/pytorch:22.10-py3", "11.8.0", True),
+        # later months that were missing
+        ("nvcr.io/nvidia/pytorch:23.03-py3", "12.1.0", True),
+        ("nvcr.io/nvidia/tritonserver:24.06-py3", "12.5.0", True),
+        ("nvcr.io/nvidia/tritonserver:24.07-trtllm-python-py3", "12.5.1", True),
+        ("nvcr.io/nvidia/pytorch:25.04-py3", "12.9.0", True),
+        ("nvcr.io/nvidia/pytorch:26.08-py3", "13.4.1", True),
     ],
 )
-def test_ngc_era_forward_compat(cuda_xy: tuple[int, int], branch: int, ok: bool) -> None:
-    assert cuda.forward_compat_ok(cuda_xy, branch) is ok
+def test_ngc_release_rows(image: str, cuda: str, exact: bool) -> None:
+    img = cuda_image(image)
+    assert img is not None and img.family == "ngc"
+    assert (img.cuda, img.cuda_exact) == (cuda, exact)
+
+
+def test_ngc_new_rows_cite_a_page(image_data: dict) -> None:
+    for row in image_data["ngc"]["releases"]:
+        if row["release"] < "22.10" or "url" in row:
+            assert str(row.get("url", "")).startswith("https://docs.nvidia.com/deeplearning/"), row
 
 
 def test_cuda_image_pytorch() -> None:
