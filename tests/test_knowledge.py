@@ -530,6 +530,36 @@ def test_ngc_release_rows(image: str, cuda: str, exact: bool) -> None:
     assert (img.cuda, img.cuda_exact) == (cuda, exact)
 
 
+def test_ngc_patch_releases() -> None:
+    # Triton's own patch releases have rows ...
+    img = cuda_image("nvcr.io/nvidia/tritonserver:21.06.1-py3")
+    assert (img.cuda, img.cuda_exact, img.release) == ("11.3.1", True, "21.06.1")
+    assert cuda_image("nvcr.io/nvidia/tritonserver:20.03.1-py3").cuda == "10.2.89"
+    # ... others are at least their month
+    img = cuda_image("nvcr.io/nvidia/pytorch:24.10.2-py3")
+    assert (img.cuda, img.cuda_exact, img.release) == ("12.6", False, "24.10.2")
+    assert images.ngc_cuda("22.09.1") == ("11.8", False)
+    # before the first row nothing is known, patch or not
+    assert cuda_image("nvcr.io/nvidia/pytorch:19.12.1-py3") is None
+    # NeMo is not an NGC framework image gpulint maps (its YY.MM is not the base image's)
+    assert cuda_image("nvcr.io/nvidia/nemo:25.04.01") is None
+
+
+@pytest.mark.parametrize(
+    ("cuda_xy", "branch", "ok"),
+    [
+        ((10, 2), 418, True),   # NGC 20.01-20.03 notes
+        ((11, 1), 450, True),   # NGC 20.10-20.12 notes: 418.xx, 440.30 or 450.xx
+        ((11, 3), 460, True),
+        ((11, 5), 470, True),
+        ((11, 7), 460, False),  # NGC 22.05+ notes: R418, R440 and R460 dropped
+        ((11, 7), 510, True),
+    ],
+)
+def test_ngc_era_forward_compat(cuda_xy: tuple[int, int], branch: int, ok: bool) -> None:
+    assert cuda.forward_compat_ok(cuda_xy, branch) is ok
+
+
 def test_ngc_new_rows_cite_a_page(image_data: dict) -> None:
     for row in image_data["ngc"]["releases"]:
         if row["release"] < "22.10" or "url" in row:

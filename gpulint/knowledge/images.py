@@ -448,14 +448,16 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
     )
 
 
-_NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:-|$)")
+# YY.MM, or YY.MM.P for the occasional patch release (tritonserver:21.06.1-py3).
+_NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:\.(?P<patch>\d+))?(?:-|$)")
 
 
 def ngc_cuda(release: str) -> tuple[str, bool] | None:
-    """CUDA version of an NGC YY.MM release and whether it is exact.
+    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact.
 
     Months without their own row take the nearest earlier row's X.Y as a lower bound,
-    because CUDA never goes backwards between monthly releases.
+    because CUDA never goes backwards between monthly releases; a patch release
+    without its own row likewise takes its month's X.Y.
     """
     rows = sorted(_data()["ngc"]["releases"], key=lambda r: r["release"])
     exact = [r for r in rows if r["release"] == release]
@@ -469,13 +471,15 @@ def ngc_cuda(release: str) -> tuple[str, bool] | None:
 
 
 def _ngc_image(ref: ImageRef) -> CudaImage | None:
-    """Describe an NGC framework image from its YY.MM tag."""
+    """Describe an NGC framework image from its YY.MM[.P] tag."""
     framework = ref.repository.split("/", 1)[1]
     info = _data()["ngc"]["frameworks"].get(framework)
     m = _NGC_TAG_RE.match(ref.tag or "")
     if info is None or m is None:
         return None
     release = f"{m.group('yy')}.{m.group('mm')}"
+    if m.group("patch") is not None:
+        release = f"{release}.{m.group('patch')}"
     found = ngc_cuda(release)
     if found is None:
         return None
