@@ -222,12 +222,10 @@ def direct_imports(doc: Document, docs: list[Document]) -> list[Document]:
 
 def import_graph(ctx) -> dict[str, list[Document]]:
     """For each linted containerd file (by absolute path), the linted files it imports."""
-    cached = getattr(ctx, "_import_graph", None)
-    if cached is None:
+    if "containerd.imports" not in ctx.cache:
         docs = ctx.of_kind("containerd")
-        cached = {doc.abspath: direct_imports(doc, docs) for doc in docs}
-        ctx._import_graph = cached
-    return cached
+        ctx.cache["containerd.imports"] = {doc.abspath: direct_imports(doc, docs) for doc in docs}
+    return ctx.cache["containerd.imports"]
 
 
 def imported_docs(ctx) -> set[str]:
@@ -251,11 +249,10 @@ def _load_order(main: Document, graph: dict[str, list[Document]]) -> list[Docume
 
 def node_configs(ctx) -> list[NodeConfig]:
     """One NodeConfig per main containerd config (drop-ins merged) and per daemon.json."""
-    cached = getattr(ctx, "_node_configs", None)
-    if cached is None:
-        cached = _containerd_nodes(ctx) + [_daemon_node(doc) for doc in ctx.of_kind("daemon-json")]
-        ctx._node_configs = cached
-    return cached
+    if "node_configs" not in ctx.cache:
+        ctx.cache["node_configs"] = (_containerd_nodes(ctx)
+                                     + [_daemon_node(doc) for doc in ctx.of_kind("daemon-json")])
+    return ctx.cache["node_configs"]
 
 
 def _containerd_nodes(ctx) -> list[NodeConfig]:

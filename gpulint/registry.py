@@ -41,6 +41,7 @@ class Context:
     settings: object  # gpulint.config.Settings
     options: dict = field(default_factory=dict)  # command-line facts: driver, gpu_class
     enabled: frozenset[str] = frozenset()
+    cache: dict = field(default_factory=dict)  # per-run memo for facts several checks share
 
     def of_kind(self, kind: str) -> list[Document]:
         return [d for d in self.documents if d.kind == kind]

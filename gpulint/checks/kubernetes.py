@@ -660,16 +660,15 @@ def _nvidia_runtime_classes(ctx: Context) -> set[str]:
     config gives it), and the GPU Operator's unless the linted files define them."""
     from gpulint.nodeconfig import is_nvidia_handler, node_configs
 
-    cached = getattr(ctx, "_nvidia_runtime_classes", None)
-    if cached is not None:
-        return cached
+    if "k8s.nvidia_runtime_classes" in ctx.cache:
+        return ctx.cache["k8s.nvidia_runtime_classes"]
     nvidia_runtimes = {name for config in node_configs(ctx)
                        for name, entry in config.runtimes.items() if entry.is_nvidia}
     handlers = {object_name(obj): scalar_str(obj.get("handler"))
                 for doc in ctx.of_kind("kubernetes") for obj in runtime_classes(doc)}
     names = {n for n in GPU_OPERATOR_RUNTIME_CLASSES if n not in handlers}
     names |= {n for n, h in handlers.items() if n and h and (h in nvidia_runtimes or is_nvidia_handler(h, None))}
-    ctx._nvidia_runtime_classes = names
+    ctx.cache["k8s.nvidia_runtime_classes"] = names
     return names
 
 
