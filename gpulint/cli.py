@@ -17,9 +17,9 @@ from pathlib import Path
 
 from gpulint import __version__
 from gpulint.discover import KINDS
+from gpulint.report import FORMATS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("rule", "rules", "cuda", "driver", "image")
 MAX_FIX_PASSES = 8
 
 
@@ -62,7 +62,7 @@ def lint_parser() -> argparse.ArgumentParser:
     sel.add_argument("--ignore", help="codes to leave out (added to the config's ignore)")
     sel.add_argument("--preview", action="store_true", default=None, help="also run preview rules")
     out = p.add_argument_group("output")
-    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    out.add_argument("--format", choices=FORMATS, default="text")
     out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     out.add_argument("--no-show-source", action="store_true", help="text: omit the source lines")
     out.add_argument("--failure-threshold", choices=("error", "warning", "info", "none"),

@@ -11,7 +11,6 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-SEVERITIES = ("info", "warning", "error")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
@@ -25,9 +24,6 @@ class Span:
     @staticmethod
     def point(line: int, column: int) -> "Span":
         return Span(line, column, line, column)
-
-    def contains_line(self, line: int) -> bool:
-        return self.line <= line <= self.end_line
 
 
 class Node:

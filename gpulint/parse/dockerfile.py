@@ -66,10 +66,6 @@ class Dockerfile:
     global_args: dict[str, str | None]
     escape: str = "\\"
 
-    @property
-    def final_stage(self) -> Stage | None:
-        return self.stages[-1] if self.stages else None
-
     def stage_named(self, ref: str) -> Stage | None:
         """The stage a `--from=` or `FROM` names: by `AS` name or by index."""
         ref = ref.lower()
