@@ -131,6 +131,13 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _valid_driver(value: str) -> bool:
+    """A driver version or branch written plainly (no distribution suffix, no spaces)."""
+    from gpulint.fleet import driver_version
+
+    return driver_version(value) == value
+
+
 def lint(argv: list[str]) -> int:
     args = lint_parser().parse_args(argv)
     if args.version:
@@ -182,11 +189,6 @@ def lint(argv: list[str]) -> int:
                  fixed=fixed), args.output)
     print_internal_errors(result)
     return exit_code(result, settings.failure_threshold)
-
-
-def _valid_driver(value: str) -> bool:
-    parts = value.split(".")
-    return 1 <= len(parts) <= 3 and all(p.isdigit() for p in parts) and len(parts[0]) == 3
 
 
 def _fix_loop(result, sources, settings, options, unsafe):
