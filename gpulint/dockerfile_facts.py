@@ -24,7 +24,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 
 from gpulint.model import Document, Span
-from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, expand
+from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, arg_pairs, expand
 
 _CACHE_KEY = "dockerfile_facts"
 _VAR = re.compile(r"\$\{?[A-Za-z_]")
@@ -202,12 +202,8 @@ def _stage_args(ins: Instruction, variables: dict, global_args: dict) -> dict[st
     """The variables an ARG inside a stage declares. A global ARG is visible in a stage
     only once the stage declares it again (`ARG CUDA_VERSION`), with the global default."""
     out = {}
-    for token in ins.value.split():
-        name, eq, default = token.partition("=")
-        if eq:
-            out[name] = expand(default.strip("\"'"), {**variables, **out})
-        else:
-            out[name] = global_args.get(name)
+    for name, default in arg_pairs(ins.value):
+        out[name] = global_args.get(name) if default is None else expand(default, {**variables, **out})
     return out
 
 

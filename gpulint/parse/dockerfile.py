@@ -104,7 +104,8 @@ def expand(text: str, variables: dict[str, str | None]) -> str:
     return _VAR.sub(sub, text)
 
 
-def _arg_pairs(value: str) -> list[tuple[str, str | None]]:
+def arg_pairs(value: str) -> list[tuple[str, str | None]]:
+    """(name, default without quotes, or None) of each variable an ARG declares."""
     out = []
     for token in value.split():
         name, eq, default = token.partition("=")
@@ -163,7 +164,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     stages: list[Stage] = []
     for ins in instructions:
         if ins.keyword == "ARG" and not stages:
-            for name, default in _arg_pairs(ins.value):  # a default may use earlier ARGs
+            for name, default in arg_pairs(ins.value):  # a default may use earlier ARGs
                 if default is not None:
                     global_args[name] = expand(default, global_args)
                 else:  # `ARG X` again keeps the default an earlier `ARG X=1` gave
