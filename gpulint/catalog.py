@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from gpulint.resources import cache_dir, rules_dir
+from gpulint.resources import cache_dir, load_yaml, rules_dir
 
 CODE = re.compile(r"GL\d{3}")
 
@@ -82,13 +82,7 @@ def _raw_rules() -> list[dict]:
         return json.loads(cached.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = []
-    for path in paths:
-        with open(path, encoding="utf-8") as handle:
-            data.append(yaml.load(handle, Loader=loader))
+    data = [load_yaml(path.name) for path in paths]
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")

@@ -27,10 +27,16 @@ def cache_dir() -> Path:
     return Path(root) / "gpulint"
 
 
-def load_yaml(name: str):
-    """Load one bundled YAML data file from rules/ with the fastest available loader."""
+def yaml_loader():
+    """PyYAML's safe loader, backed by libyaml when that is built in (several times faster)."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(name: str):
+    """Load one bundled YAML data file from rules/."""
+    import yaml
+
     with open(rules_dir() / name, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=loader)
+        return yaml.load(handle, Loader=yaml_loader())

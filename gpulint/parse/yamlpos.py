@@ -10,8 +10,9 @@ import yaml
 
 from gpulint.model import LineIndex, Node, Span
 from gpulint.parse.errors import ParseError
+from gpulint.resources import yaml_loader
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = yaml_loader()
 _TAGS = {
     "tag:yaml.org,2002:int": "int",
     "tag:yaml.org,2002:float": "float",
