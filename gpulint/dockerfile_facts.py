@@ -22,6 +22,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field, replace
+from typing import Iterable
 
 from gpulint.model import Document, Span
 from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, arg_pairs, expand
@@ -729,9 +730,15 @@ def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
     """The first ENTRYPOINT, CMD, LABEL or COPY/ADD of the shipped stage (or a stage it
     is built on) that `pattern` finds something in."""
     final = facts(doc).final
-    for stage in final.chain if final is not None else ():
+    return first_mention(final.chain if final is not None else (),
+                         ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"), pattern)
+
+
+def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: re.Pattern) -> Hit | None:
+    """What `pattern` finds in the first instruction of `stages` with one of `keywords`."""
+    for stage in stages:
         for ins in stage.instructions:
-            if ins.keyword in ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"):
+            if ins.keyword in keywords:
                 match = pattern.search(ins.value)
                 if match:
                     return Hit(ins, match[0])

@@ -11,8 +11,8 @@ import re
 
 from gpulint.dockerfile_facts import (
     REQUIRE_CUDA, Hit, StageFacts, command_name, cuda_builds, cuda_variant, driver_container,
-    env_values, facts, installs_toolkit, is_nvidia_image, locate, management_tool, plain_image,
-    stage_cuda,
+    env_values, facts, first_mention, installs_toolkit, is_nvidia_image, locate, management_tool,
+    plain_image, stage_cuda,
 )
 from gpulint.model import Document, Edit, Fix, Span
 from gpulint.registry import Context, check, finding, related
@@ -145,8 +145,7 @@ def devel_final_stage(doc: Document, ctx: Context):
     runtime = cuda_variant(image, "runtime") if image is not None and image.is_devel else None
     if runtime is None:
         return
-    jit = next((Hit(ins, m[0]) for stage in final.chain for ins in stage.instructions
-                if ins.keyword in _JIT_EVIDENCE and (m := _JIT_USERS.search(ins.value))), None)
+    jit = first_mention(final.chain, _JIT_EVIDENCE, _JIT_USERS)
     builds = [h for sf in final.family for h in cuda_builds(sf)]
     where = final.stage.image_span
     shown = image.ref.raw
@@ -346,14 +345,9 @@ def _feeding_stages(doc: Document, final: StageFacts) -> list[StageFacts]:
     return out
 
 
-def _uses(doc: Document, stages: list[StageFacts], pattern: re.Pattern) -> Hit | None:
-    for sf in stages:
-        for ins in sf.stage.instructions:
-            if ins.keyword in ("RUN", "COPY", "ADD", "ENV", "ENTRYPOINT", "CMD"):
-                match = pattern.search(ins.value)
-                if match:
-                    return Hit(ins, match[0])
-    return None
+def _uses(stages: list[StageFacts], pattern: re.Pattern) -> Hit | None:
+    return first_mention((sf.stage for sf in stages), ("RUN", "COPY", "ADD", "ENV", "ENTRYPOINT", "CMD"),
+                         pattern)
 
 
 @check("GL308", kinds=KINDS)
@@ -371,7 +365,7 @@ def driver_capabilities(doc: Document, ctx: Context):
     feeding = _feeding_stages(doc, final)
     for needed, pattern, what in (("video", _VIDEO_USE, "NVENC/NVDEC video encoding or decoding"),
                                   ("graphics", _GRAPHICS_USE, "OpenGL/EGL/Vulkan on the NVIDIA driver")):
-        hit = _uses(doc, feeding, pattern) if needed not in capabilities else None
+        hit = _uses(feeding, pattern) if needed not in capabilities else None
         if hit is None:
             continue
         current = f"`{env.value}`" if env is not None else "unset (`compute,utility`)"
