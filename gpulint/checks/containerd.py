@@ -9,7 +9,6 @@ every fix is checked to parse before it is offered.
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import re
 
@@ -142,6 +141,8 @@ def _suggest(key: str, known: tuple[str, ...]) -> str | None:
     same = [k for k in known if norm(k) == norm(key)]
     if same:
         return same[0] if len(same) == 1 else None
+    import difflib  # for keys that are no spelling variant of a known one
+
     close = difflib.get_close_matches(norm(key), [norm(k) for k in known], n=2, cutoff=0.85)
     if len(close) != 1:
         return None

@@ -7,7 +7,6 @@ parser at the exact position.
 
 from __future__ import annotations
 
-import difflib
 import json
 import posixpath
 import re
@@ -229,6 +228,8 @@ def _normal(key: str) -> str:
 def _suggest(key: str) -> str | None:
     if _normal(key) in DAEMON_KEYS:
         return _normal(key)
+    import difflib  # for keys that are no spelling variant of a known one
+
     close = difflib.get_close_matches(_normal(key), sorted(DAEMON_KEYS), n=2, cutoff=0.85)
     return close[0] if len(close) == 1 else None
 

@@ -4,7 +4,6 @@ runtime classes and GPU feature discovery selectors of every pod spec."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 from gpulint.k8s import (
     Container,
@@ -171,7 +170,8 @@ def gpu_request_limit_differ(doc: Document, ctx: Context):
 
 
 _QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([a-zA-Z]*)$")
-_SUFFIXES = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+# multipliers, each read as a Decimal (decimal is imported only when a quantity is checked)
+_SUFFIXES = {"": 1, "m": "0.001", "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
              "P": 10**15, "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
              "Pi": 2**50, "Ei": 2**60}
 _SHARING = ("GPUs are not divided through quantities: share one with time-slicing or MPS "
@@ -198,8 +198,10 @@ def _quantity_problem(name: str, node: Node) -> tuple[str, str] | None:
     match = _QUANTITY.match(text.strip())
     if not match or match.group(2) not in _SUFFIXES:
         return unparsable
+    from decimal import Decimal
+
     try:
-        amount = Decimal(match.group(1)) * _SUFFIXES[match.group(2)]
+        amount = Decimal(match.group(1)) * Decimal(_SUFFIXES[match.group(2)])
     except ArithmeticError:  # an exponent beyond any number the API server reads
         return unparsable
     if amount < 0:
