@@ -186,10 +186,9 @@ def _folder(doc: Document) -> str:
 def _nearby(ctx, node) -> list[Document]:
     """The files of this node's config, and the drop-ins in folders beside its main file:
     other configs in the linted set belong to other nodes."""
-    main = _folder(node.doc)
     own = {d.abspath for d in node.docs}
-    return list(node.docs) + [d for d in ctx.of_kind("containerd") if d.abspath not in own
-                              and _is_drop_in(d) and _folder(d).rsplit("/", 1)[0] == main]
+    return list(node.docs) + [d for d in ctx.of_kind("containerd")
+                              if d.abspath not in own and _beside(d, node.doc)]
 
 
 def _definitions(ctx, node, name: str):
@@ -733,6 +732,11 @@ def _is_drop_in(doc: Document) -> bool:
     return len(parts) >= 2 and bool(DROP_IN_DIRS.match(parts[-2]))
 
 
+def _beside(drop_in: Document, main: Document) -> bool:
+    """`drop_in` is in a `*.d` folder next to `main` (`conf.d/gpu.toml` beside `config.toml`)."""
+    return _is_drop_in(drop_in) and _folder(drop_in).rsplit("/", 1)[0] == _folder(main)
+
+
 @check("GL113", project=True)
 def drop_in_not_imported(ctx):
     docs = ctx.of_kind("containerd")
@@ -740,9 +744,7 @@ def drop_in_not_imported(ctx):
     for doc in docs:
         if not _is_drop_in(doc) or doc.abspath in imported:
             continue
-        folder = doc.abspath.replace("\\", "/").rsplit("/", 2)[0]
-        mains = [d for d in docs if not _is_drop_in(d)
-                 and d.abspath.replace("\\", "/").rsplit("/", 1)[0] == folder]
+        mains = [d for d in docs if not _is_drop_in(d) and _beside(doc, d)]
         # a templated main may render imports we cannot see
         if not mains or any(m.templated for m in mains):
             continue
