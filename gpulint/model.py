@@ -197,6 +197,11 @@ class LineIndex:
         end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
         return self.text[start:end].rstrip("\r")
 
+    def indent(self, line: int) -> str:
+        """The whitespace a line starts with."""
+        text = self.line_text(line)
+        return text[: len(text) - len(text.lstrip())]
+
     @property
     def line_count(self) -> int:
         return len(self.starts)

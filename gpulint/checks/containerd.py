@@ -54,11 +54,6 @@ def _after_line(doc: Document, line: int) -> int:
     return starts[line] if line < len(starts) else len(doc.text)
 
 
-def _indent(doc: Document, line: int) -> str:
-    text = doc.line_text(line)
-    return text[: len(text) - len(text.lstrip())]
-
-
 def _replace(doc: Document, span: Span, text: str) -> Edit:
     return Edit(doc.abspath, *doc.index.offsets(span), text)
 
@@ -90,11 +85,11 @@ def _insert_key(doc: Document, table: Node, line: str) -> Edit | None:
     keys = [c for c in table.children() if not _is_header(doc, c)]
     if keys:
         last_line = max(c.span.end_line for c in keys)
-        indent = _indent(doc, keys[0].anchor.line)
+        indent = doc.index.indent(keys[0].anchor.line)
     else:
         last_line = table.span.end_line
         headers = [c for c in table.children() if _is_header(doc, c)]
-        indent = _indent(doc, headers[0].span.line) if headers else _indent(doc, table.span.line)
+        indent = doc.index.indent(headers[0].span.line) if headers else doc.index.indent(table.span.line)
     pos = _after_line(doc, last_line)
     lead = "\n" if pos == len(doc.text) and not doc.text.endswith("\n") else ""
     return Edit(doc.abspath, pos, pos, f"{lead}{indent}{line}\n")

@@ -147,10 +147,7 @@ def _path_fix(doc: Document, entry: Node, binary: str | None) -> Fix | None:
     if entry.span.line == entry.span.end_line:
         text = "{" + f'"path": {json.dumps(binary)}' + "}"
     else:
-        inner = doc.line_text(options.key_span.line)
-        inner = inner[: len(inner) - len(inner.lstrip())]
-        outer = doc.line_text(entry.span.end_line)
-        outer = outer[: len(outer) - len(outer.lstrip())]
+        inner, outer = doc.index.indent(options.key_span.line), doc.index.indent(entry.span.end_line)
         text = "{\n" + f'{inner}"path": {json.dumps(binary)}\n{outer}' + "}"
     return _json_fix(doc, f"use {{\"path\": {json.dumps(binary)}}}", [Edit(doc.abspath, start, end, text)])
 
