@@ -53,7 +53,7 @@ class Options:
 def enabled_codes(settings: Settings) -> frozenset[str]:
     rules = catalog.load_catalog()
     if settings.select is None:
-        codes = {code for code, rule in rules.items()}
+        codes = set(rules)
     else:
         codes = {c for s in settings.select for c in catalog.resolve_selector(s)}
     codes |= {c for s in settings.extend_select for c in catalog.resolve_selector(s)}
@@ -132,11 +132,10 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
                 errors.append(f"internal error in check {chk.fn.__name__} ({', '.join(chk.codes)}) "
                               f"on {where}:\n{traceback.format_exc()}")
     findings = postprocess(raw, docs, settings, options, enabled)
-    for doc in docs:
-        if doc.templated:  # positions survive neutralising; rewritten text would not
-            for f in findings:
-                if f.path == doc.path:
-                    f.fix = None
+    templated = {d.path for d in docs if d.templated}
+    for f in findings:
+        if f.path in templated:  # positions survive neutralising; rewritten text would not
+            f.fix = None
     return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
                   internal_errors=errors)
 
