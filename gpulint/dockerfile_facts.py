@@ -8,12 +8,10 @@ CUDA_VERSION` / `NVIDIA_REQUIRE_CUDA` for custom bases, its environment (ENV is
 inherited along `FROM <stage>` chains but never crosses an unrelated `FROM`),
 the shell commands of its RUN instructions and the packages they install.
 
-Public entry points for other families:
-
-    stage_cuda(doc, stage) -> CudaVersion | None   the CUDA a stage is built on
-    final_stage_cuda(doc) -> CudaVersion | None    the same for the shipped stage
-
-Everything is computed once per document and memoised on `doc.cache`.
+Rules start from `facts(doc)` (every stage) and ask the functions below about a
+stage; `stage_cuda(doc, stage)` and `final_stage_cuda(doc)` give the CUDA a stage
+(or the shipped one) is built on. The stage facts are computed once per document
+and memoised on `doc.cache`.
 """
 
 from __future__ import annotations
