@@ -605,13 +605,15 @@ def test_workloads_need_one_gpu_pool_and_node_daemons_every_pool(lint_files):
 def test_configured_fleet_taints_are_a_gpu_pool(tmp_path):
     write_files(tmp_path, {
         "pyproject.toml": '[tool.gpulint]\npreview = true\n\n[tool.gpulint.fleet]\n'
+                          '# dedicated=gpu:NoSchedule marks the training pool\n'
                           'taints = ["dedicated=gpu:NoSchedule"]\n',
         "job.yaml": GPU_POOLS["workloads.yaml"].split("---\n")[0],
     })
     result = run_gpulint("--format", "json", "--select", "GL514", ".", cwd=tmp_path)
     assert result.at() == [("GL514", 9, 7)]
     assert "`dedicated=gpu:NoSchedule`" in result.findings[0]["message"]
-    assert [(r["path"], r["line"]) for r in result.findings[0]["related"]] == [("pyproject.toml", 5)]
+    assert [(r["path"], r["line"], r["column"]) for r in result.findings[0]["related"]] == [
+        ("pyproject.toml", 6, 11)]
 
 
 def test_a_misspelled_fleet_taint_stops_the_run(tmp_path):

@@ -743,13 +743,12 @@ def _config_taints(settings):
     `fleet.taints`, pointing at the line of the configuration that names it."""
     from gpulint.discover import display_path
 
-    lines = settings.path.read_text(encoding="utf-8").splitlines() if settings.path else []
-    for text in (settings.fleet or {}).get("taints", ()):
+    written = sequence(settings.tree.get("fleet", "taints")) if settings.tree is not None else ()
+    for text, node in zip((settings.fleet or {}).get("taints", ()), written):
         taint, _, effect = text.rpartition(":")
         key, _, value = taint.partition("=")
-        line = next((n for n, line in enumerate(lines, 1) if text in line), 1)
-        yield key, value, effect, Related(display_path(settings.path), line, 1,
-                                          f"taint `{key}` of the fleet's GPU nodes")
+        yield key, value, effect, Related(display_path(settings.path), node.span.line,
+                                          node.span.column, f"taint `{key}` of the fleet's GPU nodes")
 
 
 def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> bool:
