@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gpulint import __version__
 from gpulint.discover import KINDS
+from gpulint.knowledge.cuda import GPU_CLASSES
 from gpulint.report import FORMATS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -83,7 +84,7 @@ def lint_parser() -> argparse.ArgumentParser:
     fleet = p.add_argument_group("fleet facts")
     fleet.add_argument("--driver", metavar="VERSION",
                        help="NVIDIA driver on the nodes (535.104.05, or a branch: 535)")
-    fleet.add_argument("--gpu-class", choices=("datacenter", "consumer"), help="GPU class of the nodes")
+    fleet.add_argument("--gpu-class", choices=GPU_CLASSES, help="GPU class of the nodes")
     return p
 
 

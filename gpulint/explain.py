@@ -211,11 +211,13 @@ def _verdict(img, driver: str, gpu_class: str | None, beyond: bool, judge) -> di
 
 
 def image_command(argv: list[str]) -> int:
+    from gpulint.knowledge.cuda import GPU_CLASSES
+
     p = _parser("image", "What CUDA an image runs and which driver it needs.",
                 "an image reference: nvidia/cuda:12.4.1-runtime-ubuntu22.04, "
                 "nvcr.io/nvidia/pytorch:24.05-py3, pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "REF")
     p.add_argument("--driver", metavar="VERSION", help="judge the image against this driver (as GL601 would)")
-    p.add_argument("--gpu-class", choices=("datacenter", "consumer"), help="GPU class of the nodes")
+    p.add_argument("--gpu-class", choices=GPU_CLASSES, help="GPU class of the nodes")
     args = p.parse_args(argv)
     from gpulint.fleet import driver_version
 

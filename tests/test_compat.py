@@ -399,3 +399,17 @@ def test_alternative_node_selector_terms_do_not_pin_the_driver(lint_files):
     assert [c for c in either.codes() if c in ("GL601", "GL602")] == []
     same = lint_files({"pod.yaml": _affinity_pod("470", "470")})
     assert "GL602" in same.codes()
+
+
+@pytest.mark.parametrize("klass, severity, words", [
+    ("datacenter", "info", "data-center"),
+    ("embedded", "info", "Jetson"),
+    ("workstation", "warning", "NGC-ready"),
+    ("consumer", "error", "consumer GPUs"),
+])
+def test_every_gpu_class_can_be_stated_on_the_command_line(klass, severity, words):
+    run = _lint("sources/plain.yaml", "--driver", "535.104.05", "--gpu-class", klass)
+    [finding] = [f for f in run.findings if f["code"] == "GL601"]
+    assert finding["severity"] == severity
+    assert words in finding["message"]
+    assert f"`--gpu-class {klass}`" in finding["message"]

@@ -301,6 +301,12 @@ def forward_compat_ok(image_cuda: tuple[int, int], driver_branch: int) -> bool:
 # --------------------------------------------------------------------------- GPUs
 
 
+# The GPU classes users can state (`--gpu-class`, `gpu-class` in [tool.gpulint.fleet]):
+# forward compatibility works on data-center and Jetson (embedded) GPUs, on select
+# NGC-ready workstation cards, and never on consumer (GeForce) cards.
+GPU_CLASSES = ("datacenter", "workstation", "embedded", "consumer")
+
+
 @dataclass(frozen=True)
 class GpuInfo:
     """A GPU product family: name matched, compute capability, architecture, class.
