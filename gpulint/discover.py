@@ -30,7 +30,7 @@ _CONTAINERD_TABLE = re.compile(
 _CONTAINERD_KEY = re.compile(
     r"^\s*(?:imports|disabled_plugins|required_plugins|oom_score|plugin_dir)\s*=", re.MULTILINE)
 _DOCKERD_KEYS = re.compile(
-    r'"(?:runtimes|default-runtime|exec-opts|log-driver|log-opts|storage-driver|data-root|graph'
+    r'"(runtimes|default-runtime|exec-opts|log-driver|log-opts|storage-driver|data-root|graph'
     r'|registry-mirrors|insecure-registries|live-restore|cgroup-parent|default-ulimits'
     r'|node-generic-resources|features|builder|dns|bip|iptables|userns-remap)"\s*:')
 # The GPU Operator chart's values: a top-level `driver` table beside its other components.
@@ -97,9 +97,9 @@ def kind_by_content(name: str, text: str) -> str | None:
         stripped = text.lstrip("\ufeff \t\r\n")
         if stripped.startswith("{") and '"apiVersion"' in text and '"kind"' in text:
             return "kubernetes"
-        if stripped.startswith("{") and len(set(m[0] for m in _DOCKERD_KEYS.finditer(text))) >= 1 \
-                and ('"runtimes"' in text or '"default-runtime"' in text or
-                     len(_DOCKERD_KEYS.findall(text)) >= 2):
+        keys = set(_DOCKERD_KEYS.findall(text)) if stripped.startswith("{") else set()
+        # the runtime keys alone, or two other dockerd options, make a daemon.json
+        if keys & {"runtimes", "default-runtime"} or len(keys) >= 2:
             return "daemon-json"
         return None
     if lower.endswith((".yaml", ".yml")):

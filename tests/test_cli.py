@@ -460,3 +460,16 @@ def test_half_written_kubernetes_object_is_reported_and_the_rest_checked(lint_fi
         "---\napiversion: apps/v1\nkind: Deployment\nmetadata:\n  name: b\n")})
     assert result.at() == [("GL501", 8, 30), ("GL001", 11, 1)]
     assert "without `apiVersion`" in result.findings[1]["message"]
+
+
+@pytest.mark.parametrize("content, is_daemon", [
+    ('{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}', True),
+    ('{"default-runtime": "nvidia"}', True),
+    ('{"log-driver": "json-file", "live-restore": true}', True),
+    ('{"log-driver": "json-file"}', False),
+    ('{"name": "web", "dns": "example.com"}', False),
+    ('["runtimes", "default-runtime"]', False),
+])
+def test_daemon_json_by_content(lint_files, content, is_daemon):
+    result = lint_files({"docker/settings.json": content})
+    assert result.json["summary"]["files_checked"] == (1 if is_daemon else 0)
