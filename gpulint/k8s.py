@@ -109,6 +109,13 @@ def object_name(obj: Node) -> str | None:
 # The RuntimeClasses the GPU Operator creates; each runs the NVIDIA runtime.
 GPU_OPERATOR_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
 
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def is_handler_name(name: str) -> bool:
+    """Whether the API server accepts `name` as a RuntimeClass handler (a DNS-1123 label)."""
+    return len(name) <= 63 and _DNS_LABEL.match(name) is not None
+
 
 def runtime_classes(doc: Document) -> list[Node]:
     """The RuntimeClass objects of a Kubernetes document."""

@@ -83,3 +83,10 @@ def test_related_locations_reach_sarif():
     assert [r["ruleId"] for r in found] == ["GL702"]
     locations = found[0]["relatedLocations"]
     assert locations[0]["physicalLocation"]["artifactLocation"]["uri"].endswith("node/config.toml")
+
+
+def test_a_handler_the_api_server_rejects_is_reported_once_by_gl510():
+    """`nvidia_cdi` is no DNS-1123 label: GL510 says so; GL702 would only add advice
+    (define a `nvidia_cdi` runtime) that cannot make the RuntimeClass valid."""
+    result = lint_fixture("crossfile/handler-invalid", "--failure-threshold", "none")
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == [("GL510", 5, 10)]

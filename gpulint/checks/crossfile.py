@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gpulint.k8s import (
     GPU_OPERATOR_RUNTIME_CLASSES,
+    is_handler_name,
     is_nvml_daemon,
     object_name,
     pod_specs,
@@ -69,8 +70,10 @@ def runtime_handler_undefined(ctx: Context):
     for doc, obj in _runtime_classes(ctx):
         node = obj.get("handler")
         handler = scalar_str(node)
-        # a node defines runc, its declared runtimes, and any a template may render
-        if handler is None or not configs or any(c.defines(handler) for c in configs):
+        # a node defines runc, its declared runtimes, and any a template may render;
+        # a name the API server rejects is GL510's, and no runtime table can fix it
+        if handler is None or not configs or not is_handler_name(handler) \
+                or any(c.defines(handler) for c in configs):
             continue
         yield finding(
             doc, "GL702", node.span,

@@ -12,6 +12,7 @@ from gpulint.k8s import (
     gpu_limits,
     gpu_requests,
     is_gpu_management,
+    is_handler_name,
     GPU_OPERATOR_RUNTIME_CLASSES,
     is_nvml_daemon,
     object_kind,
@@ -496,7 +497,6 @@ def _move_runtime_class(doc: Document, pods: list[PodSpec], entry: Node) -> Fix 
     return Fix("move runtimeClassName to the pod spec", tuple(edits))
 
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _OLD_NODE_API = ("node.k8s.io/v1beta1", "node.k8s.io/v1alpha1")
 
 
@@ -526,7 +526,7 @@ def runtime_class_invalid(doc: Document, ctx: Context):
         name = scalar_str(handler)
         if handler.is_scalar and name is None:
             continue  # templated
-        if name is None or len(name) > 63 or not _DNS_LABEL.match(name):
+        if name is None or not is_handler_name(name):
             yield finding(
                 doc, "GL510", handler.span,
                 f"RuntimeClass handler `{_source(doc, handler)}` is not a lowercase DNS-1123 label (lowercase "
