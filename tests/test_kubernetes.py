@@ -643,3 +643,9 @@ def test_host_gpu_paths(lint_files, path, advice):
     else:
         assert result.at() == [("GL507", 15, 15)]
         assert advice in result.findings[0]["message"]
+
+
+def test_invalid_handler_names_the_label_it_was_meant_to_be():
+    result = lint_k8s("GL510/bad.yaml", "--select", "GL510")
+    [handler] = [f for f in result.findings if f["line"] == 11]
+    assert "use `nvidia-cdi` here and as the name of the containerd runtime table" in handler["message"]

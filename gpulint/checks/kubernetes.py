@@ -527,11 +527,20 @@ def runtime_class_invalid(doc: Document, ctx: Context):
         if handler.is_scalar and name is None:
             continue  # templated
         if name is None or not is_handler_name(name):
+            label = _handler_label(name)
             yield finding(
                 doc, "GL510", handler.span,
                 f"RuntimeClass handler `{_source(doc, handler)}` is not a lowercase DNS-1123 label (lowercase "
                 f"letters, digits and `-`, at most 63 characters): the API server rejects the "
-                f"object; name the containerd runtime table accordingly (for example `nvidia`)")
+                f"object; " + (f"use `{label}` here and as the name of the containerd runtime table"
+                               if label else "name the containerd runtime table accordingly (for "
+                               "example `nvidia`)"))
+
+
+def _handler_label(name: str | None) -> str | None:
+    """The DNS-1123 label a handler such as `nvidia_cdi` or `Nvidia` was meant to be."""
+    label = re.sub(r"[^a-z0-9-]+", "-", (name or "").lower()).strip("-")
+    return label if label and is_handler_name(label) else None
 
 
 # Renamed GPU feature discovery labels (the old ones are deprecated).
