@@ -131,6 +131,11 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
                 where = "the linted set" if doc is None else doc.path
                 errors.append(f"internal error in check {chk.fn.__name__} ({', '.join(chk.codes)}) "
                               f"on {where}:\n{traceback.format_exc()}")
+    if not _config_linted(sources, settings):
+        # the configuration's own findings belong to runs that lint it (a directory
+        # holding it, or its name), not to a pre-commit call on other files
+        config = os.path.abspath(settings.path) if settings.path else None
+        raw = [f for f in raw if os.path.abspath(f.path) != config]
     findings = postprocess(raw, docs, settings, options, enabled)
     templated = {d.path for d in docs if d.templated}
     for f in findings:
@@ -138,6 +143,13 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             f.fix = None
     return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
                   internal_errors=errors)
+
+
+def _config_linted(sources: list[Source], settings: Settings) -> bool:
+    if settings.path is None:
+        return True
+    config = os.path.abspath(settings.path)
+    return any(os.path.abspath(s.path) == config for s in sources)
 
 
 def _ignored_by_path(finding: Finding, settings: Settings) -> bool:

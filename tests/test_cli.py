@@ -473,3 +473,19 @@ def test_half_written_kubernetes_object_is_reported_and_the_rest_checked(lint_fi
 def test_daemon_json_by_content(lint_files, content, is_daemon):
     result = lint_files({"docker/settings.json": content})
     assert result.json["summary"]["files_checked"] == (1 if is_daemon else 0)
+
+
+def test_findings_in_the_config_come_with_runs_that_lint_it(tmp_path):
+    """A pre-commit call names the changed files: an end-of-life fleet driver or an
+    unknown code in pyproject.toml is reported when pyproject.toml is among them (or a
+    directory holding it is linted), not on every commit of an unrelated Dockerfile."""
+    write_files(tmp_path, {
+        "pyproject.toml": '[tool.gpulint]\nignore = ["GL1O5"]\n\n[tool.gpulint.fleet]\ndriver = "470.256.02"\n',
+        "Dockerfile": "FROM ubuntu:22.04\n",
+    })
+    alone = run_gpulint("--format", "json", "Dockerfile", cwd=tmp_path)
+    assert (alone.rc, alone.findings) == (0, [])
+    for args in (["Dockerfile", "pyproject.toml"], ["."]):
+        run = run_gpulint("--format", "json", *args, cwd=tmp_path)
+        assert [(f["code"], f["path"], f["line"]) for f in run.findings] == [
+            ("GL003", "pyproject.toml", 2), ("GL602", "pyproject.toml", 5)], args
