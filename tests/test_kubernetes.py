@@ -649,3 +649,8 @@ def test_invalid_handler_names_the_label_it_was_meant_to_be():
     result = lint_k8s("GL510/bad.yaml", "--select", "GL510")
     [handler] = [f for f in result.findings if f["line"] == 11]
     assert "use `nvidia-cdi` here and as the name of the containerd runtime table" in handler["message"]
+
+
+def test_cuda_image_without_gpu_reports_a_hand_set_visible_devices_when_gl505_is_off():
+    result = lint_k8s("GL513/reported-elsewhere.yaml", "--ignore", "GL505")
+    assert sorted(result.at()) == [("GL501", 14, 11), ("GL513", 16, 14)]

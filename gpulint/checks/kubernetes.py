@@ -655,6 +655,8 @@ def cuda_image_without_gpu(doc: Document, ctx: Context):
             continue
         if requests_gpus(container) or not _is_cuda_image(container.image) or _opted_out(container):
             continue
+        if gpu_requests(container) or ("GL505" in ctx.enabled and _sets_visible_devices(container)):
+            continue  # GL501/GL502 (the pod is rejected) or GL505 report the missing limit
         limit = "with a GPU limit of 0" if gpu_limits(container) else "without a GPU limit"
         yield finding(
             doc, "GL513", container.image_node.span,
@@ -681,6 +683,10 @@ def _nvidia_runtime_classes(ctx: Context) -> set[str]:
     names |= {n for n, h in handlers.items() if n and h and (h in nvidia_runtimes or is_nvidia_handler(h, None))}
     ctx.cache["k8s.nvidia_runtime_classes"] = names
     return names
+
+
+def _sets_visible_devices(container: Container) -> bool:
+    return any(name == "NVIDIA_VISIBLE_DEVICES" for name, _, _ in env_vars(container))
 
 
 def _opted_out(container: Container) -> bool:
