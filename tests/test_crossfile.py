@@ -90,3 +90,19 @@ def test_a_handler_the_api_server_rejects_is_reported_once_by_gl510():
     (define a `nvidia_cdi` runtime) that cannot make the RuntimeClass valid."""
     result = lint_fixture("crossfile/handler-invalid", "--failure-threshold", "none")
     assert [(f["code"], f["line"], f["column"]) for f in result.findings] == [("GL510", 5, 10)]
+
+
+def test_missing_handler_points_at_the_runtimes_of_a_drop_in(tmp_path):
+    """The runtimes searched are in the drop-in: the related location is there, not the
+    main file's first line."""
+    source = CROSS / "handler-in-dropin"
+    write_files(tmp_path, {
+        "node/config.toml": (source / "node" / "config.toml").read_text(),
+        "node/conf.d/99-nvidia.toml": (source / "node" / "conf.d" / "99-nvidia.toml").read_text(),
+        "runtimeclass.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n"
+                             "  name: nvidia-cdi\nhandler: nvidia-cdi\n",
+    })
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL702", ".", cwd=tmp_path)
+    [finding] = result.findings
+    assert [(r["path"], r["line"], r["column"], r["message"]) for r in finding["related"]] == [
+        ("node/conf.d/99-nvidia.toml", 6, 1, "containerd config searched (runtimes: `nvidia`)")]

@@ -81,15 +81,16 @@ def runtime_handler_undefined(ctx: Context):
             f"node configuration defines: pods of this class fail with \"failed to get sandbox "
             f"runtime: no runtime for \"{handler}\" is configured\"; add a `{handler}` runtime "
             f"to the containerd config (or daemon.json) of the GPU nodes",
-            related=[related(c.doc, _first_runtime(c), _searched(c)) for c in configs])
+            related=[related(*_first_runtime(c), _searched(c)) for c in configs])
 
 
 def _first_runtime(config):
-    """Where the config's runtimes are written (its first runtime), or its first line."""
+    """(document, where) of the config's first runtime, in the main file or the drop-in
+    that writes it; the main file's first line when it defines none."""
     entry = next(iter(config.runtimes.values()), None)
-    if entry is not None and entry.doc is config.doc:
-        return entry.node
-    return Span.point(1, 1)
+    if entry is not None:
+        return entry.doc, entry.node
+    return config.doc, Span.point(1, 1)
 
 
 def _searched(config) -> str:
