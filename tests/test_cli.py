@@ -362,6 +362,7 @@ def test_findings_in_the_config_follow_an_edited_config(tmp_path):
     write_files(tmp_path, {".gpulint.toml": '# the GPU nodes\n[fleet]\ndriver = "470.256.02"\n'})
     run = run_gpulint("--format", "json", "--select", "GL602", ".", cwd=tmp_path)
     assert [(f["path"], f["line"], f["column"]) for f in run.findings] == [(".gpulint.toml", 3, 10)]
+    assert run.findings[0]["message"].startswith("the fleet configuration declares driver 470.256.02; R470 is")
 
 # -- suppressions -----------------------------------------------------------------------------
 

@@ -573,4 +573,4 @@ def configured_driver_branch_eol(ctx: Context):
     problem = branch_problem(driver.version)
     if problem is not None:
         yield Finding("GL602", "", problem[0], driver.origin.path, driver.origin.span,
-                      f"the configured fleet driver {driver.version}; {problem[1]}")
+                      f"the fleet configuration declares driver {driver.version}; {problem[1]}")
