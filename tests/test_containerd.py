@@ -402,3 +402,14 @@ def test_gl103_quoted_version_is_an_error_with_a_fix(tmp_path):
         assert run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target)).rc == 0
         assert target.read_text().startswith("version = 2  # set by the installer\n")
     assert gl1(run_gpulint("--isolated", "--format", "json", str(target))) == []
+
+
+def test_gl107_runc_from_a_k3s_template_expression():
+    """runc takes `{{ .SystemdCgroup }}`: an NVIDIA runtime that leaves it unset differs on
+    systemd hosts; one that uses the same expression is fine."""
+    run = lint_fixture("containerd/bad/gl107-k3s.toml.tmpl")
+    assert gl1(run) == [("GL107", 9, 1)]
+    [finding] = run.findings
+    assert finding["severity"] == "warning" and finding["fix"] is None
+    assert "`runc` takes it from the template (`{{ .SystemdCgroup }}`)" in finding["message"]
+    assert [(r["line"], r["column"]) for r in finding["related"]] == [(4, 19)]

@@ -510,6 +510,9 @@ def systemd_cgroup_mismatch(doc, ctx):
             continue
         runc_doc, runc = found
         want, have = _systemd_value(runc), _systemd_value(node)
+        if want is None and have is not None and is_placeholder(getattr(_systemd(runc), "value", None)):
+            yield _runc_from_template(doc, name, node, have, runc_doc, runc)
+            continue
         if want is None or have is None or want == have:
             continue
         node_config = _node_of(doc, ctx)
@@ -524,6 +527,23 @@ def systemd_cgroup_mismatch(doc, ctx):
                       fix=_fix(doc, f"set SystemdCgroup = {str(want).lower()} on `{name}`",
                                [_set_systemd(doc, node, want)], safe=_systemd(runc) is not None),
                       related=[related(runc_doc, _systemd_anchor(runc), "runc's setting")])
+
+
+def _runc_from_template(doc: Document, name: str, node: Node, have: bool, runc_doc: Document,
+                        runc: Node):
+    """runc's SystemdCgroup is a template expression (k3s' `{{ .SystemdCgroup }}`): the
+    NVIDIA runtime's fixed value differs from it on every node where it renders otherwise."""
+    value = _systemd(runc)
+    written = runc_doc.text[slice(*runc_doc.index.offsets(value.span))]
+    other = "false" if have else "true"
+    return finding(doc, "GL107", _systemd_anchor(node),
+                   f"NVIDIA runtime `{name}` has SystemdCgroup = {_shown(have, _systemd(node))} but `runc` "
+                   f"takes it from the template (`{written}`): wherever that renders {other} (k3s and "
+                   f"RKE2 render true on nodes with the systemd cgroup driver) the two runtimes use "
+                   f"different cgroup drivers and the containers of one of them get killed seconds "
+                   f"after start or lose their GPUs; give `{name}` the same expression",
+                   severity="warning",
+                   related=[related(runc_doc, _systemd_anchor(runc), "runc's setting")])
 
 
 def _runc_differs_from_default(doc: Document, name: str, node: Node, runc_doc: Document, runc: Node):
