@@ -490,3 +490,15 @@ def test_findings_in_the_config_come_with_runs_that_lint_it(tmp_path):
         run = run_gpulint("--format", "json", *args, cwd=tmp_path)
         assert [(f["code"], f["path"], f["line"]) for f in run.findings] == [
             ("GL003", "pyproject.toml", 2), ("GL602", "pyproject.toml", 5)], args
+
+
+def test_text_output_shows_the_configuration_line_too(tmp_path):
+    write_files(tmp_path, {".gpulint.toml": 'ignore = ["GL1O5"]\n', "Dockerfile": "FROM python:3.12\n"})
+    result = run_gpulint(".", cwd=tmp_path)
+    assert result.out.splitlines()[:4] == [
+        ".gpulint.toml:1:11: GL003 [warning] `GL1O5` in the configuration names no gpulint rule "
+        "(codes like GL105, prefixes like GL1, slugs or ALL)",
+        "  |",
+        '1 | ignore = ["GL1O5"]',
+        "  |           ^^^^^^^",
+    ]

@@ -3,6 +3,9 @@ caret underline, and a summary."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from gpulint.model import LineIndex
 from gpulint.report.summary import summary
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
@@ -13,10 +16,25 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{_RESET}" if color else text
 
 
-def _source(f, doc, color: bool) -> list[str]:
-    if doc is None or not doc.text:
+def _lines(path: str, docs: dict, others: dict) -> LineIndex | None:
+    """The text a finding points into: its document's, or, for a file that is not a
+    linted document (the configuration), the file read once."""
+    doc = docs.get(path)
+    if doc is not None:
+        return doc.index if doc.text else None
+    if path not in others:
+        try:
+            text = Path(path).read_text(encoding="utf-8-sig").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        others[path] = LineIndex(text) if text else None
+    return others[path]
+
+
+def _source(f, index: LineIndex | None, color: bool) -> list[str]:
+    if index is None:
         return []
-    line = doc.line_text(f.span.line)
+    line = index.line_text(f.span.line)
     if not line.strip():
         return []
     width = len(str(f.span.line))
@@ -35,13 +53,14 @@ def _source(f, doc, color: bool) -> list[str]:
 
 def render(result, *, show_source: bool = True, color: bool = False, fixed: int = 0) -> str:
     docs = {d.path: d for d in result.documents}
+    others: dict = {}
     lines: list[str] = []
     for f in result.active:
         head = f"{f.path}:{f.span.line}:{f.span.column}:"
         level = _paint(f"[{f.severity}]", _COLORS[f.severity], color)
         lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} {f.message}")
         if show_source:
-            lines.extend(_source(f, docs.get(f.path), color))
+            lines.extend(_source(f, _lines(f.path, docs, others), color))
         if f.fix is not None:
             kind = "fix" if f.fix.safe else "unsafe fix (--unsafe-fixes)"
             lines.append(f"  = {kind}: {f.fix.description}")
