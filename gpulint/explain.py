@@ -166,7 +166,7 @@ def driver_command(argv: list[str]) -> int:
 
 def image_facts(ref: str, driver: str | None = None, gpu_class: str | None = None) -> dict | None:
     """The JSON answer of `gpulint image REF`; None for an image gpulint does not recognise."""
-    from gpulint.checks.compat import image_cuda, is_beyond_data, judge, native_driver
+    from gpulint.checks.compat import image_cuda, is_beyond_data, judge, native_driver, release_of
     from gpulint.knowledge.cuda import minor_version_floor, required_compute_capability
     from gpulint.knowledge.images import tag_status
 
@@ -185,6 +185,9 @@ def image_facts(ref: str, driver: str | None = None, gpu_class: str | None = Non
         "os": cuda.os,
         "start_check": img.start_check,
         "min_driver": native_driver(img),
+        # Table 3 has no value for this release; the one gpulint carries is second-hand
+        "min_driver_unconfirmed": (release_of(img).min_driver if native_driver(img) is None
+                                   and release_of(img) is not None else None),
         "min_driver_minor_version": minor_version_floor(img.major),
         "forward_compat_branches": list(img.brand_branches) if img.brand_branches is not None else None,
         "min_compute_capability": f"{needed[0]}.{needed[1]}" if needed else None,
@@ -240,6 +243,14 @@ def _start_check_text(data: dict, xy: str) -> str:
     return f"yes: the container starts only on drivers that support CUDA {xy} (`cuda>={xy}`)"
 
 
+def _min_driver_text(data: dict) -> str:
+    if data["min_driver"]:
+        return data["min_driver"]
+    if data["min_driver_unconfirmed"]:
+        return f"{data['min_driver_unconfirmed']} (UNCONFIRMED)"
+    return "not known"
+
+
 def _image_lines(data: dict) -> list[str]:
     xy = ".".join(data["cuda"].split(".")[:2])
     where = ", ".join(p for p in (data["family"], data["flavor"] and f"flavor {data['flavor']}", data["os"]) if p)
@@ -247,7 +258,7 @@ def _image_lines(data: dict) -> list[str]:
     lines = [data["image"],
              f"  CUDA:            {data['cuda']}{'' if data['cuda_exact'] else ' or newer'} ({where})",
              f"  start check:     {_start_check_text(data, xy)}",
-             f"  minimum driver:  {data['min_driver'] or 'not known'} natively"
+             f"  minimum driver:  {_min_driver_text(data)} natively"
              + (f"; {floor} through minor-version compatibility" if floor else "")]
     if data["forward_compat_branches"]:
         lines.append(f"  forward compat:  on {', '.join(f'R{b}' for b in data['forward_compat_branches'])} "

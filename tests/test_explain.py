@@ -119,6 +119,14 @@ def test_image_json_shape():
         "cuda": "12.4.1", "flavor": "runtime", "os": "ubuntu22.04", "start_check": True,
         "min_driver": "550.54.15", "min_driver_minor_version": "525.60.13", "tag_status": "supported"}
     assert "verdict" not in data
+    assert data["min_driver_unconfirmed"] is None
+
+
+def test_image_shows_a_second_hand_minimum_as_unconfirmed():
+    data = _json("image", "nvidia/cuda:12.9.2-runtime-ubuntu22.04")
+    assert (data["min_driver"], data["min_driver_unconfirmed"]) == (None, "575.57.08")
+    text = run_gpulint("image", "nvidia/cuda:12.9.2-runtime-ubuntu22.04").out
+    assert "minimum driver:  575.57.08 (UNCONFIRMED) natively" in text
 
 
 @pytest.mark.parametrize("ref, start_check, status", [

@@ -251,7 +251,7 @@ def _driver_text(driver: Driver, level: tuple[int, int | None] | None) -> str:
     return f"driver {driver.version} (R{driver.branch}{most}; from {driver.origin.description})"
 
 
-def _release(img: ImageCuda):
+def release_of(img: ImageCuda):
     """The toolkit release of the image (the X.Y GA when the patch is unknown)."""
     from gpulint.knowledge.cuda import toolkit
 
@@ -262,7 +262,7 @@ def _release(img: ImageCuda):
 
 def native_driver(img: ImageCuda) -> str | None:
     """The driver that runs every feature of the image's CUDA (Table 3)."""
-    rel = _release(img)
+    rel = release_of(img)
     return rel.min_driver if rel is not None and not rel.unconfirmed else None
 
 
