@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gpulint.knowledge import lookup_source
 from gpulint.resources import load_yaml
 
 if TYPE_CHECKING:
@@ -57,10 +58,7 @@ def cuda_as_of() -> str:
 
 def source_url(source_id: str) -> str:
     """Resolve a source ID from cuda-driver.yaml to its URL (unknown IDs pass through)."""
-    for entry in _data()["sources"]:
-        if entry["id"] == source_id:
-            return str(entry["url"])
-    return source_id
+    return lookup_source(_data()["sources"], source_id)
 
 
 # --------------------------------------------------------------------------- versions
@@ -72,6 +70,12 @@ def _parts(version: str) -> tuple[int, ...]:
     if not re.fullmatch(r"\d+(?:\.\d+)*", text):
         raise ValueError(f"not a dotted numeric version: {version!r}")
     return tuple(int(p) for p in text.split("."))
+
+
+def _xy(version: str) -> tuple[int, int]:
+    """The (major, minor) of a dotted version such as "12.4" or "12.4.1"."""
+    parts = _parts(version)
+    return parts[0], parts[1]
 
 
 def compare_versions(a: str, b: str) -> int:
@@ -111,8 +115,7 @@ class Release:
 
     @property
     def major_minor(self) -> tuple[int, int]:
-        parts = _parts(self.version)
-        return (parts[0], parts[1])
+        return _xy(self.version)
 
 
 @functools.lru_cache(maxsize=1)
@@ -209,8 +212,7 @@ class Branch:
 
     @property
     def max_cuda_tuple(self) -> tuple[int, int]:
-        parts = _parts(self.max_cuda)
-        return (parts[0], parts[1])
+        return _xy(self.max_cuda)
 
 
 @functools.lru_cache(maxsize=1)
@@ -388,5 +390,4 @@ def required_compute_capability(image: CudaImage) -> tuple[int, int] | None:
 
 
 def _cc(text: Any) -> tuple[int, int]:
-    parts = _parts(str(text))
-    return (parts[0], parts[1])
+    return _xy(str(text))

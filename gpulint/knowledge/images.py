@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpulint.knowledge import lookup_source
 from gpulint.resources import load_yaml
 
 __all__ = [
@@ -52,11 +53,8 @@ def images_as_of() -> str:
 
 
 def _source_url(source_id: str) -> str:
-    """Resolve a source ID to its URL (IDs keep the YAML short; findings need links)."""
-    for entry in _data()["sources"]:
-        if entry["id"] == source_id:
-            return str(entry["url"])
-    return source_id
+    """Resolve a source ID from cuda-images.yaml to its URL."""
+    return lookup_source(_data()["sources"], source_id)
 
 
 # --------------------------------------------------------------------------- references
