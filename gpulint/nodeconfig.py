@@ -165,10 +165,9 @@ def runtime_tables(table: Node) -> list[tuple[str, Node]]:
 def runtime_entry(name: str, doc: Document, node: Node) -> RuntimeEntry:
     runtime_type = str_value(node.get("runtime_type"))
     options = node.get("options")
-    majors = file_majors(doc)
-    binary = str_value(read_key(options, "BinaryName", majors))
-    if binary is None and runtime_type == V1_RUNTIME_TYPE:  # the v1 shim reads options.Runtime
-        binary = str_value(read_key(options, "Runtime", majors))
+    # the v1 shim runs options.Runtime; the runc shims options.BinaryName
+    field = "Runtime" if runtime_type == V1_RUNTIME_TYPE else "BinaryName"
+    binary = str_value(read_key(options, field, file_majors(doc)))
     return RuntimeEntry(name, doc, node, binary, runtime_type, is_nvidia_handler(name, binary))
 
 

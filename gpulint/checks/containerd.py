@@ -407,7 +407,7 @@ def runtime_type_missing(doc, ctx):
 
 @check("GL105", kinds=("containerd",))
 def runtime_type_deprecated(doc, ctx):
-    version = containerd_file(doc).version
+    majors = file_majors(doc, ctx.settings)
     for _, name, node in _runtimes(doc):
         value = node.get("runtime_type")
         runtime_type = str_value(value)
@@ -418,13 +418,21 @@ def runtime_type_deprecated(doc, ctx):
         if runtime_type == V1_RUNTIME_TYPE and "/" in (str_value(runtime) or "") \
                 and node.get("options", "BinaryName") is None:
             edits.append(_replace(doc, runtime.key_span, "BinaryName"))
-        later = version is None or version >= 3
+        # the v1 shim runs options.Runtime, or plain runc: it does not know BinaryName
+        binary_lost = runtime_type == V1_RUNTIME_TYPE and runtime is None \
+            and str_value(read_key(node.get("options"), "BinaryName", majors))
+        if binary_lost:
+            on_1x = (f"; on containerd 1.x the `{V1_RUNTIME_TYPE}` shim ignores options.BinaryName "
+                     f"and runs plain runc, so `{name}` is not the runtime it names")
+        elif majors == (2,):
+            on_1x = ""
+        else:
+            on_1x = " (this file still works on containerd 1.x)"
         yield finding(doc, "GL105", value.span,
                       f"runtime `{name}` uses runtime_type `{runtime_type}`, deprecated since containerd "
-                      f"1.4 and removed in 2.0: containerd 2.x cannot start containers with it"
-                      + ("" if later else " (this file still works on containerd 1.x)")
-                      + f"; use `{RUNC_V2}`",
-                      severity="error" if later else "warning",
+                      f"1.4 and removed in 2.0: containerd 2.x cannot start containers with it{on_1x}; "
+                      f"use `{RUNC_V2}`",
+                      severity="error" if binary_lost or majors == (2,) else "warning",
                       fix=_fix(doc, f"use runtime_type `{RUNC_V2}`", edits,
                                safe=runtime_type == "io.containerd.runc.v1"))
 
@@ -465,6 +473,12 @@ def _binary_findings(doc: Document, name: str, value: Node, binary: str):
                       f"to create containers; the NVIDIA runtime is `{NOT_RUNTIMES[base]}`",
                       fix=_fix(doc, f"use `{new}`", [_replace(doc, value.span, _quoted(doc, value, new))],
                                safe=False))
+        return
+    if not binary.strip():
+        yield finding(doc, "GL106", value.span,
+                      f"BinaryName of `{name}` is empty, so the runc shim runs plain `runc` and "
+                      f"containers that select it get no GPUs; set it to the absolute path of "
+                      f"nvidia-container-runtime")
         return
     if not binary.startswith("/"):
         if "/" in binary:
@@ -959,3 +973,151 @@ def generated_file_edited(doc, ctx):
                           f"changes here vanish; put them in {template} next to it (start it with "
                           f"`{{{{ template \"base\" . }}}}`)")
             return
+
+
+# --- GL115 - GL118: what containerd refuses or never reads --------------------------
+
+# plugin IDs a CRI table is meant to have; other IDs are not judged
+CRI_LIKE_IDS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images")
+
+
+@check("GL115", kinds=("containerd",))
+def plugin_id_invalid(doc, ctx):
+    info = containerd_file(doc)
+    if info.plugins is None or info.version is None or doc.templated:
+        return
+    majors = file_majors(doc, ctx.settings)
+    cri_runtimes = {pid for pid, table in info.cri_tables() if _cri_items(table)}
+    for key, table in info.plugins.items():
+        if key in ALL_CRI_IDS + CRI_LIKE_IDS:
+            continue
+        meant = _meant_plugin(key, table)
+        holds = table.is_map and (_cri_items(table) or table.get("containerd") is not None)
+        if info.version >= 2 and len(key.split(".")) < 4 and key not in cri_runtimes and 1 in majors:
+            unquoted = f" (an unquoted `plugins.{meant}` splits at every dot)" if "." not in key and meant \
+                else ""
+            yield finding(doc, "GL115", table.anchor,
+                          f"plugin key `{key}`{unquoted} is no plugin ID: containerd 1.6/1.7 refuse to "
+                          f"start (`invalid plugin key URI \"{key}\" expect io.containerd.x.vx`) and 2.x "
+                          f"ignores the table" + (f"; write `plugins.\"{meant}\"`" if meant else ""),
+                          severity="error")
+        elif meant and meant != key and len(key.split(".")) >= 4:
+            yield finding(doc, "GL115", table.anchor,
+                          f"no containerd plugin has the ID `{key}`, so the whole table is ignored"
+                          + (" and the runtimes in it do not exist" if holds else "")
+                          + f"; did you mean `{meant}`? (plugin IDs are case-sensitive)",
+                          severity="error" if holds else "warning")
+
+
+def _meant_plugin(key: str, table: Node) -> str | None:
+    """The CRI plugin ID that `key` was meant to be: a spelling variant, or the ID an
+    unquoted header spreads over nested tables (`plugins.io.containerd.grpc.v1.cri`)."""
+    if "." not in key and table.is_map:
+        parts, node = [key], table
+        while node.is_map and len(node.value) == 1 and len(parts) < 5:
+            child_key, node = next(iter(node.items()))
+            parts.append(child_key)
+        joined = ".".join(parts)
+        return next((pid for pid in CRI_LIKE_IDS if joined == pid), None)
+    return _suggest(key, CRI_LIKE_IDS)
+
+
+@check("GL116", kinds=("containerd",))
+def import_missing(doc, ctx):
+    from pathlib import Path
+
+    if doc.templated or not Path(doc.abspath).is_file():
+        return
+    for entry in containerd_file(doc).imports():
+        path = entry.value
+        if "*" in path or _unknown(path) or "$" in path:
+            continue  # containerd skips a glob that matches nothing
+        places = _import_places(doc, path)
+        folders = [p for p in places if p.parent.is_dir()]
+        if not folders or any(p.exists() for p in places):
+            continue
+        yield finding(doc, "GL116", entry.span,
+                      f"imports names `{path}`, which does not exist in {folders[0].parent}: containerd "
+                      f"does not start (`failed to load TOML: {path}: open {path}: no such file or "
+                      f"directory`); fix the name, or import a glob (`*.toml`), which may match nothing")
+
+
+def _import_places(doc: Document, path: str):
+    """Where an import entry may sit in the linted tree: beside the importer for a relative
+    path; for an absolute one the path itself and under the folder the importer's own
+    location places at `/` (`nodes/gpu/etc/containerd/config.toml` for /etc/containerd)."""
+    from pathlib import Path
+
+    folder = Path(doc.abspath).parent
+    if not path.startswith("/"):
+        return [folder / path]
+    wanted = [p for p in path.split("/") if p]
+    parts = list(folder.parts)
+    places = [Path(path)]
+    for size in range(1, len(wanted)):
+        if [p for p in parts[-size:]] == wanted[:size]:
+            places.append(Path(*parts[:-size], *wanted))
+    return places
+
+
+RUNC_TYPES = ("io.containerd.runc.v1", RUNC_V2)
+
+
+@check("GL117", kinds=("containerd",))
+def runtime_type_unknown(doc, ctx):
+    for _, name, node in _runtimes(doc):
+        value = node.get("runtime_type")
+        runtime_type = str_value(value)
+        if not runtime_type or _unknown(runtime_type) or runtime_type in RUNC_TYPES \
+                or not runtime_type.lower().startswith("io.containerd.runc"):
+            continue
+        shim = "containerd-shim-" + "-".join(runtime_type.split(".")[2:])
+        yield finding(doc, "GL117", value.span,
+                      f"runtime `{name}` has runtime_type `{runtime_type}`, a runc shim that does not "
+                      f"exist: every pod that selects it fails (`binary not installed \"{shim}\"`); "
+                      f"use `{RUNC_V2}`",
+                      fix=_fix(doc, f"use runtime_type `{RUNC_V2}`",
+                               [_replace(doc, value.span, _quoted(doc, value, RUNC_V2))]))
+
+
+# the runc shim's option types (containerd's runc options.proto)
+OPTION_TYPES = {"SystemdCgroup": bool, "NoPivotRoot": bool, "NoNewKeyring": bool,
+                "IoUid": int, "IoGid": int, "TaskApiVersion": int,
+                **{k: str for k in ("BinaryName", "Root", "CriuPath", "CriuImagePath", "CriuWorkPath",
+                                    "ShimCgroup", "TaskApiAddress")}}
+TOML_TYPE = {bool: "a boolean", int: "an integer", str: "a string"}
+
+
+@check("GL118", kinds=("containerd",))
+def runtime_option_type(doc, ctx):
+    for _, name, node in _runtimes(doc):
+        options = node.get("options")
+        if not _runc_like(node) or options is None or not options.is_map:
+            continue
+        for key, child in options.items():
+            wanted = OPTION_TYPES.get(key)
+            value = child.value
+            if wanted is None or not child.is_scalar or _unknown(value) \
+                    or (isinstance(value, wanted) and not (wanted is int and isinstance(value, bool))):
+                continue
+            text = doc.text[slice(*doc.index.offsets(child.span))]
+            literal = str(value).strip().lower() if isinstance(value, str) else None
+            fix = None
+            if wanted is bool and literal in ("true", "false"):
+                fix = _fix(doc, f"write {key} = {literal}", [_replace(doc, child.span, literal)])
+            elif wanted is int and literal is not None and literal.isdigit():
+                fix = _fix(doc, f"write {key} = {literal}", [_replace(doc, child.span, literal)])
+            yield finding(doc, "GL118", child.span,
+                          f"`{key} = {text}` in `{name}.options` is {_kind_of(value)}, but the runc shim "
+                          f"wants {TOML_TYPE[wanted]}: every pod that selects `{name}` fails (`failed to "
+                          f"generate runtime options: Can't convert ...`)", fix=fix)
+
+
+def _kind_of(value) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, str):
+        return "a string"
+    return "a " + type(value).__name__
