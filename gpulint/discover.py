@@ -66,7 +66,7 @@ def kind_by_name(name: str) -> str | None:
 def may_need_content(name: str) -> bool:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
-    return lower.endswith(_CONTENT_SUFFIXES) or "dockerfile" in lower or "containerfile" in lower
+    return lower.endswith(_CONTENT_SUFFIXES + (".part",)) or "dockerfile" in lower or "containerfile" in lower
 
 
 def _looks_like_dockerfile(text: str) -> bool:
@@ -87,7 +87,7 @@ def kind_by_content(name: str, text: str) -> str | None:
             suffixed or not lower.endswith(_NOT_DOCKERFILE)):
         # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content
         return "dockerfile" if _looks_like_dockerfile(text) else None
-    if lower.endswith(".toml"):
+    if lower.endswith((".toml", ".part")):  # Talos merges CRI fragments named *.part
         if lower == "pyproject.toml":
             return None
         if _CONTAINERD_TABLE.search(text) or _CONTAINERD_KEY.search(text):

@@ -32,8 +32,10 @@ def test_correct_configs_are_clean(path):
 def test_seed_snippet_without_version_is_reported():
     run = lint_fixture("containerd/bad/seed")
     assert gl1(run) == [("GL103", 1, 1)]
-    assert severities(run, "GL103") == ["warning"]
-    assert "ignored by containerd 1.x" in run.findings[0]["message"]
+    # containerd 1.x ignores the table, so the nvidia runtime does not exist there
+    assert severities(run, "GL103") == ["error"]
+    assert "containerd 1.x ignores the fully qualified" in run.findings[0]["message"]
+    assert "(2.x reads it)" in run.findings[0]["message"]
 
 
 def test_gl101_case_mismatch_names_the_runtime_meant():
