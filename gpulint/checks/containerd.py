@@ -9,6 +9,7 @@ every fix is checked to parse before it is offered.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 
@@ -1039,8 +1040,10 @@ def import_missing(doc, ctx):
         folders = [p for p in places if p.parent.is_dir()]
         if not folders or any(p.exists() for p in places):
             continue
+        shown = os.path.relpath(folders[0].parent, os.path.dirname(doc.abspath)).replace("\\", "/")
+        where = "beside this config" if shown == "." else f"in `{shown}/` beside this config"
         yield finding(doc, "GL116", entry.span,
-                      f"imports names `{path}`, which does not exist in {folders[0].parent}: containerd "
+                      f"imports names `{path}`, which is not {where}: containerd "
                       f"does not start (`failed to load TOML: {path}: open {path}: no such file or "
                       f"directory`); fix the name, or import a glob (`*.toml`), which may match nothing")
 
