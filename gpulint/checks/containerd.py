@@ -754,13 +754,14 @@ def _claims(table: Node | None, option: str, known: tuple[str, ...]) -> int:
     return sum(1 for key in table.value if key == option or _suggest(key, known) == option)
 
 
-def _lost(option: str, name: str, nvidia: bool) -> tuple[str, str]:
+def _lost(option: str, name: str, nvidia: bool, value=None) -> tuple[str, str]:
     """What an ignored runc option costs, and the severity: an NVIDIA handler without its
-    BinaryName is plain runc."""
+    BinaryName is plain runc; a runtime meant for the systemd driver runs cgroupfs, which
+    differs from kubelet's and the other runtimes' (GL107 leaves such a runtime to this)."""
     if option == "BinaryName" and nvidia:
         return f"`{name}` runs plain runc and its pods get no GPUs", "error"
     if option == "SystemdCgroup":
-        return f"`{name}` keeps the cgroupfs driver", "warning"
+        return f"`{name}` keeps the cgroupfs driver", "error" if value is True else "warning"
     return "the option has no effect", "warning"
 
 
@@ -778,7 +779,7 @@ def _runtime_keys(doc: Document, name: str, node: Node, nvidia: bool, majors: tu
                 line = doc.line_text(child.span.line)[child.span.column - 1:].rstrip()  # value and comment
                 move = _fix(doc, f"move {key} under `{name}.options`",
                             [_delete_line(doc, child), _insert_key(doc, options, f"{option} = {line}")])
-            cost, severity = _lost(option, name, nvidia)
+            cost, severity = _lost(option, name, nvidia, child.value)
             yield finding(doc, "GL108", child.anchor,
                           f"`{key}` is a runc option but sits on runtime `{name}` itself; containerd only "
                           f"reads it from `{name}.options`, so it is ignored and {cost}",
@@ -814,7 +815,7 @@ def _option_keys(doc: Document, name: str, node: Node, options: Node, nvidia: bo
         # renamed only when no other key (here or misplaced on the runtime table) claims the option
         if _claims(options, option, known) == 1 and _claims(node, option, known) == 0:
             rename = _fix(doc, f"rename `{key}` to `{option}`", [_replace(doc, child.key_span, option)])
-        cost, severity = _lost(option, name, nvidia)
+        cost, severity = _lost(option, name, nvidia, child.value)
         why, scope = _ignored_by(key, option, majors)
         advice = f"write `{option}`" if scope else f"did you mean `{option}`?"
         yield finding(doc, "GL108", child.anchor,
@@ -1023,7 +1024,31 @@ def _meant_plugin(key: str, table: Node) -> str | None:
             parts.append(child_key)
         joined = ".".join(parts)
         return next((pid for pid in CRI_LIKE_IDS if joined == pid), None)
-    return _suggest(key, CRI_LIKE_IDS)
+    return next((pid for pid in CRI_LIKE_IDS if _one_part_off(key, pid)), None)
+
+
+def _one_part_off(key: str, plugin_id: str) -> bool:
+    """`key` is `plugin_id` in another case, or with one dot-separated part misspelt
+    (swapped, missing, extra or wrong letter): `io.containerd.grpc.v1.cir`."""
+    if key.lower() == plugin_id.lower():
+        return True
+    mine, theirs = key.lower().split("."), plugin_id.split(".")
+    if len(mine) != len(theirs):
+        return False
+    differ = [(a, b) for a, b in zip(mine, theirs) if a != b]
+    return len(differ) == 1 and _near(*differ[0])
+
+
+def _near(a: str, b: str) -> bool:
+    """One edit apart, or the same letters in another order."""
+    if sorted(a) == sorted(b):
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 @check("GL116", kinds=("containerd",))
