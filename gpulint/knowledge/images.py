@@ -400,6 +400,11 @@ class CudaImage:
     release: str | None = None
     arch: str | None = None  # the architecture the reference names (nvidia/cuda-arm64), if any
 
+    @property
+    def sets_visible_devices(self) -> bool:
+        """The published image sets `NVIDIA_VISIBLE_DEVICES=all` itself."""
+        return self.family in _data()["visible_devices_all"]["families"]
+
 
 def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
     """Recognise nvidia/cuda, NGC framework and pytorch/pytorch images; None for anything else."""
