@@ -72,6 +72,20 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("require/custom.Dockerfile", [("GL313", 3, 26)]),
     ("require/good.Dockerfile", []),
     ("require/expanded.Dockerfile", [("GL313", 5, 26)]),  # CUDA_VERSION from an ARG default
+    # images that manage GPUs or never run CUDA: no GL307 / GL313
+    ("workload/device-plugin.Dockerfile", []),
+    ("workload/packaging.Dockerfile", []),
+    ("workload/exporter.Dockerfile", []),
+    ("workload/compat-removed.Dockerfile", []),
+    ("workload/nvml-only.Dockerfile", []),
+    ("workload/app.Dockerfile", [("GL313", 3, 28)]),  # `model_exporter.py` is no exporter binary
+    ("env/repeats-base.Dockerfile", []),  # the nvidia/cuda base sets `all` already
+    ("jetson/l4t.Dockerfile", []),
+    ("jetson/cuda-layer.Dockerfile", []),
+    ("jetson/not-jetson.Dockerfile", [("GL307", 3, 28), ("GL308", 4, 32)]),
+    ("ldpath/expanded.Dockerfile", [("GL312", 5, 21), ("GL311", 7, 21)]),
+    ("ldpath/expanded-good.Dockerfile", []),
+    ("ldpath/doubling.Dockerfile", [("GL311", 34, 21)]),
 ])
 def test_findings_and_positions(relative, expected):
     assert _found(relative) == expected
@@ -147,6 +161,37 @@ def test_devel_severity_and_split_advice():
 def test_visible_devices_is_an_error_on_non_nvidia_bases():
     assert _messages("env/bad.Dockerfile", "GL307")[0]["severity"] == "error"
     assert _messages("env/cuda-base.Dockerfile", "GL307")[0]["severity"] == "warning"
+
+
+def test_visible_devices_on_a_base_that_sets_all_recommends_void():
+    """Deleting the line would expose every GPU again: the base image sets `all`."""
+    (found,) = _messages("env/cuda-base.Dockerfile", "GL307")
+    assert "already sets `all`" in found["message"]
+    assert "`NVIDIA_VISIBLE_DEVICES=void`" in found["message"]
+
+
+@pytest.mark.parametrize("relative", ["workload/device-plugin.Dockerfile",
+                                      "workload/packaging.Dockerfile",
+                                      "workload/exporter.Dockerfile",
+                                      "workload/compat-removed.Dockerfile",
+                                      "workload/nvml-only.Dockerfile"])
+def test_images_that_never_run_cuda_get_no_driver_verdict(relative):
+    run = lint_fixture(f"dockerfile/{relative}", "--failure-threshold", "none", "--driver", "535")
+    assert [f for f in run.findings if f["code"] == "GL601"] == []
+
+
+def test_a_cuda_application_still_gets_a_driver_verdict():
+    run = lint_fixture("dockerfile/workload/app.Dockerfile", "--failure-threshold", "none",
+                       "--driver", "535")
+    assert [f["code"] for f in run.findings if f["code"] == "GL601"] == ["GL601"]
+
+
+def test_expanded_values_are_shown_beside_what_is_written():
+    (compat,) = _messages("ldpath/expanded.Dockerfile", "GL312")
+    assert "`LD_LIBRARY_PATH=${CUDA_HOME}/compat:${LD_LIBRARY_PATH}`" in compat["message"]
+    assert "(`/usr/local/cuda/compat:${LD_LIBRARY_PATH}` expanded)" in compat["message"]
+    (clobber,) = _messages("ldpath/doubling.Dockerfile", "GL311")
+    assert len(clobber["message"]) < 1000  # a runaway `ARG A=$A$A` chain stays unexpanded
 
 
 def test_second_toolkit_is_a_warning():

@@ -498,9 +498,10 @@ def _env_assignments(sf: StageFacts, name: str):
 
 
 def _shown(env) -> str:
-    """`NAME=value` as written, with the expanded value when they differ."""
-    if env.written == env.value:
-        return f"`{env.name}={env.value}`"
+    """`NAME=value` as written, with the expanded value when they differ (and it is short
+    enough to read)."""
+    if env.written == env.value or len(env.value) > 200:
+        return f"`{env.name}={env.written}`"
     return f"`{env.name}={env.written}` (`{env.value}` expanded)"
 
 
