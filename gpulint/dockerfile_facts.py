@@ -685,15 +685,29 @@ def copied_paths(stage: Stage) -> list[str]:
 def cuda_variant(image, kind: str) -> str | None:
     """The `kind` ("runtime" or "devel") counterpart of a CudaImage: same CUDA version, OS
     and cuDNN/TensorRT choice (`12.9.2-cudnn-devel-ubuntu24.04` -> `...-cudnn-runtime-...`).
-    None where NVIDIA publishes no such pair (NGC frameworks, tags without an OS)."""
+    An nvidia/cuda counterpart is one the tag catalog calls supported: an end-of-life one
+    gives way to the supported patch release of the same CUDA minor. None where NVIDIA
+    publishes no such pair (NGC frameworks, tags without an OS) or none is supported."""
     other = "devel" if kind == "runtime" else "runtime"
     tag = image.ref.tag or ""
     if image.family == "nvidia-cuda" and image.os:
         flavor = kind if image.flavor in ("base", other) else image.flavor.replace(other, kind)
-        return image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}", "nvidia/cuda")
+        return _supported(image, image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}", "nvidia/cuda"))
     if image.family == "pytorch" and tag.endswith(other):
         return image.ref.with_tag(tag[: -len(other)] + kind)
     return None
+
+
+def _supported(image, variant: str) -> str | None:
+    from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
+
+    ref = parse_image_ref(variant)
+    status = tag_status(ref) if ref is not None else None
+    if status is None or status.status == "supported":
+        return variant
+    better = ref.with_tag(status.suggestion, status.repository) if status.suggestion else None
+    other = cuda_image(better) if better else None
+    return better if other is not None and other.cuda_major_minor == image.cuda_major_minor else None
 
 
 _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet-plugin|"

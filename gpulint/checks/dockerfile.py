@@ -132,41 +132,49 @@ def _placeholder(doc: Document, written: str, ref) -> bool:
 
 # ---------------------------------------------------------------- GL303 devel final stage
 
-# Applications that compile CUDA kernels at run time and so need nvcc in the image
-_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed)\b", re.I)
+# Applications that compile CUDA kernels at run time and so may need the toolkit in the
+# image: DeepSpeed ops, vLLM/SGLang/FlashInfer kernels, DeepGEMM, OpenAI Triton (not the
+# Triton Inference Server), torch.compile, flash-attn source builds.
+_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|"
+                        r"torch\.compile|TORCHINDUCTOR_\w+|"
+                        r"triton(?![-_.]?(?:inference|server|client|sdk)))\b", re.I)
 # where they show: installed or started, or their requirements copied in
-_JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD")
+_JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD", "ENV")
 
 
 @check("GL303", kinds=KINDS)
 def devel_final_stage(doc: Document, ctx: Context):
     final = facts(doc).final
     image = final.cuda_image if final is not None else None
-    runtime = cuda_variant(image, "runtime") if image is not None and image.is_devel else None
-    if runtime is None:
+    if image is None or not image.is_devel:
         return
+    runtime = cuda_variant(image, "runtime")
+    if runtime is None and not (image.family == "nvidia-cuda" and image.os):
+        return  # NGC frameworks and OS-less tags have no runtime counterpart to name
     jit = first_mention(final.chain, _JIT_EVIDENCE, _JIT_USERS)
     builds = [h for sf in final.family for h in cuda_builds(sf)]
     where = final.stage.image_span
     shown = image.ref.raw
+    target = f"`{runtime}`" if runtime else "the matching runtime image"
     if jit is not None:
         yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}`; "
-                      f"`{jit.text}` compiles CUDA kernels at run time and needs nvcc, so this may "
-                      f"be deliberate (otherwise `{runtime}` is the same CUDA without the toolchain)",
+                      f"`{jit.text}` compiles CUDA kernels at run time and may need the toolkit, "
+                      f"so this may be deliberate (otherwise {target} is the same CUDA without "
+                      f"the toolchain)",
                       severity="info", related=[related(doc, _where(doc, jit), "used here")])
     elif builds:
         line = builds[0].instruction.line
         yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}` "
-                      f"and compiles CUDA code in it (line {line}); split the build: compile in a "
-                      f"`{shown}` stage and `COPY --from` the result into a final stage on "
-                      f"`{runtime}` (same CUDA and OS, without compiler, headers and static "
-                      f"libraries, roughly half the size)",
+                      f"and compiles CUDA code in it (line {line}); to ship less, split the build: "
+                      f"compile in a devel stage and `COPY --from` the result into a final stage "
+                      f"on {target} (without compiler, headers and static libraries, roughly half "
+                      f"the size)", severity="info",
                       related=[related(doc, _where(doc, builds[0]), "CUDA code compiled here")])
     else:
         yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}`: "
                       f"the CUDA compiler, headers and static libraries roughly double the image "
                       f"and are only needed to build; unless the application compiles CUDA at run "
-                      f"time, ship on `{runtime}`")
+                      f"time, ship on {target}")
 
 
 # ---------------------------------------------------------------- GL304 nvcc without devel
