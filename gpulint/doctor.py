@@ -168,8 +168,10 @@ def _host_lines(facts) -> list[str]:
     data = _compat(facts.driver_version)
     if data:
         runs = [f"CUDA <= {data['max_cuda']} natively"]
-        if data["minor_version_compat"]:
-            runs.append(f"CUDA {', '.join(data['minor_version_compat'])} by minor-version compatibility")
+        major = data["max_cuda"].split(".")[0] + ".x"
+        if major in data["minor_version_compat"]:  # older majors run natively anyway
+            runs.append(f"any CUDA {major} application by minor-version compatibility (no PTX JIT, "
+                        f"no newer APIs)")
         if data["forward_compat"]:
             runs.append(f"CUDA {', '.join(data['forward_compat'])} by forward compatibility "
                         f"(data-center GPUs, cuda-compat package)")

@@ -15,7 +15,7 @@ from gpulint.checks.compat import branch_problem
 from gpulint.model import Document, Finding, Node, Related, Span, str_value
 from gpulint.node import OPERATOR_TOOLKIT, SERVICE_PATH, Located, NodeFacts
 from gpulint.nodeconfig import NVIDIA_BINARIES, node_configs
-from gpulint.registry import Context, check, finding, related
+from gpulint.registry import Context, check, finding
 from gpulint.template import is_placeholder
 
 _SPEC_LIBRARY = re.compile(r"/lib(?:cuda|nvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
@@ -135,16 +135,23 @@ def node_driver_branch_eol(ctx: Context):
 
 def _program_problem(facts: NodeFacts, program: str) -> str | None:
     """Why `program` (absolute, or a bare name looked up on the service PATH) cannot run."""
+    if program.startswith("@/"):  # the toolkit's ldconfig: `X.real` when present, else `X`
+        plain = program[1:].removesuffix(".real")
+        kinds = {facts.paths.get(plain + ".real"), facts.paths.get(plain)}
+        if "executable" in kinds:
+            return None
+        return f"but neither {plain}.real nor {plain} is an executable file on this node"
     if program.startswith("/"):
         kind = facts.paths.get(posixpath.normpath(program))
         if kind is None:
-            return "does not exist"
-        return None if kind == "executable" else "is not an executable file"
+            return "which does not exist on this node"
+        return None if kind == "executable" else "which is not an executable file on this node"
     if "/" in program:
         return None  # a relative path: GL106 reports it
     if program in facts.programs:
         return None
-    return f"is not on the service PATH ({':'.join(SERVICE_PATH)}) nor in {OPERATOR_TOOLKIT}"
+    return f"which this node has neither on the service PATH ({':'.join(SERVICE_PATH)}) nor in " \
+           f"{OPERATOR_TOOLKIT}"
 
 
 def _runtime_programs(ctx: Context):
@@ -176,12 +183,8 @@ def _toolkit_programs(ctx: Context):
                 yield doc, value, f"`{table}.{key}`", program
         ldconfig = doc.tree.get("nvidia-container-cli", "ldconfig")
         program = str_value(ldconfig)
-        if program and program.startswith("@/"):
-            # the toolkit runs `X.real` when it exists, else `X` (a `.real` suffix is optional)
-            plain = program[1:].removesuffix(".real")
-            if plain + ".real" in ctx.options["node"].paths:
-                plain += ".real"
-            yield doc, ldconfig, "`nvidia-container-cli.ldconfig`", plain
+        if program and program.startswith("@/"):  # a path inside the container is GL810's
+            yield doc, ldconfig, "`nvidia-container-cli.ldconfig`", program
 
 
 @check("GL806", project=True)
@@ -193,8 +196,8 @@ def configured_program_missing(ctx: Context):
         problem = _program_problem(facts, program)
         if problem is not None:
             yield finding(doc, "GL806", value.span,
-                          f"{what} is `{program}`, which {problem} on this node: containers that "
-                          f"use it fail to start; install the NVIDIA Container Toolkit or correct the path")
+                          f"{what} is `{program}`, {problem}: containers that use it fail to start; "
+                          f"install the NVIDIA Container Toolkit or correct the path")
 
 
 # ------------------------------------------------------------------ CDI
@@ -250,16 +253,18 @@ def _items(node: Node | None) -> list[Node]:
 @check("GL808", project=True)
 def cdi_spec_stale(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or facts.driver_version is None:
+    if facts is None:
         return
-    for doc in _gpu_specs(ctx):
+    # the spec mounts the driver's files: compare with the libraries on disk, which are
+    # already the new driver's when the module is still the old one (GL805)
+    installed = facts.user_space_versions or {facts.driver_version} - {None}
+    for doc in _gpu_specs(ctx) if installed else ():
         found = _spec_driver(doc)
-        if found is None or found[0] == facts.driver_version:
+        if found is None or found[0] in installed:
             continue
         version, node = found
         yield finding(doc, "GL808", node.span,
-                      f"this CDI spec was generated for driver {version}, but the node runs "
-                      f"{facts.driver_version}: its mounts name files the driver update removed, so GPU "
-                      f"containers fail to start; regenerate it (`nvidia-ctk cdi generate "
-                      f"--output={doc.path}`) after every driver update",
-                      related=(related(doc, node, "the old driver's library"),))
+                      f"this CDI spec was generated for driver {version}, but the node has driver "
+                      f"{', '.join(sorted(installed))}: its mounts name files the driver update removed, "
+                      f"so GPU containers fail to start; generate it again (`nvidia-ctk cdi generate`) "
+                      f"after every driver update")

@@ -56,7 +56,7 @@ def _home(key: str, table: str) -> str | None:
 
 
 def _shown(table: str) -> str:
-    return f"[{table}]" if table else "the top level"
+    return f"in [{table}]" if table else "at the top level"
 
 
 @check("GL809", kinds=("nvidia-toolkit",))
@@ -68,13 +68,13 @@ def toolkit_key_ignored(doc: Document, ctx: Context):
         home = _home(key, table)
         if home is not None:
             yield finding(doc, "GL809", node.key_span,
-                          f"`{key}` belongs in {_shown(home)}; in {_shown(table)} the toolkit ignores "
-                          f"it, so the setting has no effect")
+                          f"`{key}` belongs {_shown(home)}; {_shown(table)} the toolkit ignores it, so "
+                          f"the setting has no effect")
             continue
         near = _suggest(key, tuple(known))
         if near is not None:
             yield finding(doc, "GL809", node.key_span,
-                          f"the toolkit has no `{key}` in {_shown(table)} and ignores it; did you mean "
+                          f"the toolkit has no `{key}` {_shown(table)} and ignores it; did you mean "
                           f"`{near}`?")
 
 
