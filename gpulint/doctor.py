@@ -120,7 +120,7 @@ def _fleet_facts(facts, gpu_class: str | None) -> dict:
     if version:
         where = facts.driver
         out["driver"] = version
-        out["driver_origin"] = Origin(f"the node's driver {version}", where.path if where else None,
+        out["driver_origin"] = Origin("the driver loaded on this node", where.path if where else None,
                                       where.span if where else None)
     info = gpu_info(facts.smi["name"]) if facts.smi else None
     klass = gpu_class or (info.gpu_class if info is not None else None)

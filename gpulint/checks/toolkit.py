@@ -186,7 +186,8 @@ def _devices(doc: Document, tree: Node):
         value = str_value(name)
         if value is None or not _DEVICE_NAME.fullmatch(value):
             yield finding(doc, "GL811", name.span if name is not None else item.span,
-                          "a CDI device needs a `name` of letters, digits, `_`, `-`, `.` and `:`: "
+                          "a CDI device needs a `name` of letters, digits, `_`, `-`, `.` and `:` that starts and "
+                          "ends with a letter or digit: "
                           "runtimes reject the spec (`failed add device`)")
         elif value in seen:
             yield finding(doc, "GL811", name.span,
