@@ -601,3 +601,10 @@ def test_k3s_template_with_loops_is_linted_for_what_it_writes():
     run = lint_fixture("containerd/bad/k3s-loops.toml.tmpl")
     assert run.codes() == ["GL107"]
     assert gl1(run) == [("GL107", 14, 1)]
+
+
+def test_runtimes_of_a_k3s_extra_runtimes_loop_count_for_runtime_classes(lint_files):
+    text = (FIXTURES / "containerd/bad/k3s-loops.toml.tmpl").read_text()
+    run = lint_files({"config.toml.tmpl": text, "rc.yaml": (
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia\n")})
+    assert "GL702" not in run.codes() and "GL101" not in run.codes()
