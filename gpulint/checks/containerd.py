@@ -244,7 +244,7 @@ def _hint(ctx, node, doc: Document, name: str) -> str:
     for other, plugin_id, _, _ in defined:
         if other.abspath not in paths:
             return f"; a runtime `{name}` is defined in {other.path}, which this config does not import"
-        if plugin_id != containerd_file(other).cri_id:
+        if containerd_file(other).cri_id not in (None, plugin_id):
             return (f"; the runtime `{name}` in {other.path} is under plugin `{plugin_id}`, "
                     f"which {_version_text(other)} does not read")
         if other is not doc:
@@ -305,6 +305,8 @@ def cri_plugin_path_mismatch(doc, ctx):
     if doc.tree.get("version") is None or info.cri_id is None:
         return
     expected = info.cri_id
+    if expected == "cri" and 1 not in file_majors(doc, ctx.settings):
+        return  # 2.x renames only short IDs, so a qualified one in a version 1 file is read
     wrong = [(pid, table) for pid, table in info.cri_tables()
              if pid != expected and _cri_items(table)]
     fix = _prefix_fix(doc, wrong[0][0], expected) if len(wrong) == 1 else None
