@@ -508,7 +508,7 @@ def test_gl108_case_variants_follow_go_toml():
     run = lint_fixture("containerd/bad/gl108-case.toml")
     assert gl1(run) == [("GL108", 3, 3), ("GL108", 11, 7), ("GL108", 13, 3)]
     assert severities(run, "GL108") == ["error", "error", "error"]
-    assert "is ignored and stays `runc`" in run.findings[0]["message"]
+    assert "so the default runtime stays `runc`" in run.findings[0]["message"]
     assert "containerd 2.x reads `Binaryname`" in run.findings[1]["message"]
     assert "runs plain runc and its pods get no GPUs on 1.6/1.7" in run.findings[1]["message"]
     assert "`containerd.Runtimes` is not `containerd.runtimes`" in run.findings[2]["message"]

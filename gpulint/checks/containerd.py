@@ -727,12 +727,12 @@ def _cri_keys(doc: Document, table: Node, majors: tuple[int, ...]):
     for key in CONTAINERD_LEVEL:
         child = table.get(key)
         if child is not None and (child.is_map or key != "runtimes"):
-            what = "runtimes" if key == "runtimes" else "the default runtime"
+            lost = ("the runtimes written here do not exist" if key == "runtimes"
+                    else "the default runtime stays `runc`")
             yield finding(doc, "GL108", child.anchor,
                           f"`{key}` sits directly in the CRI plugin table, but containerd reads it from "
-                          f"its `containerd` sub-table, so {what} written here " +
-                          ("do not exist" if key == "runtimes" else "is ignored and stays `runc`")
-                          + f"; move it under `.containerd`", severity="error")
+                          f"its `containerd` sub-table, so {lost}; move it under `.containerd`",
+                          severity="error")
     containerd = table.get("containerd")
     for key, child in containerd.items() if containerd is not None else ():
         if key in CONTAINERD_FIELDS:
