@@ -55,11 +55,12 @@ def _bad_driver(command: str, value: str, option: str = "") -> bool:
 
 def cuda_facts(version: str) -> dict | None:
     """The JSON answer of `gpulint cuda VERSION`; None for a release gpulint does not know."""
-    from gpulint.knowledge.cuda import source_url, toolkit
+    from gpulint.knowledge.cuda import image_admits, source_url, toolkit
 
     rel = toolkit(version)
     if rel is None:
         return None
+    admits = image_admits(rel.major_minor)
     return {
         "version": rel.version,
         "label": rel.label.removeprefix("CUDA "),
@@ -67,6 +68,7 @@ def cuda_facts(version: str) -> dict | None:
         "minor_version_floor": rel.minor_version_floor,
         "windows_driver": rel.windows_driver,
         "unconfirmed": rel.unconfirmed,
+        "image_forward_compat": list(admits) if admits is not None else None,
         "source": source_url(rel.source),
         "note": rel.note,
     }
@@ -87,6 +89,11 @@ def cuda_command(argv: list[str]) -> int:
              f"  minor-version compatibility:    "
              + (f">= {floor} runs any CUDA {major}.x binary, without PTX JIT or newer APIs" if floor
                 else f"none: CUDA {major}.x needs the driver above")]
+    if data["image_forward_compat"] is not None:
+        xy = ".".join(data["version"].split(".")[:2])
+        lines.append(f"  forward compatibility:          nvidia/cuda {xy} images start on "
+                     + (", ".join(f"R{b}" for b in data["image_forward_compat"]) or "no older branch")
+                     + " (`NVIDIA_REQUIRE_CUDA`; data-center GPUs)")
     if data["note"]:
         lines.append(f"  note: {data['note']}")
     lines.append(f"  source: {data['source']}")

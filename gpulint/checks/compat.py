@@ -29,6 +29,8 @@ from gpulint.model import Document, Finding, Related, Span
 from gpulint.registry import Context, check, finding
 
 _BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
+# A space-separated term of its own: any driver from that version on satisfies it.
+_BARE_DRIVER = re.compile(r"(?:^|\s)driver>=(\d{3})(?:\.[\d.]*)?(?=\s|$)")
 # The values Go's strconv.ParseBool reads as true: the container toolkit parses
 # NVIDIA_DISABLE_REQUIRE with it, so `yes` or `on` leave the check on.
 _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
@@ -73,12 +75,13 @@ class ImageCuda:
 
 def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
-    from gpulint.knowledge.images import cuda_image, require_cuda_branches
+    from gpulint.knowledge.cuda import image_admits
+    from gpulint.knowledge.images import cuda_image
 
     img = cuda_image(ref)
     if img is None:
         return None
-    branches = require_cuda_branches(img.cuda) if img.family == "nvidia-cuda" else None
+    branches = image_admits(img.cuda_major_minor) if img.family == "nvidia-cuda" else None
     return ImageCuda(f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
                      img.has_start_check, branches, img, img.family, img.release, img.cuda_exact)
 
@@ -90,8 +93,14 @@ def disables_require(value: str | None) -> bool:
 
 def require_brands(require: str) -> tuple[int, ...]:
     """Driver branches the `brand=...,driver>=N,driver<N+1` clauses of an
-    `NVIDIA_REQUIRE_CUDA` value accept; () when it has none (only `cuda>=X.Y`)."""
-    return tuple(sorted({int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}))
+    `NVIDIA_REQUIRE_CUDA` value accept, and every known branch from N on for a bare
+    `driver>=N` clause; () when it has none (only `cuda>=X.Y`)."""
+    from gpulint.knowledge.cuda import branch_numbers
+
+    admitted = {int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
+    for floor in _BARE_DRIVER.findall(require):
+        admitted |= {n for n in branch_numbers() if n >= int(floor)}
+    return tuple(sorted(admitted))
 
 
 def dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
@@ -285,6 +294,12 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
         return None
     head = f"{img.label} needs {img.cuda_text}, but {_driver_text(driver, level)} is older"
     branch = driver.branch
+    if branch is not None and img.brand_branches is None and not _forward_compat(img, branch):
+        # Only the branch's absence from NVIDIA's forward-compatibility lists speaks
+        # against it, and those lists drop branches that went end of life.
+        return Verdict("warning", f"{head}; no NVIDIA source gpulint knows lists R{branch} among the branches "
+                                  f"that run {img.cuda_text} through forward compatibility, so most likely "
+                                  f"{_refused(img, driver)}. It needs {_needs(img)}")
     if branch is None or not _forward_compat(img, branch):
         return Verdict("error", f"{head}: {_refused(img, driver)}{_not_accepted(img, branch)}. "
                                 f"It needs {_needs(img)}")
