@@ -694,3 +694,21 @@ version = 2
     [found] = result.findings
     assert (found["line"], found["severity"]) == (11, "warning")
     assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in found["message"]
+
+
+# ---------------------------------------------------------------- Kustomize patches
+
+
+def test_a_kustomize_patch_is_a_partial_object(tmp_path):
+    """No GL501 for a limit the base may hold, and no fix that rewrites a patch."""
+    import shutil
+
+    shutil.copytree(K8S / "kustomize", tmp_path / "kustomize")
+    result = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    found = {(f["path"].split("kustomize/")[-1], f["line"], f["code"]): f.get("fix") for f in result.findings}
+    assert set(found) == {("overlay/runtime.yaml", 7, "GL509"), ("overlay/standalone.yaml", 12, "GL501")}
+    assert found[("overlay/runtime.yaml", 7, "GL509")] is None
+    assert found[("overlay/standalone.yaml", 12, "GL501")] is not None  # not listed as a patch
+    before = (tmp_path / "kustomize" / "overlay" / "runtime.yaml").read_text()
+    run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
+    assert (tmp_path / "kustomize" / "overlay" / "runtime.yaml").read_text() == before

@@ -14,6 +14,7 @@ from gpulint.k8s import (
     gpu_requests,
     is_gpu_management,
     is_handler_name,
+    is_kustomize_patch,
     GPU_OPERATOR_RUNTIME_CLASSES,
     is_nvml_daemon,
     object_kind,
@@ -83,6 +84,21 @@ def _replace(doc: Document, span: Span, text: str, description: str, safe: bool 
     return Fix(description, (Edit(doc.abspath, start, end, text),), safe)
 
 
+def _no_fix_in_patches(check_fn):
+    """Findings in a Kustomize patch come without a fix: rewriting a partial object
+    could contradict the base it is merged into."""
+    import functools
+
+    @functools.wraps(check_fn)
+    def wrapper(doc: Document, ctx: Context):
+        patch = is_kustomize_patch(doc)
+        for found in check_fn(doc, ctx):
+            if patch:
+                found.fix = None
+            yield found
+    return wrapper
+
+
 # ---------------------------------------------------------------- GPU resources
 
 
@@ -101,6 +117,8 @@ def _label(container: Container) -> str:
 
 @check("GL501", kinds=("kubernetes",))
 def gpu_request_without_limit(doc: Document, ctx: Context):
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may hold the limit
     for _, container in _containers(doc):
         limits = gpu_limits(container)
         if doc.templated and _filled_by_template(container.node.get("resources", "limits")):
@@ -152,6 +170,7 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
 
 
 @check("GL502", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gpu_request_limit_differ(doc: Document, ctx: Context):
     for _, container in _containers(doc):
         limits = gpu_limits(container)
@@ -261,6 +280,7 @@ def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
 
 
 @check("GL504", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gpu_resource_name_unknown(doc: Document, ctx: Context):
     for _, container in _containers(doc):
         for section in ("limits", "requests"):
@@ -470,6 +490,7 @@ def misplaced_gpu_resources(container: Container) -> list[tuple[Node, str, str |
 
 
 @check("GL515", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gpu_resources_misplaced(doc: Document, ctx: Context):
     for _pod, container in _containers(doc):
         for entry, where, meant in misplaced_gpu_resources(container):
@@ -494,6 +515,7 @@ def _rename_resource_key(doc: Document, container: Container, entry: Node, meant
 # ---------------------------------------------------------------- runtime classes
 
 @check("GL509", kinds=("kubernetes",))
+@_no_fix_in_patches
 def runtime_class_misplaced(doc: Document, ctx: Context):
     for where, entry, pods in _misplaced_runtime_classes(doc):
         yield finding(
@@ -553,6 +575,7 @@ _OLD_NODE_API = ("node.k8s.io/v1beta1", "node.k8s.io/v1alpha1")
 
 
 @check("GL510", kinds=("kubernetes",))
+@_no_fix_in_patches
 def runtime_class_invalid(doc: Document, ctx: Context):
     for obj in runtime_classes(doc):
         api = obj.get("apiVersion")
@@ -631,6 +654,7 @@ def _affinity_keys(pod: PodSpec):
 
 
 @check("GL511", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gfd_selector_invalid(doc: Document, ctx: Context):
     for selector in _selectors(doc):
         for label, value in selector.items() if selector is not None else ():
