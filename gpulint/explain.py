@@ -20,9 +20,9 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE = 0, 1, 2
 
 
 def _parser(prog: str, description: str, what: str, metavar: str) -> argparse.ArgumentParser:
-    from gpulint.cli import _Parser
+    from gpulint.arguments import Parser
 
-    p = _Parser(prog=f"gpulint {prog}", description=description)
+    p = Parser(prog=f"gpulint {prog}", description=description)
     p.add_argument("value", metavar=metavar, help=what)
     p.add_argument("--format", choices=("text", "json"), default="text")
     return p

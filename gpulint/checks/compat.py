@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import SimpleNamespace
 
 from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operator_declarations,
                            pod_driver)
+from gpulint.imagemap import mapped_dockerfile
 from gpulint.k8s import env_vars, is_gpu_management, pod_specs, requests_gpus, scalar_str
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.registry import Context, check, finding
@@ -157,36 +157,6 @@ def _wheel_cuda(doc: Document, final) -> tuple[ImageCuda, Span] | None:
     major, word, cmd = max(wheels, key=lambda wheel: wheel[0])
     img = ImageCuda("", str(major), major, None, False)
     return _built(doc, img, f"CUDA {major} wheels: `{word}`"), locate(doc, cmd.instruction, word)
-
-
-def mapped_dockerfile(ctx: Context, ref: str) -> Document | None:
-    """The Dockerfile `[tool.gpulint.images]` says builds `ref` (loaded when not linted)."""
-    from gpulint.knowledge.images import parse_image_ref
-
-    wanted = parse_image_ref(ref)
-    images = getattr(ctx.settings, "images", None) or {}
-    if wanted is None or not isinstance(images, dict):
-        return None
-    for name, dockerfile in images.items():
-        mapped = parse_image_ref(str(name))
-        if mapped is not None and (mapped.registry, mapped.repository) == (wanted.registry, wanted.repository):
-            return _dockerfile_document(ctx, Path(ctx.settings.base) / str(dockerfile))
-    return None
-
-
-def _dockerfile_document(ctx: Context, path: Path) -> Document | None:
-    import os
-
-    target = os.path.abspath(path)
-    for doc in ctx.of_kind("dockerfile"):
-        if doc.abspath == target:
-            return doc
-    if not path.is_file():
-        return None
-    from gpulint.engine import Source, load
-
-    doc, error = load(Source(path), "dockerfile")
-    return doc if doc is not None and error is None else None
 
 
 def container_cuda(ctx: Context, container) -> ImageCuda | None:
