@@ -30,6 +30,7 @@ __all__ = [
     "tag_status",
     "smallest_flavor_with",
     "cudnn_major_for",
+    "drops_driver_path",
     "ngc_cuda",
     "images_as_of",
 ]
@@ -339,6 +340,14 @@ def _lines(major_minor: tuple[int, int]) -> list[_Version]:
 
 def _latest_version() -> _Version:
     return max(_versions().values(), key=lambda v: v.key)
+
+
+def drops_driver_path(version: str) -> str | None:
+    """The LD_LIBRARY_PATH of an nvidia/cuda release whose base images leave out the
+    driver mount point /usr/local/nvidia/lib64; None for the others."""
+    row = _data()["driver_path_dropped"]
+    key = _vtuple(version)
+    return str(row["value"]) if _vtuple(row["from"]) <= key < _vtuple(row["until"]) else None
 
 
 def cudnn_major_for(version: str) -> int | None:
