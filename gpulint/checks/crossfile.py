@@ -15,6 +15,7 @@ from gpulint.k8s import (
     GPU_OPERATOR_RUNTIME_CLASSES,
     env_vars,
     is_handler_name,
+    is_kustomize_patch,
     is_nvml_daemon,
     node_selection,
     object_name,
@@ -116,6 +117,8 @@ def device_plugin_without_nvidia_runtime(ctx: Context):
     if any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
         return
     for doc in ctx.of_kind("kubernetes"):
+        if is_kustomize_patch(doc):
+            continue  # the base it is merged into may set the runtime class
         for pod in pod_specs(doc):
             if not is_nvml_daemon(pod) or pod.spec.get("runtimeClassName") is not None:
                 continue

@@ -725,6 +725,8 @@ def devel_image_in_pod(doc: Document, ctx: Context):
 @check("GL513", kinds=("kubernetes",))
 def cuda_image_without_gpu(doc: Document, ctx: Context):
     nvidia_classes = _nvidia_runtime_classes(ctx)
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may hold the GPU limit
     for pod, container in _containers(doc):
         runtime_class = scalar_str(pod.spec.get("runtimeClassName"))
         if is_gpu_management(pod):
@@ -894,8 +896,8 @@ def gpu_taint_not_tolerated(ctx: Context):
             if not daemon and not any(requests_gpus(c) for c in pod.containers):
                 continue
             tolerations = pod.spec.get("tolerations")
-            if tolerations is None and doc.templated:
-                continue  # charts usually template their tolerations in from values
+            if tolerations is None and (doc.templated or is_kustomize_patch(doc)):
+                continue  # charts template their tolerations in; a patch's base may hold them
             untolerated = [[t for t in pool if not _tolerates(tolerations, *t[:3])] for pool in pools]
             # a node daemon must reach every GPU pool; a workload needs one it can land on
             blocked = any(untolerated) if daemon else all(untolerated)
