@@ -107,7 +107,7 @@ def cuda_command(argv: list[str]) -> int:
 def driver_facts(version: str) -> dict | None:
     """The JSON answer of `gpulint driver VERSION`; None for a branch newer than the data."""
     from gpulint.fleet import driver_version
-    from gpulint.knowledge.cuda import branch, driver_max_cuda, minor_version_floor, source_url
+    from gpulint.knowledge.cuda import branch, driver_max_cuda, images_admitting, minor_version_floor, source_url
 
     driver = driver_version(version)
     level = driver_max_cuda(driver) if driver else None
@@ -123,6 +123,7 @@ def driver_facts(version: str) -> dict | None:
         "type": info.type if info else None,
         "eol": info.eol if info else None,
         "forward_compat": list(info.forward_compat) if info else [],
+        "nvidia_cuda_images": list(images_admitting(number)),
         "end_of_life": info.is_eol if info else None,
         "minor_version_compat": majors,
         "unconfirmed": info.unconfirmed if info else True,
@@ -161,6 +162,9 @@ def driver_command(argv: list[str]) -> int:
              f"  forward compatibility:        "
              + (f"CUDA {', '.join(data['forward_compat'])} on data-center GPUs (cuda-compat)"
                 if data["forward_compat"] else "none listed"),
+             f"  nvidia/cuda images start:     "
+             + (f"CUDA {', '.join(data['nvidia_cuda_images'])} (their `NVIDIA_REQUIRE_CUDA` names R{data['branch']})"
+                if data["nvidia_cuda_images"] else f"none newer than CUDA {data['max_cuda']}"),
              f"  lifecycle:                    {lifecycle}"]
     if data["note"]:
         lines.append(f"  note: {data['note']}")

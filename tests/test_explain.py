@@ -190,5 +190,15 @@ def test_cuda_driver_and_image_agree_on_forward_compatibility(xy, branch, admitt
                                    "--format", "json").out)
     assert (branch in cuda["image_forward_compat"]) is admitted
     assert (xy in driver["forward_compat"]) is admitted
+    assert (xy in driver["nvidia_cuda_images"]) is admitted
     assert (branch in image["forward_compat_branches"]) is admitted
     assert (image["verdict"]["severity"] == "info") is admitted
+
+
+def test_driver_tells_cuda_compat_lists_from_what_nvidia_cuda_images_admit():
+    """NGC's notes list R545 for CUDA 12.4; the nvidia/cuda 12.4 images do not name it and refuse it."""
+    driver = json.loads(run_gpulint("driver", "545", "--format", "json").out)
+    assert "12.4" in driver["forward_compat"] and driver["nvidia_cuda_images"] == []
+    image = json.loads(run_gpulint("image", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", "--driver", "545",
+                                   "--gpu-class", "datacenter", "--format", "json").out)
+    assert image["verdict"]["severity"] == "error"

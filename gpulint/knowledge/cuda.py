@@ -38,6 +38,7 @@ __all__ = [
     "minor_version_floor",
     "forward_compat_ok",
     "image_admits",
+    "images_admitting",
     "compute_capability",
     "gpu_info",
     "required_compute_capability",
@@ -237,6 +238,13 @@ def image_admits(cuda: tuple[int, int]) -> tuple[int, ...] | None:
     """Branches an nvidia/cuda image of CUDA X.Y starts on through forward compatibility
     (its `NVIDIA_REQUIRE_CUDA` brand clauses); None where gpulint has not read them."""
     return _image_requirements().get((int(cuda[0]), int(cuda[1])))
+
+
+def images_admitting(driver_branch: int) -> tuple[str, ...]:
+    """CUDA X.Y versions whose nvidia/cuda images start on `driver_branch` through
+    forward compatibility, oldest first."""
+    return tuple(f"{xy[0]}.{xy[1]}" for xy, numbers in sorted(_image_requirements().items())
+                 if int(driver_branch) in numbers)
 
 
 @functools.lru_cache(maxsize=1)
