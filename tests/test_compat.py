@@ -79,6 +79,8 @@ def test_ngc_images_name_their_entrypoint_error():
     assert _found(run, "GL601") == [("ngc.yaml", 14, 18, "warning"), ("ngc.yaml", 31, 18, "warning")]
     too_old = _one(run, "GL601", 14)["message"]
     assert "no NVIDIA source gpulint knows lists R520" in too_old
+    # consumer GPUs have no forward compatibility at all: no list is needed to refuse it
+    assert _one(_lint("start-check/ngc.yaml", "--gpu-class", "consumer"), "GL601", 14)["severity"] == "error"
     assert ("`ERROR: This container was built for NVIDIA Driver Release 550.54 or later, but version "
             "520.61.05 was detected and compatibility mode is UNAVAILABLE`") in too_old
     assert "unsatisfied condition" not in too_old

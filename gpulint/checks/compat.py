@@ -264,7 +264,8 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
         return None
     head = f"{img.label} needs {img.cuda_text}, but {_driver_text(driver, level)} is older"
     branch = driver.branch
-    if branch is not None and img.brand_branches is None and not _forward_compat(img, branch):
+    if branch is not None and img.brand_branches is None and not _forward_compat(img, branch) \
+            and fleet.gpu_class != "consumer":
         # Only the branch's absence from NVIDIA's forward-compatibility lists speaks
         # against it, and those lists drop branches that went end of life.
         return Verdict("warning", f"{head}; no NVIDIA source gpulint knows lists R{branch} among the branches "
