@@ -765,3 +765,18 @@ def test_import_is_lazy() -> None:
         "assert calls == [], calls\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
+def test_forward_compatibility_has_no_unsourced_gaps(driver_data: dict) -> None:
+    """No CUDA X.Y is refused on a branch that the X.Y before and after both run,
+    unless a source records that refusal (`refuses`)."""
+    sourced = {(vt(row["cuda"])[:2], number) for row in driver_data["image_requirements"]
+               for number in row.get("refuses") or ()}
+    known = sorted({vt(row["version"])[:2] for row in driver_data["releases"]})
+    gaps = {(xy, number) for number in cuda.branch_numbers()
+            for before, xy, after in zip(known, known[1:], known[2:])
+            if cuda.forward_compat_ok(before, number) and cuda.forward_compat_ok(after, number)
+            and not cuda.forward_compat_ok(xy, number)}
+    assert gaps == sourced
+    # NGC's notes list R525 and R545 for CUDA 12.4 and 12.6; the 12.5 months are not read
+    assert cuda.forward_compat_ok((12, 5), 545)

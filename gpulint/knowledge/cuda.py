@@ -259,7 +259,27 @@ def _forward_compat_index() -> dict[int, tuple[str, ...]]:
     for (major, minor), numbers in _image_requirements().items():
         for number in numbers:
             index.setdefault(number, set()).add(f"{major}.{minor}")
+    _fill_gaps(index)
     return {n: tuple(sorted(v, key=_parts)) for n, v in index.items()}
+
+
+def _fill_gaps(index: dict[int, set[str]]) -> None:
+    """A CUDA X.Y whose neighbours both run on a branch runs there too, unless a source
+    says it does not (`refuses` in image_requirements): the lists are snapshots of
+    different months, and a missing entry is no evidence of a refusal."""
+    native = {int(row["number"]): _xy(str(row["max_cuda"])) for row in _data()["branches"]}
+    refused = {(_xy(str(row["cuda"])), int(number)) for row in _data()["image_requirements"]
+               for number in row.get("refuses") or ()}
+    known = sorted({r.major_minor for r in _releases()})
+    for number, max_cuda in native.items():
+        listed = {_xy(v) for v in index.get(number, ())}
+
+        def runs(xy: tuple[int, int]) -> bool:
+            return xy <= max_cuda or xy in listed
+
+        for before, xy, after in zip(known, known[1:], known[2:]):
+            if not runs(xy) and runs(before) and runs(after) and (xy, number) not in refused:
+                index.setdefault(number, set()).add(f"{xy[0]}.{xy[1]}")
 
 
 @functools.lru_cache(maxsize=1)
