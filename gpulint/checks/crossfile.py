@@ -167,7 +167,7 @@ def gke_driver_path_missing(doc: Document, ctx: Context):
         for container in pod.containers:
             if not requests_gpus(container):
                 continue
-            missing = _library_path(ctx, doc, container)
+            missing = _library_path(ctx, container)
             if missing is None:
                 continue
             where, what, value, source = missing
@@ -181,7 +181,7 @@ def gke_driver_path_missing(doc: Document, ctx: Context):
                 related=(nodes, *source))
 
 
-def _library_path(ctx: Context, doc: Document, container):
+def _library_path(ctx: Context, container):
     """(where to point, what sets it, the value, related locations) when the container's
     LD_LIBRARY_PATH leaves out the driver path; None when it has it or is not known."""
     for name, _, value in env_vars(container):
