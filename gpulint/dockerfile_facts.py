@@ -718,9 +718,6 @@ _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet
 # packaging job that only uses a CUDA base as its operating system.
 _NON_CUDA_PROGRAM = re.compile(r"[\w.-]*device-plugin(?![\w.])|[\w.-]*[-_]exporter(?![\w.])|"
                                r"\b(?:rpmbuild|rpmrebuild|dpkg-deb|dpkg-buildpackage|debuild)\b")
-# A RUN that deletes the CUDA forward-compatibility libraries the base image ships.
-_COMPAT_REMOVED = re.compile(r"\brm\s[^;&|\n]*?/usr/local/cuda[\w.-]*/compat\b|"
-                             r"\b(?:remove|purge|erase|autoremove)\b[^;&|\n]*?\bcuda-compat")
 _TRUE = ("1", "t", "true")
 
 
@@ -735,9 +732,12 @@ def not_cuda_workload(doc: Document) -> Hit | None:
       device plugins and GPU exporters run (they must see every GPU on any driver);
     - an ENTRYPOINT or CMD that runs a device plugin, an exporter or a packaging tool
       (rpmbuild, rpmrebuild, dpkg-deb);
-    - a RUN that deletes the image's CUDA forward-compatibility libraries;
     - NVIDIA_DRIVER_CAPABILITIES without `compute` (or `all`): the runtime then mounts
-      NVML and nvidia-smi but not libcuda, so the image can only use NVML."""
+      NVML and nvidia-smi but not libcuda, so the image can only use NVML.
+
+    Deleting the image's cuda-compat libraries is no such evidence on its own: CUDA
+    workloads do it too, to keep forward compatibility from being forced on them
+    (NCCL test images on EFA purge `cuda-compat-*`)."""
     final = facts(doc).final
     if final is None:
         return None
@@ -756,9 +756,6 @@ def not_cuda_workload(doc: Document) -> Hit | None:
     hit = first_mention(final.chain, ("ENTRYPOINT", "CMD"), _NON_CUDA_PROGRAM)
     if hit is not None:
         return replace(hit, label=f"`{hit.text}` (a device plugin, exporter or packaging tool)")
-    hit = first_mention(final.chain, ("RUN",), _COMPAT_REMOVED)
-    if hit is not None:
-        return replace(hit, label=f"`{hit.text}` (deletes the CUDA compatibility libraries)")
     caps = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
     named = {c.strip().lower() for c in caps.value.split(",")} if caps is not None else set()
     if caps is not None and "$" not in caps.value and not named & {"compute", "all"}:
