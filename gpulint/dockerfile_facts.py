@@ -850,6 +850,8 @@ def is_nvidia_image(image: str | None) -> bool:
 
 _CODENAMES = {"bionic": ("ubuntu", "18.04"), "focal": ("ubuntu", "20.04"),
               "jammy": ("ubuntu", "22.04"), "noble": ("ubuntu", "24.04"),
+              "oracular": ("ubuntu", "24.10"), "plucky": ("ubuntu", "25.04"),
+              "questing": ("ubuntu", "25.10"),
               "buster": ("debian", "10"), "bullseye": ("debian", "11"),
               "bookworm": ("debian", "12"), "trixie": ("debian", "13")}
 _GLIBC = {("ubuntu", "18.04"): 2.27, ("ubuntu", "20.04"): 2.31, ("ubuntu", "22.04"): 2.35,

@@ -68,6 +68,8 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("caps/all-in-build.Dockerfile", [("GL308", 2, 32)]),
     ("toolkit/bad.Dockerfile", [("GL309", 2, 24), ("GL309", 2, 64), ("GL309", 5, 42), ("GL309", 6, 20)]),
     ("toolkit/good.Dockerfile", []),
+    ("toolkit/apt-key-gone.Dockerfile", [("GL309", 2, 70), ("GL309", 4, 5), ("GL309", 6, 106),
+                                         ("GL309", 8, 70)]),
     ("buildtime/bad.Dockerfile", [("GL310", 2, 5), ("GL310", 3, 31), ("GL310", 4, 31), ("GL310", 5, 5)]),
     ("buildtime/good.Dockerfile", []),
     ("ldpath/bad.Dockerfile", [("GL311", 3, 21), ("GL311", 4, 45), ("GL312", 5, 21), ("GL312", 6, 10)]),
@@ -215,6 +217,17 @@ def test_expanded_values_are_shown_beside_what_is_written():
     assert "(`/usr/local/cuda/compat:${LD_LIBRARY_PATH}` expanded)" in compat["message"]
     (clobber,) = _messages("ldpath/doubling.Dockerfile", "GL311")
     assert len(clobber["message"]) < 1000  # a runaway `ARG A=$A$A` chain stays unexpanded
+
+
+def test_apt_key_severity_follows_the_distribution_release():
+    """APT 2.9.15 removed apt-key: Debian 13 and Ubuntu 25.04 fail the build; Ubuntu 24.04
+    still has it (NVIDIA's own 12.8.1 ubuntu24.04 base uses it); an unknown base keeps
+    the rule's default."""
+    found = _messages("toolkit/apt-key-gone.Dockerfile", "GL309")
+    assert [f["severity"] for f in found] == ["error", "error", "info", "warning"]
+    assert "does not exist in Debian 13" in found[0]["message"]
+    assert "`apt-key: not found`" in found[1]["message"]
+    assert "still exists in Ubuntu 24.04" in found[2]["message"]
 
 
 def test_second_toolkit_is_a_warning():
