@@ -332,3 +332,30 @@ def test_every_suggested_tag_is_supported(tmp_path):
     again = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none",
                         "--select", "GL301,GL302", str(check))
     assert again.findings == []
+
+
+def _image(ref: str) -> dict | None:
+    run = run_gpulint("image", ref, "--format", "json")
+    return run.json if run.rc == 0 else None
+
+
+@pytest.mark.parametrize("ref, cuda, exact", [
+    # the CUDA sample images name their CUDA; the sample without a version is not described
+    ("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04", "12.5.0", True),
+    ("nvcr.io/nvidia/k8s/cuda-sample:nbody-cuda11.7.1-ubuntu18.04", "11.7.1", True),
+    ("nvcr.io/nvidia/k8s/cuda-sample:nbody", None, None),
+    # Triton's TensorRT-LLM images lag the month's CUDA (24.07 is 12.4.1, not 12.5.1)
+    ("nvcr.io/nvidia/tritonserver:24.07-trtllm-python-py3", "12.4.1", True),
+    ("nvcr.io/nvidia/tritonserver:24.07-py3", "12.5.1", True),
+    ("nvcr.io/nvidia/tritonserver:25.03-trtllm-python-py3", "12.8", False),
+    # TensorRT and Kaldi containers share the month's CUDA
+    ("nvcr.io/nvidia/tensorrt:24.05-py3", "12.4.1", True),
+    ("nvcr.io/nvidia/kaldi:22.08-py3", "11.7.1", True),
+    # integrated-GPU builds are not described as data-center images
+    ("nvcr.io/nvidia/pytorch:24.08-py3-igpu", None, None),
+    # NeMo months are built on older PyTorch months: no CUDA is claimed for them
+    ("nvcr.io/nvidia/nemo:25.04.01", None, None),
+])
+def test_image_families_that_state_their_cuda(ref, cuda, exact):
+    found = _image(ref)
+    assert (found["cuda"], found["cuda_exact"]) == (cuda, exact) if cuda else found is None

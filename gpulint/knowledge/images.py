@@ -413,6 +413,8 @@ def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
         return None
     if _is_nvidia_cuda(ref):
         return _nvidia_cuda_image(ref)
+    if ref.registry == "nvcr.io" and ref.repository == "nvidia/k8s/cuda-sample":
+        return _cuda_sample_image(ref)
     if ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/"):
         return _ngc_image(ref)
     if ref.is_docker_hub and ref.repository == "pytorch/pytorch":
@@ -455,14 +457,15 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
 _NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:\.(?P<patch>\d+))?(?:-|$)")
 
 
-def ngc_cuda(release: str) -> tuple[str, bool] | None:
-    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact.
+def ngc_cuda(release: str, table: str = "releases") -> tuple[str, bool] | None:
+    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact;
+    `table` names the release table (`trtllm_releases` for Triton's TensorRT-LLM images).
 
     Months without their own row take the nearest earlier row's X.Y as a lower bound,
     because CUDA never goes backwards between monthly releases; a patch release
     without its own row likewise takes its month's X.Y.
     """
-    rows = sorted(_data()["ngc"]["releases"], key=lambda r: r["release"])
+    rows = sorted(_data()["ngc"][table], key=lambda r: r["release"])
     exact = [r for r in rows if r["release"] == release]
     if exact:
         return str(exact[0]["cuda"]), True
@@ -483,7 +486,9 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
     release = f"{m.group('yy')}.{m.group('mm')}"
     if m.group("patch") is not None:
         release = f"{release}.{m.group('patch')}"
-    found = ngc_cuda(release)
+    variant = next((v for v in _data()["ngc"]["variants"]
+                    if v["framework"] == framework and v["tag_contains"] in (ref.tag or "")), None)
+    found = ngc_cuda(release, variant["table"] if variant else "releases")
     if found is None:
         return None
     cuda, exact = found
@@ -501,6 +506,30 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
         libraries=libraries,
         cuda_exact=exact,
         release=release,
+    )
+
+
+_CUDA_SAMPLE_RE = re.compile(r"-cuda(\d+\.\d+\.\d+)(?:-|$)")
+
+
+def _cuda_sample_image(ref: ImageRef) -> CudaImage | None:
+    """NVIDIA's Kubernetes CUDA samples (`vectoradd-cuda12.5.0-ubuntu22.04`): the sample
+    copied onto the nvidia/cuda base image of the CUDA the tag names."""
+    m = _CUDA_SAMPLE_RE.search(ref.tag or "")
+    if m is None:
+        return None
+    info = _data()["cuda_sample"]
+    return CudaImage(
+        ref=ref,
+        family="cuda-sample",
+        cuda=m.group(1),
+        cuda_major_minor=_mm(m.group(1)),
+        flavor=info["base_flavor"],
+        os=None,
+        cudnn=None,
+        has_start_check=True,
+        is_devel=False,
+        libraries=FLAVOR_LIBRARIES[info["base_flavor"]],
     )
 
 
