@@ -78,7 +78,7 @@ def image_cuda(ref: str) -> ImageCuda | None:
     img = cuda_image(ref)
     if img is None:
         return None
-    branches = require_cuda_branches(img.cuda) if img.family == "nvidia-cuda" else None
+    branches = require_cuda_branches(img.cuda) if img.family in ("nvidia-cuda", "cuda-sample") else None
     return ImageCuda(f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
                      img.has_start_check, branches, img, img.family, img.release, img.cuda_exact)
 
