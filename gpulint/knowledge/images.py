@@ -27,6 +27,7 @@ __all__ = [
     "parse_image_ref",
     "parse_cuda_tag",
     "cuda_image",
+    "tag_cuda",
     "tag_status",
     "smallest_flavor_with",
     "require_cuda_branches",
@@ -507,6 +508,35 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
         cuda_exact=exact,
         release=release,
     )
+
+
+# `cu128`, `cu118`, `cu92` or `cuda12.1` / `cuda-12.1.1` as one dash/underscore-separated
+# part of a tag (vLLM, Ray, TGI and many community images name their CUDA this way).
+_TAG_CUDA_RE = re.compile(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
+
+
+def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
+    """The CUDA X.Y an image's tag states (`rayproject/ray-llm:2.52.0-py311-cu128` -> 12.8),
+    for images gpulint knows nothing else about: lower confidence than `cuda_image`
+    (nothing says whether the image checks the driver at start), so family "tag" and
+    no start check. None when `cuda_image` describes the image or the tag names no X.Y."""
+    ref = _coerce(text_or_ref)
+    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref):
+        return None
+    m = _TAG_CUDA_RE.search(ref.tag.lower())
+    if m is None:
+        return None
+    if m.group("short"):
+        digits = m.group("short")
+        major, minor = (digits[:-1], digits[-1])
+    else:
+        major, minor = m.group("x"), m.group("y")
+    if not 7 <= int(major) <= 20:
+        return None
+    version = f"{int(major)}.{minor}"
+    return CudaImage(ref=ref, family="tag", cuda=version, cuda_major_minor=_mm(version),
+                     flavor="", os=None, cudnn=None, has_start_check=False, is_devel=False,
+                     libraries=frozenset())
 
 
 _CUDA_SAMPLE_RE = re.compile(r"-cuda(\d+\.\d+\.\d+)(?:-|$)")
