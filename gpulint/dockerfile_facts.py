@@ -732,8 +732,9 @@ def not_cuda_workload(doc: Document) -> Hit | None:
       device plugins and GPU exporters run (they must see every GPU on any driver);
     - an ENTRYPOINT or CMD that runs a device plugin, an exporter or a packaging tool
       (rpmbuild, rpmrebuild, dpkg-deb);
-    - NVIDIA_DRIVER_CAPABILITIES without `compute` (or `all`): the runtime then mounts
-      NVML and nvidia-smi but not libcuda, so the image can only use NVML.
+    - NVIDIA_DRIVER_CAPABILITIES=utility alone: the runtime then mounts NVML and
+      nvidia-smi but not libcuda, so the image can only use NVML (graphics or video
+      capabilities make it a GPU workload of another kind, still judged).
 
     Deleting the image's cuda-compat libraries is no such evidence on its own: CUDA
     workloads do it too, to keep forward compatibility from being forced on them
@@ -757,8 +758,8 @@ def not_cuda_workload(doc: Document) -> Hit | None:
     if hit is not None:
         return replace(hit, label=f"`{hit.text}` (a device plugin, exporter or packaging tool)")
     caps = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
-    named = {c.strip().lower() for c in caps.value.split(",")} if caps is not None else set()
-    if caps is not None and "$" not in caps.value and not named & {"compute", "all"}:
+    named = {c.strip().lower() for c in caps.value.split(",")} - {""} if caps is not None else set()
+    if named and named <= {"utility"}:  # empty means the default, compute,utility
         return Hit(caps.instruction, "NVIDIA_DRIVER_CAPABILITIES",
                    f"`NVIDIA_DRIVER_CAPABILITIES={caps.value}` (no `compute`: NVML only, no libcuda)")
     return None

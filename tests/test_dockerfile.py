@@ -85,6 +85,7 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("workload/exporter.Dockerfile", []),
     ("workload/compat-removed.Dockerfile", [("GL303", 1, 6)]),
     ("workload/nvml-only.Dockerfile", []),
+    ("workload/graphics.Dockerfile", [("GL307", 3, 28)]),  # graphics still takes a GPU
     ("workload/app.Dockerfile", [("GL313", 3, 28)]),  # `model_exporter.py` is no exporter binary
     ("env/repeats-base.Dockerfile", []),  # the nvidia/cuda base sets `all` already
     ("jetson/l4t.Dockerfile", []),
