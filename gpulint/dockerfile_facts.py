@@ -183,16 +183,19 @@ def _build(doc: Document) -> Facts:
         parent = out[chain[1].index] if len(chain) > 1 else None
         sf.env = dict(parent.env) if parent is not None else {}
         variables: dict[str, str | None] = {}
+        # what `$NAME` means at this point: ENV wins over an ARG of the same name
+        known: dict[str, str | None] = {k: v.value for k, v in sf.env.items()}
         for ins in stage.instructions:
             if ins.keyword == "ENV":
                 for env in env_values(doc, ins):
-                    known = {**variables, **{k: v.value for k, v in sf.env.items()}}
                     sf.env[env.name] = replace(env, value=expand(env.value, known))
+                    known[env.name] = sf.env[env.name].value
                     sf.assignments.append(sf.env[env.name])
             elif ins.keyword == "ARG":
-                variables.update(_stage_args(ins, variables, df.global_args))
+                declared = _stage_args(ins, variables, df.global_args)
+                variables.update(declared)
+                known.update((k, v) for k, v in declared.items() if k not in sf.env)
             elif ins.keyword == "RUN":
-                known = {**variables, **{k: v.value for k, v in sf.env.items()}}
                 commands = run_commands(ins, known)
                 sf.commands.extend(commands)
                 sf.packages.extend(p for c in commands for p in installed_packages(c))
