@@ -92,10 +92,49 @@ def _split(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in (value or "").split(",") if v.strip())
 
 
+def _check_selectors(args, settings) -> None:
+    """Every selector must name at least one rule: a typo must not switch gpulint off."""
+    from gpulint import catalog
+    from gpulint.config import ConfigError
+
+    for option in ("select", "extend_select", "ignore"):
+        for selector in _split(getattr(args, option)):
+            if not catalog.resolve_selector(selector):
+                flag = "--" + option.replace("_", "-")
+                raise UsageError(f"{flag}: {catalog.unknown_selector_message(selector)}")
+    table = settings.tree
+    if table is None:
+        return
+    for key, node in _config_selectors(table):
+        name = node.str() or ""
+        if not catalog.resolve_selector(name):
+            from gpulint.discover import display_path
+
+            raise ConfigError(f"{display_path(settings.path)}:{node.span.line}:{node.span.column}: "
+                              f"{key}: {catalog.unknown_selector_message(name)}")
+
+
+def _config_selectors(table):
+    """(key, node) for every selector written in the configuration, in file order."""
+    from gpulint.model import Node, sequence
+
+    out = []
+    for key in ("select", "extend-select", "ignore"):
+        out.extend((key, node) for node in sequence(table.get(key)))
+    ignores = table.get("per-file-ignores")
+    for pattern, codes in ignores.items() if ignores is not None else ():
+        out.extend((f"per-file-ignores.\"{pattern}\"", node) for node in sequence(codes))
+    severity = table.get("severity")
+    for name, level in severity.items() if severity is not None else ():
+        out.append(("severity", Node(name, level.key_span or level.anchor)))
+    return sorted(out, key=lambda item: (item[1].span.line, item[1].span.column))
+
+
 def _settings(args):
     from gpulint.config import load_settings
 
     settings = load_settings(args.config, args.isolated)
+    _check_selectors(args, settings)
     if args.select is not None:
         settings.select = _split(args.select)
     settings.extend_select += _split(args.extend_select)

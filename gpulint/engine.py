@@ -173,6 +173,7 @@ def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, op
                 enabled: frozenset[str]) -> list[Finding]:
     rules = catalog.load_catalog()
     by_path = {d.path: d for d in docs}
+    severities = catalog.severity_by_code(settings.severity)
     out: list[Finding] = []
     seen = set()
     for f in raw:
@@ -184,11 +185,11 @@ def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, op
         seen.add(key)
         rule = rules[f.code]
         f.slug = rule.slug
-        f.severity = settings.severity.get(f.code) or f.severity or rule.severity
+        f.severity = severities.get(f.code) or f.severity or rule.severity
         out.append(f)
     if options.inline_suppressions:
         _mark_suppressed(out, by_path)
-        extra = [f for doc in docs for f in _suppression_findings(doc, enabled, rules, settings)]
+        extra = [f for doc in docs for f in _suppression_findings(doc, enabled, rules, severities)]
         _mark_suppressed(extra, by_path)  # GL002/GL003 can be silenced like any other code
         out.extend(extra)
     out.sort(key=lambda f: f.sort_key)
@@ -217,7 +218,7 @@ def _resolve_one(name: str) -> list[str]:
     return [code] if code else []
 
 
-def _suppression_findings(doc: Document, enabled, rules, settings) -> list[Finding]:
+def _suppression_findings(doc: Document, enabled, rules, severities) -> list[Finding]:
     out = []
     for sup in doc.suppressions:
         unused = []
@@ -227,20 +228,20 @@ def _suppression_findings(doc: Document, enabled, rules, settings) -> list[Findi
                 if "GL003" in enabled:
                     start, end = sup.code_spans.get(name, (None, None))
                     span = doc.index.span(start, end) if start is not None else sup.span
-                    out.append(_general(doc, "GL003", span, rules, settings,
-                                        f"unknown rule code `{name}` in a suppression; "
-                                        f"`gpulint rules` lists the codes"))
+                    out.append(_general(doc, "GL003", span, rules, severities,
+                                        f"the suppression's "
+                                        f"{catalog.unknown_selector_message(name)}"))
             elif codes[0] in enabled and codes[0] not in sup.used and codes[0] != "GL002":
                 unused.append(name)
         if unused and "GL002" in enabled:
-            out.append(_general(doc, "GL002", sup.span, rules, settings,
+            out.append(_general(doc, "GL002", sup.span, rules, severities,
                                 f"unused suppression: no {', '.join(unused)} finding here to silence",
                                 _removal_fix(doc, sup, unused)))
     return out
 
 
-def _general(doc, code, span, rules, settings, message, fix=None) -> Finding:
-    return Finding(code, rules[code].slug, settings.severity.get(code) or rules[code].severity,
+def _general(doc, code, span, rules, severities, message, fix=None) -> Finding:
+    return Finding(code, rules[code].slug, severities.get(code) or rules[code].severity,
                    doc.path, span, message, fix)
 
 
