@@ -66,11 +66,15 @@ def lint_parser() -> argparse.ArgumentParser:
     out.add_argument("--format", choices=FORMATS, default="text")
     out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     out.add_argument("--no-show-source", action="store_true", help="text: omit the source lines")
+    out.add_argument("--show-suppressed", action="store_true",
+                     help="also report findings silenced inline, marked (SARIF `suppressions`, "
+                     "JSON `suppressed`)")
     out.add_argument("--failure-threshold", choices=("error", "warning", "info", "none"),
                      help="lowest severity that makes the exit code 1 (default: warning)")
     fx = p.add_argument_group("fixes")
     fx.add_argument("--fix", action="store_true", help="apply safe fixes")
-    fx.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
+    fx.add_argument("--unsafe-fixes", action="store_true",
+                    help="with --fix or --diff, also apply unsafe fixes; alone, count them as fixable")
     fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", metavar="PATH", help="use this config file")
@@ -166,7 +170,13 @@ def _sources(args, settings):
 
 def _emit(text: str, output: str | None) -> None:
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        path = Path(output)
+        try:  # a report path in a folder CI has not created yet (reports/gpulint.sarif)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--output {output}: cannot write the report: "
+                             f"{exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
 
@@ -206,7 +216,7 @@ def lint(argv: list[str]) -> int:
 
     fixed = 0
     stdin = bool(sources) and sources[0].text is not None and args.paths == ["-"]
-    if args.fix or args.unsafe_fixes or args.diff:
+    if args.fix or args.diff:
         result, fixed, changed, originals = _fix_loop(result, sources, settings, options,
                                                       args.unsafe_fixes)
         if args.diff:
@@ -226,7 +236,8 @@ def lint(argv: list[str]) -> int:
     color = (args.format == "text" and not args.output and sys.stdout.isatty()
              and "NO_COLOR" not in os.environ)
     _emit(render(args.format, result, show_source=not args.no_show_source, color=color,
-                 fixed=fixed), args.output)
+                 fixed=fixed, unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed),
+          args.output)
     print_internal_errors(result)
     return exit_code(result, settings.failure_threshold)
 
@@ -329,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
 
             return getattr(explain, f"{argv[0]}_command")(argv[1:])
         return lint(argv)
+    except UsageError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     except KeyboardInterrupt:

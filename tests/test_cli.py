@@ -143,7 +143,7 @@ def test_json_contract(lint_files):
     assert edit == {"path": "sub/Dockerfile", "location": {"line": 2, "column": 1},
                     "end_location": {"line": 3, "column": 1}, "content": ""}
     assert data["summary"] == {"findings": 1, "errors": 0, "warnings": 1, "infos": 0, "fixable": 1,
-                               "suppressed": 0, "files_checked": 1, "files_skipped": 0}
+                               "unsafe_fixable": 0, "suppressed": 0, "files_checked": 1, "files_skipped": 0}
 
 
 def test_text_output_shows_source_caret_and_summary(tmp_path):
@@ -210,13 +210,13 @@ def test_sarif_clean_run_has_empty_results(tmp_path):
     assert log["runs"][0]["results"] == []
 
 
-def test_sarif_keeps_inline_suppressed_findings_as_suppressed(tmp_path):
+def test_sarif_keeps_inline_suppressed_findings_as_suppressed_when_asked(tmp_path):
     write_files(tmp_path, {"daemon.json": "{,}", "Dockerfile": "# gpulint: disable=GL999 -- typo\nFROM x\n"})
     write_files(tmp_path, {"Dockerfile": "FROM x\n# gpulint: disable=GL001\nRUN true\n"})
     # GL002 on the Dockerfile, silenced for itself by a file-wide pragma
     write_files(tmp_path, {"Dockerfile": "# gpulint: disable-file=GL002 -- kept on purpose\n"
                                          "FROM x\n# gpulint: disable=GL001\nRUN true\n"})
-    result, log = _sarif(tmp_path)
+    result, log = _sarif(tmp_path, "--show-suppressed")
     suppressed = [r for r in log["runs"][0]["results"] if "suppressions" in r]
     assert [(r["ruleId"], r["suppressions"]) for r in suppressed] == [
         ("GL002", [{"kind": "inSource", "justification": "kept on purpose"}])]

@@ -13,9 +13,9 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(result) -> str:
+def render(result, findings) -> str:
     out = []
-    for f in result.active:
+    for f in findings:
         props = ",".join([
             f"file={_prop(f.path)}", f"line={f.span.line}", f"col={f.span.column}",
             f"endLine={f.span.end_line}", f"endColumn={f.span.end_column}",

@@ -64,14 +64,14 @@ def _fingerprint(f, line_text: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def render(result) -> str:
+def render(result, findings) -> str:
     rules = catalog.load_catalog()
     order = list(rules)
     index_of = {code: i for i, code in enumerate(order)}
     locate = EditLocator(result.documents)
     docs = {d.path: d for d in result.documents}
     results = []
-    for f in result.findings:
+    for f in findings:
         doc = docs.get(f.path)
         line_text = doc.line_text(f.span.line) if doc else ""
         item = {

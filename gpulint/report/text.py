@@ -51,14 +51,29 @@ def _source(f, index: LineIndex | None, color: bool) -> list[str]:
     ]
 
 
-def render(result, *, show_source: bool = True, color: bool = False, fixed: int = 0) -> str:
+def _fixable(s: dict, unsafe_fixes: bool) -> str:
+    """ruff's wording: unsafe fixes count for --fix only when --unsafe-fixes is given."""
+    if unsafe_fixes:
+        count = s["fixable"] + s["unsafe_fixable"]
+        return f" {count} fixable with --fix --unsafe-fixes." if count else ""
+    text = f" {s['fixable']} fixable with --fix." if s["fixable"] else ""
+    if s["unsafe_fixable"]:
+        text += f" {s['unsafe_fixable']} more with --unsafe-fixes."
+    return text
+
+
+def render(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
+           unsafe_fixes: bool = False) -> str:
     docs = {d.path: d for d in result.documents}
     others: dict = {}
     lines: list[str] = []
-    for f in result.active:
+    for f in findings:
         head = f"{f.path}:{f.span.line}:{f.span.column}:"
         level = _paint(f"[{f.severity}]", _COLORS[f.severity], color)
-        lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} {f.message}")
+        note = "" if f.suppressed is None else \
+            f" (suppressed inline{': ' + f.suppressed if f.suppressed else ''})"
+        lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} "
+                     f"{f.message}{note}")
         if show_source:
             lines.extend(_source(f, _lines(f.path, docs, others), color))
         if f.fix is not None:
@@ -78,8 +93,7 @@ def render(result, *, show_source: bool = True, color: bool = False, fixed: int 
     if s["findings"]:
         text = f"Found {s['findings']} finding{'' if s['findings'] == 1 else 's'} " \
                f"({', '.join(parts)}) in {files}."
-        if s["fixable"]:
-            text += f" {s['fixable']} fixable with --fix."
+        text += _fixable(s, unsafe_fixes)
     else:
         text = f"All checks passed: {files}."
     if fixed:
