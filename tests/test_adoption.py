@@ -114,3 +114,28 @@ def test_summary_counts_unsafe_fixes_apart(tmp_path):
         "2 files checked. 1 fixable with --fix. 1 more with --unsafe-fixes.")
     summary = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path).json["summary"]
     assert (summary["fixable"], summary["unsafe_fixable"]) == (1, 1)
+
+
+# -- TOML on Python 3.10 ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("content, line, column", [
+    ('[plugins]\nversion = 2\nversion = 3\n', 3, 12),  # a duplicate key crashed tomlkit's path
+    ('version = 2\n[plugins."io.containerd.grpc.v1.cri"\n', 2, 37),
+])
+def test_python_310_reads_toml_with_tomli_and_the_same_positions(tmp_path, monkeypatch,
+                                                                  content, line, column):
+    """Python 3.10 has no tomllib; tomli is the same parser. Force that path here (CI runs
+    one interpreter) and expect the report of 3.11's tomllib, position and words."""
+    import tomli
+
+    from gpulint.parse import tomlpos
+
+    write_files(tmp_path, {"config.toml": content})
+    native = run_gpulint("--isolated", "--format", "json", "--kind", "containerd", ".", cwd=tmp_path)
+    monkeypatch.setattr(tomlpos, "_toml", tomli)
+    forced = run_gpulint("--isolated", "--format", "json", "--kind", "containerd", ".", cwd=tmp_path)
+    assert forced.rc == 1 and "Traceback" not in forced.err
+    assert forced.at() == [("GL001", line, column)]
+    assert forced.findings[0]["message"].startswith("invalid TOML")
+    assert native.at() == forced.at()
+    assert native.findings[0]["message"] == forced.findings[0]["message"]
