@@ -168,6 +168,37 @@ def _sources(args, settings):
         raise UsageError(f"{exc.args[0]}: no such file or directory") from None
 
 
+def project_root(settings) -> Path | None:
+    """Where the project around the linted files starts: the configuration file's folder,
+    else the repository holding the current directory."""
+    if settings.path is not None:
+        return settings.base
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _around(args, settings, sources):
+    """The project's other files, read for cross-file context, so a pre-commit call that
+    names only the changed files judges them as `gpulint .` would."""
+    from gpulint.engine import Source
+    from gpulint.discover import walk
+
+    root = None if args.isolated or args.paths == ["-"] else project_root(settings)
+    if root is None:
+        return []
+    root_key = os.path.abspath(root)
+    for raw in args.paths or ["."]:
+        path = os.path.abspath(raw)
+        if os.path.isdir(path) and (root_key + os.sep).startswith(path.rstrip(os.sep) + os.sep):
+            return []  # the whole project is linted already
+    linted = {os.path.abspath(s.path) for s in sources}
+    return [Source(p) for p in walk([str(root)], settings.excludes)
+            if os.path.abspath(p) not in linted]
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
         path = Path(output)
@@ -207,7 +238,8 @@ def lint(argv: list[str]) -> int:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
     facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class)) if v}
-    options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts)
+    options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
+                      around=_around(args, settings, sources))
     try:
         result = run(sources, settings, options)
     except OSError as exc:

@@ -48,6 +48,9 @@ class Options:
     inline_suppressions: bool = True
     kind: str | None = None
     facts: dict = field(default_factory=dict)  # --driver, --gpu-class
+    # files of the project around the linted ones: cross-file checks read them, and
+    # nothing is reported on them (pre-commit names only the changed files)
+    around: list[Source] = field(default_factory=list)
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
@@ -114,10 +117,11 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if parse_finding is not None:
             raw.append(parse_finding)
     parsed = [d for d in docs if d.tree is not None]
-    checks.load_for({d.kind for d in parsed})
+    around = _around(options)
+    checks.load_for({d.kind for d in parsed + around})
     for doc in docs:  # comments are found even in a file that does not parse
         doc.suppressions = find_suppressions(doc)
-    context = Context(parsed, settings, dict(options.facts), enabled)
+    context = Context(parsed + around, settings, dict(options.facts), enabled)
     errors: list[str] = []
     for chk in CHECKS:
         if not enabled.intersection(chk.codes):
@@ -136,6 +140,9 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         # holding it, or its name), not to a pre-commit call on other files
         config = os.path.abspath(settings.path) if settings.path else None
         raw = [f for f in raw if os.path.abspath(f.path) != config]
+    if around:
+        outside = {d.path for d in around}
+        raw = [f for f in raw if f.path not in outside]
     findings = postprocess(raw, docs, settings, options, enabled)
     templated = {d.path for d in docs if d.templated}
     for f in findings:
@@ -143,6 +150,20 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             f.fix = None
     return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
                   internal_errors=errors)
+
+
+def _around(options: Options) -> list[Document]:
+    """The parsed documents of the surrounding project; one that does not read is left
+    to the runs that lint it."""
+    out = []
+    for source in options.around:
+        try:
+            doc, _ = load(source, None)
+        except OSError:
+            continue
+        if doc is not None and doc.tree is not None:
+            out.append(doc)
+    return out
 
 
 def _config_linted(sources: list[Source], settings: Settings) -> bool:
