@@ -40,6 +40,8 @@ class Rule:
     fixable: str = "never"  # never | sometimes | always
     references: tuple[str, ...] = ()
     sources: tuple[str, ...] = field(default=())
+    # GitHub code scanning's 0.0-10.0 score, for rules whose finding exposes GPUs or the host
+    security_severity: str | None = None
 
     @property
     def preview(self) -> bool:
@@ -59,6 +61,7 @@ def _rule(data: dict) -> Rule:
         bad=_example(data["example"]["bad"]), good=_example(data["example"]["good"]),
         kinds=tuple(data.get("kinds", ())), fixable=data.get("fixable", "never"),
         references=tuple(data.get("references", ())), sources=tuple(data.get("sources", ())),
+        security_severity=data.get("security-severity"),
     )
 
 

@@ -199,7 +199,7 @@ def test_sarif_is_valid_and_complete(tmp_path):
     [change] = fix["artifactChanges"]
     assert change["replacements"][0]["deletedRegion"] == {
         "startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1}
-    assert first["partialFingerprints"]["gpulint/v1"]
+    assert first["partialFingerprints"]["gpulint/v2"]
     assert run["results"][1]["level"] == "error"
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
 

@@ -16,7 +16,7 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{_RESET}" if color else text
 
 
-def _lines(path: str, docs: dict, others: dict) -> LineIndex | None:
+def lines_of(path: str, docs: dict, others: dict) -> LineIndex | None:
     """The text a finding points into: its document's, or, for a file that is not a
     linted document (the configuration), the file read once."""
     doc = docs.get(path)
@@ -75,7 +75,7 @@ def render(result, findings, *, show_source: bool = True, color: bool = False, f
         lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} "
                      f"{f.message}{note}")
         if show_source:
-            lines.extend(_source(f, _lines(f.path, docs, others), color))
+            lines.extend(_source(f, lines_of(f.path, docs, others), color))
         if f.fix is not None:
             kind = "fix" if f.fix.safe else "unsafe fix (--unsafe-fixes)"
             lines.append(f"  = {kind}: {f.fix.description}")
