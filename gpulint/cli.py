@@ -79,7 +79,13 @@ def lint_parser() -> argparse.ArgumentParser:
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", metavar="PATH", help="use this config file")
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
-    cfg.add_argument("--exclude", help="comma-separated patterns to exclude (added to the config)")
+    cfg.add_argument("--exclude", help="comma-separated patterns to exclude, gitignore syntax "
+                     "(added to the config)")
+    cfg.add_argument("--force-exclude", action="store_true", default=None,
+                     help="apply excludes and .gitignore to files named on the command line too "
+                     "(for pre-commit)")
+    cfg.add_argument("--no-respect-gitignore", action="store_true",
+                     help="also lint files that .gitignore or .git/info/exclude leave out")
     cfg.add_argument("--no-inline-suppressions", action="store_true",
                      help="ignore `# gpulint: disable` comments and annotations")
     cfg.add_argument("--kind", choices=KINDS,
@@ -148,6 +154,10 @@ def _settings(args):
     if args.failure_threshold:
         settings.failure_threshold = args.failure_threshold
     settings.extend_exclude += _split(args.exclude)
+    if args.force_exclude:
+        settings.force_exclude = True
+    if args.no_respect_gitignore:
+        settings.respect_gitignore = False
     return settings
 
 
@@ -195,7 +205,8 @@ def _around(args, settings, sources):
         if os.path.isdir(path) and (root_key + os.sep).startswith(path.rstrip(os.sep) + os.sep):
             return []  # the whole project is linted already
     linted = {os.path.abspath(s.path) for s in sources}
-    return [Source(p) for p in walk([str(root)], settings.excludes)
+    return [Source(p) for p in walk([str(root)], settings.excludes, base=settings.base,
+                                    gitignore=settings.respect_gitignore)
             if os.path.abspath(p) not in linted]
 
 

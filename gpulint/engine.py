@@ -67,7 +67,9 @@ def enabled_codes(settings: Settings) -> frozenset[str]:
 
 
 def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
-    return [Source(p) for p in walk(paths, settings.excludes)]
+    return [Source(p) for p in walk(paths, settings.excludes, base=settings.base,
+                                    gitignore=settings.respect_gitignore,
+                                    force_exclude=settings.force_exclude)]
 
 
 def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Finding | None]:

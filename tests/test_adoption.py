@@ -139,3 +139,72 @@ def test_python_310_reads_toml_with_tomli_and_the_same_positions(tmp_path, monke
     assert forced.findings[0]["message"].startswith("invalid TOML")
     assert native.at() == forced.at()
     assert native.findings[0]["message"] == forced.findings[0]["message"]
+
+
+# -- file selection -----------------------------------------------------------------------------
+
+def _paths(run) -> list[str]:
+    return [f["path"] for f in run.findings]
+
+
+def _git_repo(root, files: dict[str, str]):
+    write_files(root, files)
+    (root / ".git" / "info").mkdir(parents=True, exist_ok=True)  # what gitignore needs of a repository
+    return root
+
+
+def test_gitignore_and_info_exclude_are_honoured(tmp_path):
+    _git_repo(tmp_path, {
+        ".gitignore": "generated/\n*.rendered\n!Dockerfile.keep.rendered\n",
+        "sub/.gitignore": "local-*\n",
+        "generated/Dockerfile": BAD_DOCKERFILE,
+        "a/Dockerfile.rendered": BAD_DOCKERFILE,
+        "a/Dockerfile.keep.rendered": BAD_DOCKERFILE,
+        "sub/local-Dockerfile": BAD_DOCKERFILE,
+        "sub/Dockerfile": BAD_DOCKERFILE,
+        "scratch/Dockerfile": BAD_DOCKERFILE,
+        "other/Dockerfile": BAD_DOCKERFILE,
+    })
+    (tmp_path / ".git" / "info" / "exclude").write_text("/scratch\n")
+    run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert _paths(run) == ["a/Dockerfile.keep.rendered", "other/Dockerfile", "sub/Dockerfile"]
+    everything = run_gpulint("--isolated", "--format", "json", "--no-respect-gitignore", ".", cwd=tmp_path)
+    assert len(_paths(everything)) == 7
+
+
+def test_gitignore_needs_a_repository(tmp_path):
+    write_files(tmp_path, {".gitignore": "*\n", "Dockerfile": BAD_DOCKERFILE})
+    assert _paths(run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)) == ["Dockerfile"]
+
+
+@pytest.mark.parametrize("pattern, left", [
+    ("vendor", ["app/Dockerfile", "docs/vendor.Dockerfile"]),
+    ("**/deep/**", ["app/Dockerfile", "docs/vendor.Dockerfile", "vendor/Dockerfile"]),
+    ("/vendor/", ["a/deep/vendor/Dockerfile", "app/Dockerfile", "docs/vendor.Dockerfile"]),
+    ("*.Dockerfile,!docs/vendor.Dockerfile", None),
+])
+def test_exclude_patterns_have_gitignore_semantics(tmp_path, pattern, left):
+    files = {name: BAD_DOCKERFILE for name in (
+        "app/Dockerfile", "vendor/Dockerfile", "a/deep/vendor/Dockerfile", "docs/vendor.Dockerfile")}
+    write_files(tmp_path, files)
+    run = run_gpulint("--isolated", "--format", "json", "--exclude", pattern, ".", cwd=tmp_path)
+    expected = left if left is not None else sorted(files)
+    assert _paths(run) == expected
+
+
+def test_named_files_are_linted_unless_force_exclude(tmp_path):
+    _git_repo(tmp_path, {".gitignore": "build/\n", ".gpulint.toml": 'extend-exclude = ["legacy/*"]\n',
+                         "build/Dockerfile": BAD_DOCKERFILE, "legacy/Dockerfile": BAD_DOCKERFILE,
+                         "Dockerfile": BAD_DOCKERFILE})
+    named = ["build/Dockerfile", "legacy/Dockerfile", "Dockerfile"]
+    assert _paths(run_gpulint("--format", "json", *named, cwd=tmp_path)) == sorted(named)
+    forced = run_gpulint("--format", "json", "--force-exclude", *named, cwd=tmp_path)
+    assert _paths(forced) == ["Dockerfile"]
+    write_files(tmp_path, {".gpulint.toml": 'extend-exclude = ["legacy/*"]\nforce-exclude = true\n'})
+    assert _paths(run_gpulint("--format", "json", *named, cwd=tmp_path)) == ["Dockerfile"]
+
+
+def test_a_named_folder_that_a_pattern_excludes_is_walked(tmp_path):
+    write_files(tmp_path, {"build/site/Dockerfile": BAD_DOCKERFILE})
+    run = run_gpulint("--isolated", "--format", "json", "build/site", cwd=tmp_path)
+    assert _paths(run) == ["build/site/Dockerfile"]
