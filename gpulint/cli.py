@@ -71,11 +71,22 @@ def lint_parser() -> argparse.ArgumentParser:
                      "JSON `suppressed`)")
     out.add_argument("--failure-threshold", choices=("error", "warning", "info", "none"),
                      help="lowest severity that makes the exit code 1 (default: warning)")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even with findings (--failure-threshold none)")
+    out.add_argument("--quiet", "-q", action="store_true",
+                     help="text: the findings only, no summary")
+    out.add_argument("--statistics", action="store_true",
+                     help="counts per rule instead of the findings (text or json)")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="text colour; auto: on a terminal, unless NO_COLOR is set (non-empty) "
+                     "or TERM=dumb; FORCE_COLOR (non-empty) forces it")
     fx = p.add_argument_group("fixes")
     fx.add_argument("--fix", action="store_true", help="apply safe fixes")
     fx.add_argument("--unsafe-fixes", action="store_true",
                     help="with --fix or --diff, also apply unsafe fixes; alone, count them as fixable")
     fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    fx.add_argument("--show-fixes", action="store_true",
+                    help="with --fix, list what was fixed, per file and rule")
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", metavar="PATH", help="use this config file")
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
@@ -153,6 +164,8 @@ def _settings(args):
         settings.preview = True
     if args.failure_threshold:
         settings.failure_threshold = args.failure_threshold
+    if args.exit_zero:
+        settings.failure_threshold = "none"
     settings.extend_exclude += _split(args.exclude)
     if args.force_exclude:
         settings.force_exclude = True
@@ -257,11 +270,13 @@ def lint(argv: list[str]) -> int:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
 
-    fixed = 0
+    fixed, fixed_codes = 0, None
     stdin = bool(sources) and sources[0].text is not None and args.paths == ["-"]
     if args.fix or args.diff:
+        before = result
         result, fixed, changed, originals = _fix_loop(result, sources, settings, options,
                                                       args.unsafe_fixes)
+        fixed_codes = _gone(before, result)
         if args.diff:
             from gpulint.fix import unified_diff
 
@@ -276,13 +291,43 @@ def lint(argv: list[str]) -> int:
             return exit_code(result, settings.failure_threshold)
         _write_all(originals, changed)
 
-    color = (args.format == "text" and not args.output and sys.stdout.isatty()
-             and "NO_COLOR" not in os.environ)
-    _emit(render(args.format, result, show_source=not args.no_show_source, color=color,
-                 fixed=fixed, unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed),
-          args.output)
+    color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
+    if args.statistics:
+        from gpulint.report.statistics import render as statistics
+
+        report = statistics(result, args.format, args.unsafe_fixes)
+    else:
+        report = render(args.format, result, show_source=not args.no_show_source, color=color,
+                        fixed=fixed, unsafe_fixes=args.unsafe_fixes,
+                        show_suppressed=args.show_suppressed, quiet=args.quiet)
+    if args.show_fixes and fixed_codes and args.format == "text":
+        from gpulint.report.text import fixes_listing
+
+        report += fixes_listing(fixed_codes)
+    _emit(report, args.output)
     print_internal_errors(result)
     return exit_code(result, settings.failure_threshold)
+
+
+def use_color(choice: str, to_file: bool, tty: bool) -> bool:
+    """--color, then no-color.org: NO_COLOR (non-empty) wins, FORCE_COLOR (non-empty)
+    forces, TERM=dumb and anything but a terminal turn colour off."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return tty and not to_file and os.environ.get("TERM") != "dumb"
+
+
+def _gone(before, after):
+    """(path, code) -> how many fixable findings the fixes made disappear."""
+    from collections import Counter
+
+    left = Counter((f.path, f.code) for f in after.active)
+    had = Counter((f.path, f.code) for f in before.active if f.fix is not None)
+    return {key: n - left.get(key, 0) for key, n in sorted(had.items()) if n > left.get(key, 0)}
 
 
 def _fix_loop(result, sources, settings, options, unsafe):

@@ -208,3 +208,120 @@ def test_a_named_folder_that_a_pattern_excludes_is_walked(tmp_path):
     write_files(tmp_path, {"build/site/Dockerfile": BAD_DOCKERFILE})
     run = run_gpulint("--isolated", "--format", "json", "build/site", cwd=tmp_path)
     assert _paths(run) == ["build/site/Dockerfile"]
+
+
+# -- output flags and formats ------------------------------------------------------------------
+
+def test_quiet_statistics_exit_zero(tmp_path):
+    write_files(tmp_path, {"a/Dockerfile": BAD_DOCKERFILE, "b/Dockerfile": BAD_DOCKERFILE,
+                           "c/Dockerfile": "FROM x\n# gpulint: disable=GL001\nRUN y\n"})
+    quiet = run_gpulint("--isolated", "-q", "--no-show-source", ".", cwd=tmp_path)
+    assert quiet.rc == 1 and "Found" not in quiet.out and len(quiet.out.splitlines()) == 4
+    assert run_gpulint("--isolated", "-q", ".", cwd=tmp_path / "a").rc == 1
+    stats = run_gpulint("--isolated", "--statistics", ".", cwd=tmp_path)
+    assert stats.out.splitlines() == ["2  GL001      parse-error", "1  GL002  [*] unused-suppression"]
+    assert stats.rc == 1
+    data = run_gpulint("--isolated", "--statistics", "--format", "json", ".", cwd=tmp_path).json
+    assert data[0] == {"code": "GL001", "slug": "parse-error", "count": 2, "fixable": 0}
+    zero = run_gpulint("--isolated", "--exit-zero", ".", cwd=tmp_path)
+    assert zero.rc == 0 and "Found 3 findings" in zero.out
+
+
+def test_show_fixes_lists_what_fix_changed(tmp_path):
+    write_files(tmp_path, {"Dockerfile": "FROM x\n# gpulint: disable=GL001\nRUN y\n# gpulint: disable=GL301\n"})
+    run = run_gpulint("--isolated", "--fix", "--show-fixes", ".", cwd=tmp_path)
+    assert run.out.splitlines()[-3:] == ["Fixed 2 findings:", "- Dockerfile:",
+                                         "    2 × GL002 (unused-suppression)"]
+
+
+@pytest.mark.parametrize("choice, env, tty, expected", [
+    ("auto", {}, True, True),
+    ("auto", {}, False, False),
+    ("auto", {"NO_COLOR": "1"}, True, False),
+    ("auto", {"NO_COLOR": ""}, True, True),  # no-color.org: only a non-empty value counts
+    ("auto", {"FORCE_COLOR": "1"}, False, True),
+    ("auto", {"TERM": "dumb"}, True, False),
+    ("always", {"NO_COLOR": "1"}, False, True),
+    ("never", {"FORCE_COLOR": "1"}, True, False),
+])
+def test_colour_choice(monkeypatch, choice, env, tty, expected):
+    from gpulint.cli import use_color
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert use_color(choice, False, tty) is expected
+
+
+def test_color_always_through_the_cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    write_files(tmp_path, {"Dockerfile": BAD_DOCKERFILE})
+    assert "\033[31m" in run_gpulint("--isolated", "--color", "always", ".", cwd=tmp_path).out
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\033[" in run_gpulint("--isolated", ".", cwd=tmp_path).out
+    assert "\033[" not in run_gpulint("--isolated", "--color", "never", ".", cwd=tmp_path).out
+
+
+MANY = {f"d{i:02}/Dockerfile": BAD_DOCKERFILE for i in range(12)}
+
+
+def test_junit_report(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    write_files(tmp_path, {"a/Dockerfile": BAD_DOCKERFILE, "b/Dockerfile": "FROM python:3.12\n"})
+    run = run_gpulint("--isolated", "--format", "junit", ".", cwd=tmp_path)
+    root = ET.fromstring(run.out)
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "1", "1")
+    [suite] = root
+    [case] = suite
+    assert (suite.get("name"), case.get("name"), case.get("line")) == ("a/Dockerfile", "GL001 parse-error", "2")
+    assert case[0].tag == "failure" and "RUNN" in case[0].get("message")
+    write_files(tmp_path, {"a/Dockerfile": "FROM python:3.12\n"})
+    clean = ET.fromstring(run_gpulint("--isolated", "--format", "junit", ".", cwd=tmp_path).out)
+    assert clean.get("failures") == "0" and clean.find(".//testcase") is not None
+
+
+def test_gitlab_code_quality_report(tmp_path):
+    import json
+
+    write_files(tmp_path, {"Dockerfile": BAD_DOCKERFILE + "RUNN y\n"})
+    report = json.loads(run_gpulint("--isolated", "--format", "gitlab", ".", cwd=tmp_path).out)
+    assert [(r["check_name"], r["severity"], r["location"]["path"], r["location"]["positions"]["begin"]["line"])
+            for r in report] == [("GL001 parse-error", "major", "Dockerfile", 2)]
+    assert report[0]["description"].startswith("GL001 unknown instruction")
+    assert len(report[0]["fingerprint"]) == 32
+
+
+def test_checkstyle_report(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    write_files(tmp_path, {"Dockerfile": BAD_DOCKERFILE, "daemon.json": "{,}"})
+    root = ET.fromstring(run_gpulint("--isolated", "--format", "checkstyle", ".", cwd=tmp_path).out)
+    assert [(f.get("name"), [(e.get("line"), e.get("column"), e.get("severity"), e.get("source")) for e in f])
+            for f in root] == [("Dockerfile", [("2", "1", "error", "gpulint.GL001")]),
+                               ("daemon.json", [("1", "2", "error", "gpulint.GL001")])]
+
+
+def test_json_lines_report(tmp_path):
+    import json
+
+    write_files(tmp_path, MANY)
+    run = run_gpulint("--isolated", "--format", "json-lines", ".", cwd=tmp_path)
+    rows = [json.loads(line) for line in run.out.splitlines()]
+    assert len(rows) == 12 and rows[0]["code"] == "GL001" and rows[0]["path"] == "d00/Dockerfile"
+
+
+def test_github_format_keeps_to_ten_annotations_of_a_type(tmp_path):
+    write_files(tmp_path, MANY)
+    lines = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path).out.splitlines()
+    assert sum(line.startswith("::error ") for line in lines) == 10
+    assert lines[10:12] == ["d10/Dockerfile:2:1: GL001 [error] unknown instruction `RUNN` "
+                            "(the builder stops with \"unknown instruction\")",
+                            "d11/Dockerfile:2:1: GL001 [error] unknown instruction `RUNN` "
+                            "(the builder stops with \"unknown instruction\")"]
+    assert lines[-1].startswith("::notice title=gpulint::2 errors more than GitHub shows")
+    write_files(tmp_path, {f"d{i:02}/Dockerfile": "FROM python:3.12\n" for i in range(2, 12)})
+    few = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path).out.splitlines()
+    assert len(few) == 2 and all(line.startswith("::error ") for line in few)

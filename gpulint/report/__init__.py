@@ -7,7 +7,8 @@ ones (GitHub code scanning would open alerts for SARIF `suppressions`);
 
 from __future__ import annotations
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "json-lines", "sarif", "github", "junit", "gitlab", "checkstyle")
+_CI = {"junit": "junit", "gitlab": "gitlab", "checkstyle": "checkstyle", "json-lines": "json_lines"}
 
 
 def shown(result, show_suppressed: bool) -> list:
@@ -15,7 +16,8 @@ def shown(result, show_suppressed: bool) -> list:
 
 
 def render(fmt: str, result, *, show_source: bool = True, color: bool = False,
-           fixed: int = 0, unsafe_fixes: bool = False, show_suppressed: bool = False) -> str:
+           fixed: int = 0, unsafe_fixes: bool = False, show_suppressed: bool = False,
+           quiet: bool = False) -> str:
     findings = shown(result, show_suppressed)
     if fmt == "json":
         from gpulint.report.jsonfmt import render as r
@@ -23,9 +25,13 @@ def render(fmt: str, result, *, show_source: bool = True, color: bool = False,
     if fmt == "sarif":
         from gpulint.report.sarif import render as r
         return r(result, findings)
+    if fmt in _CI:
+        from gpulint.report import ci
+
+        return getattr(ci, _CI[fmt])(result, [f for f in findings if f.suppressed is None])
     if fmt == "github":
         from gpulint.report.github import render as r
         return r(result, [f for f in findings if f.suppressed is None])  # an annotation is open
     from gpulint.report.text import render as r
     return r(result, findings, show_source=show_source, color=color, fixed=fixed,
-             unsafe_fixes=unsafe_fixes)
+             unsafe_fixes=unsafe_fixes, quiet=quiet)

@@ -63,7 +63,7 @@ def _fixable(s: dict, unsafe_fixes: bool) -> str:
 
 
 def render(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
-           unsafe_fixes: bool = False) -> str:
+           unsafe_fixes: bool = False, quiet: bool = False) -> str:
     docs = {d.path: d for d in result.documents}
     others: dict = {}
     lines: list[str] = []
@@ -83,6 +83,8 @@ def render(result, findings, *, show_source: bool = True, color: bool = False, f
             lines.append(f"  = see {rel.path}:{rel.line}:{rel.column}: {rel.message}")
         if show_source:
             lines.append("")
+    if quiet:
+        return "".join(line + "\n" for line in lines)
     s = summary(result)
     parts = [f"{s[key]} {name}{'' if s[key] == 1 else 's'}"
              for key, name in (("errors", "error"), ("warnings", "warning"), ("infos", "info"))
@@ -101,4 +103,20 @@ def render(result, findings, *, show_source: bool = True, color: bool = False, f
     if s["suppressed"]:
         text += f" {s['suppressed']} suppressed inline."
     lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def fixes_listing(fixed: dict) -> str:
+    """ruff's --show-fixes: what --fix changed, per file and rule."""
+    from gpulint import catalog
+
+    rules = catalog.load_catalog()
+    total = sum(fixed.values())
+    lines = [f"Fixed {total} finding{'' if total == 1 else 's'}:"]
+    current = None
+    for (path, code), count in fixed.items():
+        if path != current:
+            lines.append(f"- {path}:")
+            current = path
+        lines.append(f"    {count} × {code} ({rules[code].slug})")
     return "\n".join(lines) + "\n"
