@@ -6,6 +6,7 @@
     gpulint cuda 12.4.1         the drivers a CUDA release needs
     gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
     gpulint image REF           an image's CUDA and the driver it needs
+    gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
 """
 
 from __future__ import annotations
@@ -164,12 +165,13 @@ def _settings(args):
         settings.preview = True
     if args.failure_threshold:
         settings.failure_threshold = args.failure_threshold
-    if args.exit_zero:
+    # `gpulint doctor` shares this with a smaller set of options
+    if getattr(args, "exit_zero", False):
         settings.failure_threshold = "none"
     settings.extend_exclude += _split(args.exclude)
-    if args.force_exclude:
+    if getattr(args, "force_exclude", False):
         settings.force_exclude = True
-    if args.no_respect_gitignore:
+    if getattr(args, "no_respect_gitignore", False):
         settings.respect_gitignore = False
     return settings
 
@@ -423,6 +425,10 @@ def main(argv: list[str] | None = None) -> int:
             return show_rule(argv[1:])
         if argv and argv[0] == "rules":
             return list_rules(argv[1:])
+        if argv and argv[0] == "doctor":
+            from gpulint.doctor import doctor_command
+
+            return doctor_command(argv[1:])
         if argv and argv[0] in ("cuda", "driver", "image"):
             from gpulint import explain
 

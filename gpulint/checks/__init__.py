@@ -17,6 +17,8 @@ FAMILIES: dict[str, tuple[str, ...] | None] = {
     "kubernetes": ("kubernetes",),
     "crossfile": ("kubernetes",),
     "compat": ("kubernetes", "dockerfile", "gpu-operator-values"),
+    "toolkit": ("nvidia-toolkit", "cdi"),
+    "node": ("node",),  # `gpulint doctor` only: node facts, not a file kind
 }
 
 

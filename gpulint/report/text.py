@@ -51,20 +51,9 @@ def _source(f, index: LineIndex | None, color: bool) -> list[str]:
     ]
 
 
-def _fixable(s: dict, unsafe_fixes: bool) -> str:
-    """ruff's wording: unsafe fixes count for --fix only when --unsafe-fixes is given."""
-    if unsafe_fixes:
-        count = s["fixable"] + s["unsafe_fixable"]
-        return f" {count} fixable with --fix --unsafe-fixes." if count else ""
-    text = f" {s['fixable']} fixable with --fix." if s["fixable"] else ""
-    if s["unsafe_fixable"]:
-        text += f" {s['unsafe_fixable']} more with --unsafe-fixes."
-    return text
-
-
-def render(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
-           unsafe_fixes: bool = False, quiet: bool = False) -> str:
-    docs = {d.path: d for d in result.documents}
+def finding_lines(findings, documents, *, show_source: bool = True, color: bool = False) -> list[str]:
+    """Each finding as `path:line:col: CODE [severity] message`, its source and notes."""
+    docs = {d.path: d for d in documents}
     others: dict = {}
     lines: list[str] = []
     for f in findings:
@@ -83,8 +72,21 @@ def render(result, findings, *, show_source: bool = True, color: bool = False, f
             lines.append(f"  = see {rel.path}:{rel.line}:{rel.column}: {rel.message}")
         if show_source:
             lines.append("")
-    if quiet:
-        return "".join(line + "\n" for line in lines)
+    return lines
+
+
+def _fixable(s: dict, unsafe_fixes: bool) -> str:
+    """ruff's wording: unsafe fixes count for --fix only when --unsafe-fixes is given."""
+    if unsafe_fixes:
+        count = s["fixable"] + s["unsafe_fixable"]
+        return f" {count} fixable with --fix --unsafe-fixes." if count else ""
+    text = f" {s['fixable']} fixable with --fix." if s["fixable"] else ""
+    if s["unsafe_fixable"]:
+        text += f" {s['unsafe_fixable']} more with --unsafe-fixes."
+    return text
+
+
+def summary_line(result, fixed: int = 0, unsafe_fixes: bool = False) -> str:
     s = summary(result)
     parts = [f"{s[key]} {name}{'' if s[key] == 1 else 's'}"
              for key, name in (("errors", "error"), ("warnings", "warning"), ("infos", "info"))
@@ -102,8 +104,15 @@ def render(result, findings, *, show_source: bool = True, color: bool = False, f
         text += f" Fixed {fixed} finding{'' if fixed == 1 else 's'}."
     if s["suppressed"]:
         text += f" {s['suppressed']} suppressed inline."
-    lines.append(text)
-    return "\n".join(lines) + "\n"
+    return text
+
+
+def render(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
+           unsafe_fixes: bool = False, quiet: bool = False) -> str:
+    lines = finding_lines(findings, result.documents, show_source=show_source, color=color)
+    if not quiet:
+        lines.append(summary_line(result, fixed, unsafe_fixes))
+    return "".join(line + "\n" for line in lines)
 
 
 def fixes_listing(fixed: dict) -> str:
