@@ -7,6 +7,8 @@
     gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
     gpulint image REF           an image's CUDA and the driver it needs
     gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
+    gpulint completion SHELL    a completion script for bash, zsh or fish
+    gpulint check [PATHS...]    lint, for a path named like one of these commands
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ def lint_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpulint", description="A static linter for the GPU container stack: "
                 "containerd config.toml, Docker daemon.json, Dockerfiles and Kubernetes manifests.",
                 epilog="Other commands: `gpulint rule CODE`, `gpulint rules`, `gpulint cuda VERSION`, "
-                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`.")
+                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`, `gpulint doctor`, "
+                "`gpulint completion bash|zsh|fish`. `gpulint check PATH...` lints too, for a "
+                "path named like a command.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or directories to lint (default: .); `-` reads stdin")
     p.add_argument("--version", action="store_true", help="print the version and the data dates")
@@ -418,21 +422,44 @@ def list_rules(argv: list[str]) -> int:
     return EXIT_CLEAN
 
 
+def _doctor(argv):
+    from gpulint.doctor import doctor_command
+
+    return doctor_command(argv)
+
+
+def _explain(name):
+    def command(argv):
+        from gpulint import explain
+
+        return getattr(explain, f"{name}_command")(argv)
+
+    return command
+
+
+def _completion(argv):
+    from gpulint.completion import completion_command
+
+    return completion_command(argv)
+
+
+# The first word picks a command; anything else is a path to lint. A folder named like a
+# command is linted with `gpulint check NAME` or `gpulint ./NAME`.
+COMMANDS = {
+    "check": lint, "rule": show_rule, "rules": list_rules,
+    "doctor": _doctor, "cuda": _explain("cuda"), "driver": _explain("driver"),
+    "image": _explain("image"), "completion": _completion,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] == "rule":
-            return show_rule(argv[1:])
-        if argv and argv[0] == "rules":
-            return list_rules(argv[1:])
-        if argv and argv[0] == "doctor":
-            from gpulint.doctor import doctor_command
-
-            return doctor_command(argv[1:])
-        if argv and argv[0] in ("cuda", "driver", "image"):
-            from gpulint import explain
-
-            return getattr(explain, f"{argv[0]}_command")(argv[1:])
+        if argv and argv[0] in COMMANDS:
+            if argv[0] != "check" and os.path.exists(argv[0]):
+                print(f"gpulint: `{argv[0]}` is a command here; to lint the path {argv[0]}, run "
+                      f"`gpulint check {argv[0]}` or `gpulint ./{argv[0]}`", file=sys.stderr)
+            return COMMANDS[argv[0]](argv[1:])
         return lint(argv)
     except UsageError as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
