@@ -102,6 +102,10 @@ def lint_parser() -> argparse.ArgumentParser:
                      "(for pre-commit)")
     cfg.add_argument("--no-respect-gitignore", action="store_true",
                      help="also lint files that .gitignore or .git/info/exclude leave out")
+    cfg.add_argument("--baseline", metavar="FILE",
+                     help="report only findings that FILE (from --baseline-write) does not know")
+    cfg.add_argument("--baseline-write", metavar="FILE",
+                     help="record today's findings in FILE, then report as with --baseline FILE")
     cfg.add_argument("--no-inline-suppressions", action="store_true",
                      help="ignore `# gpulint: disable` comments and annotations")
     cfg.add_argument("--kind", choices=KINDS,
@@ -297,6 +301,7 @@ def lint(argv: list[str]) -> int:
             return exit_code(result, settings.failure_threshold)
         _write_all(originals, changed)
 
+    _baseline(args, result)
     color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
     if args.statistics:
         from gpulint.report.statistics import render as statistics
@@ -313,6 +318,21 @@ def lint(argv: list[str]) -> int:
     _emit(report, args.output)
     print_internal_errors(result)
     return exit_code(result, settings.failure_threshold)
+
+
+def _baseline(args, result) -> None:
+    from gpulint import baseline
+
+    try:
+        if args.baseline_write:
+            count = baseline.write(args.baseline_write, result)
+            print(f"gpulint: wrote {count} finding{'' if count == 1 else 's'} to {args.baseline_write}",
+                  file=sys.stderr)
+        path = args.baseline_write or args.baseline
+        if path:
+            baseline.apply(path, result)
+    except baseline.BaselineError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def use_color(choice: str, to_file: bool, tty: bool) -> bool:

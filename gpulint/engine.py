@@ -38,6 +38,7 @@ class Result:
     files_checked: int = 0
     files_skipped: int = 0
     internal_errors: list[str] = field(default_factory=list)
+    baselined: int = 0  # findings left out because the baseline knows them
 
     @property
     def active(self) -> list[Finding]:

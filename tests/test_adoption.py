@@ -325,3 +325,46 @@ def test_github_format_keeps_to_ten_annotations_of_a_type(tmp_path):
     write_files(tmp_path, {f"d{i:02}/Dockerfile": "FROM python:3.12\n" for i in range(2, 12)})
     few = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path).out.splitlines()
     assert len(few) == 2 and all(line.startswith("::error ") for line in few)
+
+
+# -- baseline -------------------------------------------------------------------------------------
+
+def test_baseline_reports_only_new_findings_and_survives_moved_lines(tmp_path):
+    import json
+
+    write_files(tmp_path, {"app/Dockerfile": BAD_DOCKERFILE + "RUNN z\n",
+                           "daemon.json": '{"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime-hook"}}}\n'})
+    first = run_gpulint("--isolated", "--baseline-write", "ci/gpulint-baseline.json", ".", cwd=tmp_path)
+    assert first.rc == 0 and "wrote 2 findings to ci/gpulint-baseline.json" in first.err
+    assert first.out.endswith("All checks passed: 2 files checked. 2 known from the baseline.\n")
+    data = json.loads((tmp_path / "ci" / "gpulint-baseline.json").read_text())
+    assert sorted((e["code"], e["path"]) for e in data["findings"]) == [
+        ("GL001", "../app/Dockerfile"), ("GL204", "../daemon.json")]
+    # lines move, a new finding appears in a new file: only that one is reported
+    write_files(tmp_path, {"app/Dockerfile": "# a comment\n\nFROM x\nRUNN y\nRUNN z\n",
+                           "new/Dockerfile": BAD_DOCKERFILE})
+    run = run_gpulint("--isolated", "--format", "json", "--baseline", "ci/gpulint-baseline.json", ".",
+                      cwd=tmp_path)
+    assert [(f["code"], f["path"]) for f in run.findings] == [("GL001", "new/Dockerfile")]
+    assert run.json["summary"]["baselined"] == 2 and run.rc == 1
+    # from another folder the paths still meet
+    run = run_gpulint("--isolated", "--format", "json", "--baseline", "../ci/gpulint-baseline.json", ".",
+                      cwd=tmp_path / "app")
+    assert run.findings == []
+
+
+def test_a_changed_line_leaves_the_baseline(tmp_path):
+    write_files(tmp_path, {"Dockerfile": BAD_DOCKERFILE})
+    run_gpulint("--isolated", "--baseline-write", "base.json", ".", cwd=tmp_path)
+    write_files(tmp_path, {"Dockerfile": "FROM x\nRUNN other\n"})
+    run = run_gpulint("--isolated", "--format", "json", "--baseline", "base.json", ".", cwd=tmp_path)
+    assert [f["line"] for f in run.findings] == [2]
+
+
+@pytest.mark.parametrize("content", ["not json", '{"version": 9, "findings": []}', ""])
+def test_an_unreadable_baseline_is_a_usage_error(tmp_path, content):
+    write_files(tmp_path, {"Dockerfile": BAD_DOCKERFILE, "base.json": content})
+    run = run_gpulint("--isolated", "--baseline", "base.json", ".", cwd=tmp_path)
+    assert run.rc == 2 and run.err.startswith("gpulint: --baseline base.json: not a gpulint baseline")
+    missing = run_gpulint("--isolated", "--baseline", "nope.json", ".", cwd=tmp_path)
+    assert missing.rc == 2 and "nope.json" in missing.err

@@ -143,7 +143,7 @@ def test_json_contract(lint_files):
     assert edit == {"path": "sub/Dockerfile", "location": {"line": 2, "column": 1},
                     "end_location": {"line": 3, "column": 1}, "content": ""}
     assert data["summary"] == {"findings": 1, "errors": 0, "warnings": 1, "infos": 0, "fixable": 1,
-                               "unsafe_fixable": 0, "suppressed": 0, "files_checked": 1, "files_skipped": 0}
+                               "unsafe_fixable": 0, "suppressed": 0, "baselined": 0, "files_checked": 1, "files_skipped": 0}
 
 
 def test_text_output_shows_source_caret_and_summary(tmp_path):

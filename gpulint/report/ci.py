@@ -8,7 +8,7 @@ import re
 from itertools import groupby
 from xml.sax.saxutils import quoteattr
 
-from gpulint.report.sarif import fingerprints, line_text_of
+from gpulint.report.fingerprint import OWN, fingerprints, line_text_of
 
 # GitLab Code Quality severities: info, minor, major, critical, blocker
 _GITLAB = {"error": "major", "warning": "minor", "info": "info"}
@@ -55,7 +55,7 @@ def gitlab(result, findings) -> str:
     return json.dumps([{
         "description": f"{f.code} {f.message}",
         "check_name": f"{f.code} {f.slug}",
-        "fingerprint": p["gpulint/v2"],
+        "fingerprint": p[OWN],
         "severity": _GITLAB[f.severity],
         "location": {"path": f.path, "positions": {
             "begin": {"line": f.span.line, "column": f.span.column},

@@ -10,20 +10,18 @@ What GitHub reads (docs.github.com, "SARIF support for code scanning"):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
 from gpulint import HOMEPAGE, __version__, catalog
 from gpulint.report.edits import EditLocator
+from gpulint.report.fingerprint import fingerprints, line_text_of
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _BASE = "%SRCROOT%"
-FINGERPRINT = "gpulint/v2"
 
 
 def help_uri(code: str) -> str:
@@ -84,36 +82,6 @@ def _message(f) -> dict:
         return {"text": f.message}
     links = ", ".join(f"[{_escape(f'{r.path}:{r.line}')}]({i})" for i, r in enumerate(f.related))
     return {"text": f"{_escape(f.message)} (see {links})"}
-
-
-def fingerprints(findings, line_text) -> list[dict]:
-    """Keys that follow a finding when lines move and survive new wording or newer
-    bundled data: the rule, the file and the trimmed text of the line, plus an
-    occurrence index for identical findings on identical lines."""
-    seen: Counter = Counter()
-    out = []
-    for f in findings:
-        text = " ".join(line_text(f).split())
-        line_hash = hashlib.sha256(f"{f.path}\0{text}".encode("utf-8")).hexdigest()[:16]
-        seen[(f.code, line_hash)] += 1
-        own = hashlib.sha256(f"{f.code}\0{f.path}\0{text}\0{seen[(f.code, line_hash)]}"
-                             .encode("utf-8")).hexdigest()[:32]
-        seen[line_hash] += 1
-        out.append({"primaryLocationLineHash": f"{line_hash}:{seen[line_hash]}", FINGERPRINT: own})
-    return out
-
-
-def line_text_of(result):
-    from gpulint.report.text import lines_of
-
-    docs = {d.path: d for d in result.documents}
-    others: dict = {}
-
-    def line_text(f) -> str:
-        index = lines_of(f.path, docs, others)  # the configuration file is no document
-        return index.line_text(f.span.line) if index is not None else ""
-
-    return line_text
 
 
 def _fixes(f, locate) -> list[dict]:

@@ -16,6 +16,7 @@ def summary(result) -> dict:
         "fixable": sum(1 for f in active if f.fix is not None and f.fix.safe),
         "unsafe_fixable": sum(1 for f in active if f.fix is not None and not f.fix.safe),
         "suppressed": len(result.findings) - len(active),
+        "baselined": getattr(result, "baselined", 0),
         "files_checked": result.files_checked,
         "files_skipped": result.files_skipped,
     }

@@ -104,6 +104,8 @@ def summary_line(result, fixed: int = 0, unsafe_fixes: bool = False) -> str:
         text += f" Fixed {fixed} finding{'' if fixed == 1 else 's'}."
     if s["suppressed"]:
         text += f" {s['suppressed']} suppressed inline."
+    if s["baselined"]:
+        text += f" {s['baselined']} known from the baseline."
     return text
 
 
