@@ -27,10 +27,11 @@ __all__ = [
     "parse_image_ref",
     "parse_cuda_tag",
     "cuda_image",
+    "tag_cuda",
     "tag_status",
     "smallest_flavor_with",
-    "require_cuda_branches",
     "cudnn_major_for",
+    "drops_driver_path",
     "ngc_cuda",
     "images_as_of",
 ]
@@ -280,7 +281,6 @@ class _Version:
     superseded_by: str | None
     complete: bool
     source: str
-    require_cuda_branches: tuple[int, ...] | None
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -307,7 +307,6 @@ def _versions() -> dict[str, _Version]:
     for row in _data()["versions"]:
         os_list = tuple(row.get("os") or ())
         cudnn = tuple(row.get("cudnn") or ())
-        branches = row.get("require_cuda_branches")
         out[row["version"]] = _Version(
             version=row["version"],
             os=os_list,
@@ -319,7 +318,6 @@ def _versions() -> dict[str, _Version]:
             superseded_by=row.get("superseded_by"),
             complete=bool(row.get("complete", True)),
             source=row["source"],
-            require_cuda_branches=tuple(branches) if branches else None,
         )
     return out
 
@@ -345,15 +343,12 @@ def _latest_version() -> _Version:
     return max(_versions().values(), key=lambda v: v.key)
 
 
-def require_cuda_branches(version: str) -> tuple[int, ...] | None:
-    """Driver branches named in NVIDIA_REQUIRE_CUDA `brand=...` clauses of that nvidia/cuda version.
-
-    The container toolkit lets the image start on those branches (data-center GPUs,
-    through the bundled cuda-compat) even when the driver's CUDA level is lower.
-    None when gpulint has no record for the version.
-    """
-    v = _versions().get(version)
-    return v.require_cuda_branches if v else None
+def drops_driver_path(version: str) -> str | None:
+    """The LD_LIBRARY_PATH of an nvidia/cuda release whose base images leave out the
+    driver mount point /usr/local/nvidia/lib64; None for the others."""
+    row = _data()["driver_path_dropped"]
+    key = _vtuple(version)
+    return str(row["value"]) if _vtuple(row["from"]) <= key < _vtuple(row["until"]) else None
 
 
 def cudnn_major_for(version: str) -> int | None:
@@ -413,6 +408,8 @@ def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
         return None
     if _is_nvidia_cuda(ref):
         return _nvidia_cuda_image(ref)
+    if ref.registry == "nvcr.io" and ref.repository == "nvidia/k8s/cuda-sample":
+        return _cuda_sample_image(ref)
     if ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/"):
         return _ngc_image(ref)
     if ref.is_docker_hub and ref.repository == "pytorch/pytorch":
@@ -455,14 +452,15 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
 _NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:\.(?P<patch>\d+))?(?:-|$)")
 
 
-def ngc_cuda(release: str) -> tuple[str, bool] | None:
-    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact.
+def ngc_cuda(release: str, table: str = "releases") -> tuple[str, bool] | None:
+    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact;
+    `table` names the release table (`trtllm_releases` for Triton's TensorRT-LLM images).
 
     Months without their own row take the nearest earlier row's X.Y as a lower bound,
     because CUDA never goes backwards between monthly releases; a patch release
     without its own row likewise takes its month's X.Y.
     """
-    rows = sorted(_data()["ngc"]["releases"], key=lambda r: r["release"])
+    rows = sorted(_data()["ngc"][table], key=lambda r: r["release"])
     exact = [r for r in rows if r["release"] == release]
     if exact:
         return str(exact[0]["cuda"]), True
@@ -483,7 +481,9 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
     release = f"{m.group('yy')}.{m.group('mm')}"
     if m.group("patch") is not None:
         release = f"{release}.{m.group('patch')}"
-    found = ngc_cuda(release)
+    variant = next((v for v in _data()["ngc"]["variants"]
+                    if v["framework"] == framework and v["tag_contains"] in (ref.tag or "")), None)
+    found = ngc_cuda(release, variant["table"] if variant else "releases")
     if found is None:
         return None
     cuda, exact = found
@@ -501,6 +501,59 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
         libraries=libraries,
         cuda_exact=exact,
         release=release,
+    )
+
+
+# `cu128`, `cu118`, `cu92` or `cuda12.1` / `cuda-12.1.1` as one dash/underscore-separated
+# part of a tag (vLLM, Ray, TGI and many community images name their CUDA this way).
+_TAG_CUDA_RE = re.compile(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
+
+
+def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
+    """The CUDA X.Y an image's tag states (`rayproject/ray-llm:2.52.0-py311-cu128` -> 12.8),
+    for images gpulint knows nothing else about: lower confidence than `cuda_image`
+    (nothing says whether the image checks the driver at start), so family "tag" and
+    no start check. None when `cuda_image` describes the image or the tag names no X.Y."""
+    ref = _coerce(text_or_ref)
+    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref):
+        return None
+    m = _TAG_CUDA_RE.search(ref.tag.lower())
+    if m is None:
+        return None
+    if m.group("short"):
+        digits = m.group("short")
+        major, minor = (digits[:-1], digits[-1])
+    else:
+        major, minor = m.group("x"), m.group("y")
+    if not 7 <= int(major) <= 20:
+        return None
+    version = f"{int(major)}.{minor}"
+    return CudaImage(ref=ref, family="tag", cuda=version, cuda_major_minor=_mm(version),
+                     flavor="", os=None, cudnn=None, has_start_check=False, is_devel=False,
+                     libraries=frozenset())
+
+
+_CUDA_SAMPLE_RE = re.compile(r"-cuda(\d+\.\d+\.\d+)(?:-|$)")
+
+
+def _cuda_sample_image(ref: ImageRef) -> CudaImage | None:
+    """NVIDIA's Kubernetes CUDA samples (`vectoradd-cuda12.5.0-ubuntu22.04`): the sample
+    copied onto the nvidia/cuda base image of the CUDA the tag names."""
+    m = _CUDA_SAMPLE_RE.search(ref.tag or "")
+    if m is None:
+        return None
+    info = _data()["cuda_sample"]
+    return CudaImage(
+        ref=ref,
+        family="cuda-sample",
+        cuda=m.group(1),
+        cuda_major_minor=_mm(m.group(1)),
+        flavor=info["base_flavor"],
+        os=None,
+        cudnn=None,
+        has_start_check=True,
+        is_devel=False,
+        libraries=FLAVOR_LIBRARIES[info["base_flavor"]],
     )
 
 
