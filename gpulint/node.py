@@ -5,7 +5,7 @@ node): the running kernel, the loaded modules, the kernel driver's version, the
 nvidia.ko files for the running kernel, the driver's user-space libraries, the
 programs on the default PATH, and every absolute path the node's runtime
 configurations name. `nvidia-smi` runs only when `root` is `/` and it is
-installed, with a timeout. The result is plain data; the rules in
+on the PATH, with a timeout. The result is plain data; the rules in
 gpulint/checks/node.py judge it.
 
 `config_files(root)` lists the runtime and Kubernetes configuration files of the
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,9 +145,11 @@ def _glob(root: Path, pattern: str) -> list[Path]:
     return sorted(p for p in base.glob(name) if p.is_file())
 
 
-def config_files(root: Path) -> list[tuple[Path, str]]:
-    """The node's runtime configuration files, CDI specs and kubelet config, with kinds."""
+def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
+    """The node's runtime configuration files, CDI specs and kubelet config, with kinds;
+    and those that exist but cannot be read (without root privileges)."""
     found: list[tuple[Path, str]] = []
+    unreadable: list[Path] = []
     seen: set[str] = set()
     patterns = list(CONTAINERD_FILES) + [(f"{d}/*.{ext}", "cdi") for d in CDI_DIRS
                                          for ext in ("yaml", "json")] + list(KUBELET_FILES)
@@ -156,8 +159,11 @@ def config_files(root: Path) -> list[tuple[Path, str]]:
             if path is None or not path.is_file() or str(path.resolve()) in seen:
                 continue
             seen.add(str(path.resolve()))
-            found.append((path, kind))
-    return found
+            if os.access(path, os.R_OK):
+                found.append((path, kind))
+            else:
+                unreadable.append(path)
+    return found, unreadable
 
 
 # ------------------------------------------------------------------ the probe
@@ -310,6 +316,6 @@ def probe(root: Path, config_texts: list[str]) -> NodeFacts:
     facts.nvidia_pci = _nvidia_pci(root)
     facts.programs = _programs(root)
     facts.paths = _named_paths(root, config_texts)
-    if live and "nvidia-smi" in facts.programs:
+    if live and shutil.which("nvidia-smi"):
         facts.smi, facts.smi_error = _smi()
     return facts

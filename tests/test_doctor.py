@@ -189,3 +189,68 @@ def test_this_machine(tmp_path):
     if no_driver:
         assert "GL801" in result.codes()
         assert result.json["node"]["driver"] is None
+
+
+def _fake_smi(folder: Path, script: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    smi = folder / "nvidia-smi"
+    smi.write_text("#!/bin/sh\n" + script)
+    smi.chmod(0o755)
+
+
+live_driver = pytest.mark.skipif(Path("/proc/driver/nvidia/version").exists(),
+                                 reason="this machine has an NVIDIA driver loaded")
+
+
+@live_driver
+def test_nvidia_smi_gives_the_driver_and_gpu(tmp_path, monkeypatch):
+    _fake_smi(tmp_path / "bin", 'echo "580.95.05, NVIDIA A100-SXM4-80GB, 8.0"\n')
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    result = doctor(cwd=tmp_path)
+    node = result.json["node"]
+    assert node["driver"] == "580.95.05"
+    assert node["gpu"] == {"driver_version": "580.95.05", "name": "NVIDIA A100-SXM4-80GB", "compute_cap": "8.0"}
+    assert "GL801" not in result.codes()
+    text = run_gpulint("doctor", "--isolated", cwd=tmp_path).out
+    assert "driver 580.95.05 (nvidia-smi)" in text and "GPU NVIDIA A100-SXM4-80GB, compute capability 8.0" in text
+
+
+@live_driver
+def test_nvidia_smi_failure_is_shown(tmp_path, monkeypatch):
+    _fake_smi(tmp_path / "bin", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                                "driver. Make sure that the latest NVIDIA driver is installed and running.\"\nexit 9\n")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    result = run_gpulint("doctor", "--isolated", "--failure-threshold", "none", cwd=tmp_path)
+    assert result.rc == 0, result.err
+    assert "nvidia-smi: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver" in result.out
+    assert "GL801" not in result.out  # nvidia-smi is installed: a driver that does not work
+
+
+@live_driver
+def test_nvidia_smi_that_hangs_is_given_up(tmp_path, monkeypatch):
+    import gpulint.node
+
+    _fake_smi(tmp_path / "bin", "sleep 30\n")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    monkeypatch.setattr(gpulint.node, "SMI_TIMEOUT", 1)
+    result = run_gpulint("doctor", "--isolated", "--failure-threshold", "none", cwd=tmp_path)
+    assert result.rc == 0, result.err
+    assert "nvidia-smi did not answer" in result.out
+
+
+def test_daemon_json_runtime_path_is_checked(tmp_path):
+    write_files(tmp_path, {
+        "proc/modules": "ext4 1114112 2 - Live 0x0000000000000000\n",
+        "etc/docker/daemon.json": '{\n  "runtimes": {\n    "nvidia": {\n'
+                                  '      "path": "/usr/bin/nvidia-container-runtime",\n'
+                                  '      "args": []\n    }\n  }\n}\n'})
+    assert ("GL806", 4, 15) in doctor(root=tmp_path).at()
+
+
+def test_unreadable_configuration_is_named(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    write_files(tmp_path, {"etc/docker/daemon.json": '{"runtimes": {}}\n'})
+    (tmp_path / "etc/docker/daemon.json").chmod(0)
+    result = doctor(root=tmp_path)
+    assert result.rc == 0 and result.json["node"]["unreadable"]

@@ -36,7 +36,8 @@ def _at(code: str, where: Located | None, path: str, message: str, severity: str
 
 
 def _has_user_space(facts: NodeFacts) -> bool:
-    return bool(facts.libraries) or "nvidia-smi" in facts.programs
+    return bool(facts.libraries) or "nvidia-smi" in facts.programs or facts.smi is not None \
+        or facts.smi_error is not None
 
 
 # ------------------------------------------------------------------ host
