@@ -28,8 +28,10 @@ def _tables() -> dict[str, dict[str, str]]:
 
 
 def _walk(node: Node, table: str):
-    """(table name, key, node) of every key in the file, tables included."""
-    for key, child in node.items():
+    """(table name, key, node) of every key in the file, tables included. go-toml also
+    reads a key written all in capitals (`NO-CGROUPS`): it is given as the toolkit's name."""
+    for written, child in node.items():
+        key = written.lower() if written.isupper() else written
         yield table, key, child
         name = f"{table}.{key}" if table else key
         if child.is_map and name in _tables():
@@ -155,8 +157,8 @@ def cdi_spec_invalid(doc: Document, ctx: Context):
     kind = tree.get("kind")
     if str_value(kind) is None:
         yield finding(doc, "GL811", kind.span if kind is not None else tree.span,
-                      "the CDI spec has no `kind` (such as `nvidia.com/gpu`): runtimes reject it and "
-                      "no device in it can be requested")
+                      "the CDI spec has no `kind` string (such as `nvidia.com/gpu`): runtimes reject it "
+                      "and no device in it can be requested")
     elif _qualifier_problem(kind.value):
         yield finding(doc, "GL811", kind.span,
                       f"`kind: {kind.value}` {_qualifier_problem(kind.value)}: runtimes reject the spec")
