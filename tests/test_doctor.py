@@ -40,6 +40,7 @@ EXPECTED = {
                        ("GL810", "etc/nvidia-container-runtime/config.toml", 10, 14),
                        ("GL809", "etc/nvidia-container-runtime/config.toml", 11, 1),
                        ("GL807", "etc/nvidia-container-runtime/config.toml", 15, 8),
+                       ("GL806", "etc/nvidia-container-runtime/config.toml", 16, 12),
                        ("GL811", "var/run/cdi/vendor.json", 1, 52)},
 }
 
@@ -254,3 +255,23 @@ def test_unreadable_configuration_is_named(tmp_path):
     (tmp_path / "etc/docker/daemon.json").chmod(0)
     result = doctor(root=tmp_path)
     assert result.rc == 0 and result.json["node"]["unreadable"]
+
+
+def test_kubelet_cgroup_driver_is_compared_with_the_runtimes(tmp_path):
+    root = tmp_path / "node"
+    shutil.copytree(NODES / "healthy", root, symlinks=True)
+    kubelet = root / "var/lib/kubelet/config.yaml"
+    kubelet.write_text(kubelet.read_text().replace("cgroupDriver: systemd", "cgroupDriver: cgroupfs"))
+    result = doctor(root=root)
+    assert [(f["code"], f["line"]) for f in result.findings] == [("GL107", 9), ("GL107", 15)]
+    assert result.json["node"]["layers"]["runtime"]["status"] == "fail"
+
+
+def test_low_level_runtime_candidates(tmp_path):
+    root = tmp_path / "node"
+    shutil.copytree(NODES / "healthy", root, symlinks=True)
+    (root / "usr/bin/runc").unlink()
+    assert doctor(root=root).at() == [("GL806", 14, 12)]  # runtimes = ["runc", "crun"]
+    write_files(root, {"usr/local/bin/crun": "#!/bin/sh\n"})
+    (root / "usr/local/bin/crun").chmod(0o755)
+    assert doctor(root=root).findings == []

@@ -199,6 +199,21 @@ def configured_program_missing(ctx: Context):
             yield finding(doc, "GL806", value.span,
                           f"{what} is `{program}`, {problem}: containers that use it fail to start; "
                           f"install the NVIDIA Container Toolkit or correct the path")
+    yield from _low_level_runtimes(ctx, facts)
+
+
+def _low_level_runtimes(ctx: Context, facts: NodeFacts):
+    """The NVIDIA runtime runs the first of its `runtimes` candidates it finds."""
+    for doc in ctx.of_kind("nvidia-toolkit"):
+        node = doc.tree.get("nvidia-container-runtime", "runtimes")
+        names = [v.value for v in node.value if isinstance(v.value, str)] if node is not None and \
+            node.is_seq else []
+        if names and all(_program_problem(facts, name) for name in names):
+            shown = ", ".join(f"`{n}`" for n in names)
+            yield finding(doc, "GL806", node.span,
+                          f"none of the runtimes the NVIDIA runtime may run ({shown}) is on this node: "
+                          f"every container fails with `no runtime binary found from candidate list`; "
+                          f"install runc (or crun) or list the one the node has")
 
 
 # ------------------------------------------------------------------ CDI
