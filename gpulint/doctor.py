@@ -9,6 +9,7 @@ driver that PATHS (manifests, Dockerfiles) are judged against.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -50,7 +51,7 @@ def doctor_parser():
 
 def doctor_command(argv: list[str]) -> int:
     from gpulint import checks
-    from gpulint.cli import UsageError, _emit, _settings
+    from gpulint.cli import UsageError, _emit, _settings, lint_parser
     from gpulint.config import ConfigError
     from gpulint.engine import Options, Source, collect_sources, exit_code, print_internal_errors, run
     from gpulint.node import config_files, probe
@@ -60,7 +61,8 @@ def doctor_command(argv: list[str]) -> int:
     try:
         if not root.is_dir():
             raise UsageError(f"--root {args.root}: not a directory")
-        settings = _settings(args)
+        # the lint options doctor does not take keep their defaults
+        settings = _settings(argparse.Namespace(**{**vars(lint_parser().parse_args([])), **vars(args)}))
         workloads = collect_sources(args.paths, settings) if args.paths else []
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)

@@ -163,7 +163,14 @@ def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
                 found.append((path, kind))
             else:
                 unreadable.append(path)
-    return found, unreadable
+    return [f for f in found if not _rendered(f[0])], unreadable
+
+
+def _rendered(path: Path) -> bool:
+    """A k3s/RKE2 config.toml that the template beside it renders at every start: the
+    template is what to check (and what to edit)."""
+    return path.name == "config.toml" and "rancher" in path.parts and any(
+        (path.parent / name).is_file() for name in ("config.toml.tmpl", "config-v3.toml.tmpl"))
 
 
 # ------------------------------------------------------------------ the probe
