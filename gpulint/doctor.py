@@ -74,23 +74,28 @@ def doctor_command(argv: list[str]) -> int:
     texts = [_text(path) for path, kind in files if kind in _RUNTIME_KINDS]
     facts = probe(root, texts)
     checks.load_for({"node"})
-    sources = [Source(path, kind=kind, display=_shown(facts, root, path)) for path, kind in files] \
-        + workloads
-    result = run(sources, settings, Options(facts=_fleet_facts(facts, args.gpu_class)))
-    layer_of = _layer_of(result, {_shown(facts, root, path): "kubernetes" if kind == "kubernetes"
-                                  else "runtime" for path, kind in files})
+    shown = {path: _shown(facts, root, path) for path, _ in files}
+    sources = [Source(path, kind=kind, display=shown[path]) for path, kind in files] + workloads
+    try:
+        result = run(sources, settings, Options(facts=_fleet_facts(facts, args.gpu_class)))
+    except OSError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    layer_of = _layer_of(result, {shown[path]: "kubernetes" if kind == "kubernetes" else "runtime"
+                                  for path, kind in files})
     layers = _layers(result, layer_of)
+    unreadable = [_shown(facts, root, path) for path in unreadable]
     if args.format == "text":
         color = not args.output and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         _emit(_text_report(result, facts, layers, layer_of, bool(args.paths),
-                           not args.no_show_source, color, [_shown(facts, root, p) for p in unreadable]),
+                           not args.no_show_source, color, unreadable),
               args.output)
     elif args.format == "json":
         from gpulint.report import render
 
         payload = json.loads(render("json", result))
         payload["node"] = _node_json(facts, layers)
-        payload["node"]["unreadable"] = [_shown(facts, root, p) for p in unreadable]
+        payload["node"]["unreadable"] = unreadable
         _emit(json.dumps(payload, indent=2) + "\n", args.output)
     else:
         from gpulint.report import render
