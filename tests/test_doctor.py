@@ -278,3 +278,12 @@ def test_low_level_runtime_candidates(tmp_path):
     write_files(root, {"usr/local/bin/crun": "#!/bin/sh\n"})
     (root / "usr/local/bin/crun").chmod(0o755)
     assert doctor(root=root).findings == []
+
+
+def test_driver_files_without_a_gpu(tmp_path):
+    root = tmp_path / "node"
+    shutil.copytree(NODES / "module-not-loaded", root, symlinks=True)
+    (root / "proc/bus/pci/devices").write_text("0000\t80860d57\t0\n")
+    result = doctor(root=root)
+    assert result.codes() == ["GL801"]
+    assert result.findings[0]["message"].startswith("no NVIDIA GPU on this node: /proc/bus/pci lists no")

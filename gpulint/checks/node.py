@@ -43,17 +43,31 @@ def _has_user_space(facts: NodeFacts) -> bool:
 # ------------------------------------------------------------------ host
 
 
+def _no_gpu(facts: NodeFacts) -> bool:
+    """/proc/bus/pci lists the node's devices and none is NVIDIA's."""
+    return facts.nvidia_pci == ()
+
+
+def _driver_traces(facts: NodeFacts) -> bool:
+    return _has_user_space(facts) or bool(facts.module_files) or bool(facts.dkms_kernels)
+
+
 @check("GL801", project=True)
 def no_nvidia_driver(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or facts.driver_version or "nvidia" in facts.loaded or _has_user_space(facts) \
-            or facts.module_files or facts.nvidia_pci:
+    if facts is None or facts.driver_version or "nvidia" in facts.loaded or facts.nvidia_pci:
         return
-    pci = " and no NVIDIA PCI device" if facts.nvidia_pci is not None else ""
-    yield _at("GL801", None, facts.root,
-              f"no NVIDIA GPU driver on this node{pci}: no `nvidia` module is loaded and no driver "
-              f"libraries or nvidia-smi are installed; the container runtime and Kubernetes layers "
-              f"are checked without a driver")
+    if not _driver_traces(facts):
+        pci = " and no NVIDIA PCI device" if _no_gpu(facts) else ""
+        yield _at("GL801", None, facts.root,
+                  f"no NVIDIA GPU driver on this node{pci}: no `nvidia` module is loaded and no "
+                  f"driver libraries or nvidia-smi are installed; the container runtime and "
+                  f"Kubernetes layers are checked without a driver")
+    elif _no_gpu(facts):  # driver files without a GPU: nothing for the module to drive
+        yield _at("GL801", None, facts.root,
+                  "no NVIDIA GPU on this node: /proc/bus/pci lists no NVIDIA device and no `nvidia` "
+                  "module is loaded, although NVIDIA driver files are installed; the container "
+                  "runtime and Kubernetes layers are checked without a driver")
 
 
 @check("GL802", project=True)
@@ -61,8 +75,8 @@ def nvidia_module_missing(ctx: Context):
     facts = _facts(ctx)
     if facts is None or not facts.kernel or "nvidia" in facts.loaded or facts.module_files:
         return
-    if not (_has_user_space(facts) or facts.nvidia_pci or facts.dkms_kernels):
-        return  # no driver at all: GL801
+    if _no_gpu(facts) or not (_has_user_space(facts) or facts.nvidia_pci or facts.dkms_kernels):
+        return  # no GPU, or no driver at all: GL801
     installed = sorted(facts.user_space_versions)
     what = f"the NVIDIA driver {', '.join(installed)} is installed" if installed else \
         "an NVIDIA GPU is present" if facts.nvidia_pci else "the NVIDIA driver is installed"
@@ -78,7 +92,8 @@ def nvidia_module_missing(ctx: Context):
 @check("GL803", project=True)
 def nvidia_module_not_loaded(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or not facts.modules_known or "nvidia" in facts.loaded or not facts.module_files:
+    if facts is None or not facts.modules_known or "nvidia" in facts.loaded or not facts.module_files \
+            or _no_gpu(facts):
         return
     if "nouveau" in facts.loaded:
         return  # GL804 names the cause
