@@ -30,7 +30,8 @@ SERVICE_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/
 OPERATOR_TOOLKIT = "/usr/local/nvidia/toolkit"
 LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
                 "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/usr/local/nvidia/lib64",
-                "/run/nvidia/driver/usr/lib/x86_64-linux-gnu")
+                # the GPU Operator's driver container mounts its root here
+                "/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "/run/nvidia/driver/usr/lib64")
 # The libraries whose version must equal the kernel module's (NVML checks it).
 _LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
 _DRIVER_LINE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
@@ -54,6 +55,8 @@ CONTAINERD_FILES = (
     ("/etc/k0s/containerd.d/*.toml", "containerd"),
     ("/etc/docker/daemon.json", "daemon-json"),
     ("/etc/nvidia-container-runtime/config.toml", "nvidia-toolkit"),
+    # the GPU Operator's toolkit installer writes its own beside its binaries
+    (f"{OPERATOR_TOOLKIT}/.config/nvidia-container-runtime/config.toml", "nvidia-toolkit"),
 )
 CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
 KUBELET_FILES = (("/var/lib/kubelet/config.yaml", "kubernetes"),)

@@ -287,3 +287,31 @@ def test_driver_files_without_a_gpu(tmp_path):
     result = doctor(root=root)
     assert result.codes() == ["GL801"]
     assert result.findings[0]["message"].startswith("no NVIDIA GPU on this node: /proc/bus/pci lists no")
+
+
+def test_gpu_operator_node(tmp_path):
+    """Driver container under /run/nvidia/driver, toolkit under /usr/local/nvidia/toolkit."""
+    version = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (dvs-builder@U22)\n"
+    toolkit = "/usr/local/nvidia/toolkit"
+    write_files(tmp_path, {
+        "proc/modules": "nvidia 14376960 0 - Live 0x0000000000000000 (OE)\n",
+        "proc/driver/nvidia/version": version,
+        "run/nvidia/driver/usr/lib/x86_64-linux-gnu/libcuda.so.580.95.05": "library\n",
+        "etc/containerd/conf.d/99-nvidia.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            f'    BinaryName = "{toolkit}/nvidia-container-runtime"\n'),
+        f"{toolkit[1:]}/.config/nvidia-container-runtime/config.toml": (
+            '[nvidia-container-cli]\nldconfig = "@/run/nvidia/driver/sbin/ldconfig.real"\n'
+            '[nvidia-container-runtime]\nmode = "legacy"\nruntimes = ["runc"]\n'),
+        f"{toolkit[1:]}/nvidia-container-runtime": "x", "run/nvidia/driver/sbin/ldconfig.real": "x",
+        "usr/bin/runc": "x"})
+    for name in (f"{toolkit[1:]}/nvidia-container-runtime", "run/nvidia/driver/sbin/ldconfig.real", "usr/bin/runc"):
+        (tmp_path / name).chmod(0o755)
+    result = doctor(root=tmp_path)
+    assert result.json["node"]["driver"] == "580.95.05"
+    assert [f for f in result.findings if f["code"].startswith("GL8")] == []
+    assert result.json["summary"]["files_checked"] == 2
+    (tmp_path / "run/nvidia/driver/sbin/ldconfig.real").unlink()
+    assert ("GL806", 2, 12) in doctor(root=tmp_path).at()
