@@ -34,6 +34,7 @@ LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr
                 "/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "/run/nvidia/driver/usr/lib64")
 # The libraries whose version must equal the kernel module's (NVML checks it).
 _LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
+_SONAMES = ("libcuda.so.1", "libnvidia-ml.so.1")
 _DRIVER_LINE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
 _MODULE_FILE = re.compile(r"^nvidia\.ko(\.(xz|zst|gz))?$")
 _ABSOLUTE = re.compile(r"""(?<![\w.$}-])@?(/(?:[\w.+-]+/)*[\w.+-]+)""")
@@ -82,7 +83,7 @@ class NodeFacts:
     modules_dir: str = ""  # display path of /lib/modules/<kernel>
     module_files: tuple[str, ...] = ()  # nvidia.ko for the running kernel (display paths)
     dkms_kernels: tuple[str, ...] = ()  # kernels DKMS built an nvidia module for
-    libraries: dict[str, str] = field(default_factory=dict)  # display path -> version
+    libraries: dict[str, str] = field(default_factory=dict)  # display path -> driver version
     nvidia_pci: tuple[str, ...] | None = None  # vendor:device of NVIDIA PCI functions; None unknown
     smi: dict[str, str] | None = None  # nvidia-smi: driver_version, name, compute_cap
     smi_error: str | None = None
@@ -230,6 +231,11 @@ def _dkms_kernels(root: Path) -> list[str]:
 
 
 def _libraries(root: Path, facts: NodeFacts) -> None:
+    """The driver library versions the loader picks: those `libcuda.so.1` and
+    `libnvidia-ml.so.1` link to; without such links, every versioned file (a leftover
+    copy elsewhere is then counted too)."""
+    linked: dict[str, str] = {}
+    versioned: dict[str, str] = {}
     for folder in LIBRARY_DIRS:
         base = under(root, folder)
         if base is None or not base.is_dir():
@@ -241,7 +247,13 @@ def _libraries(root: Path, facts: NodeFacts) -> None:
         for name in names:
             match = _LIBRARY.match(name)
             if match:
-                facts.libraries.setdefault(facts.display(f"{folder}/{name}"), match[2])
+                versioned.setdefault(facts.display(f"{folder}/{name}"), match[2])
+            elif name in _SONAMES:
+                target = under(root, f"{folder}/{name}")
+                match = _LIBRARY.match(target.name) if target is not None else None
+                if match:
+                    linked.setdefault(facts.display(f"{folder}/{name}"), match[2])
+    facts.libraries = linked or versioned
 
 
 def _nvidia_pci(root: Path) -> tuple[str, ...] | None:

@@ -315,3 +315,20 @@ def test_gpu_operator_node(tmp_path):
     assert result.json["summary"]["files_checked"] == 2
     (tmp_path / "run/nvidia/driver/sbin/ldconfig.real").unlink()
     assert ("GL806", 2, 12) in doctor(root=tmp_path).at()
+
+
+def test_the_library_the_loader_picks_decides(tmp_path):
+    root = tmp_path / "node"
+    shutil.copytree(NODES / "healthy", root, symlinks=True)
+    lib = root / "usr/lib/x86_64-linux-gnu"
+    os.symlink("libnvidia-ml.so.580.95.05", lib / "libnvidia-ml.so.1")
+    write_files(root, {"usr/local/nvidia/lib64/libnvidia-ml.so.570.172.08": "a leftover copy\n"})
+    assert doctor(root=root).findings == []
+    write_files(root, {"usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.105.08": "library\n"})
+    (lib / "libnvidia-ml.so.1").unlink()
+    os.symlink("libnvidia-ml.so.580.105.08", lib / "libnvidia-ml.so.1")
+    result = doctor(root=root)
+    assert sorted(result.codes()) == ["GL805", "GL808"]  # the CDI spec is the old driver's too
+    gl805 = next(f for f in result.findings if f["code"] == "GL805")
+    assert (gl805["line"], gl805["column"]) == (1, 49)
+    assert "libnvidia-ml.so.1 is 580.105.08" in gl805["message"]
