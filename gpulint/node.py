@@ -110,7 +110,15 @@ class NodeFacts:
 
 def under(root: Path, node_path: str, hops: int = 40) -> Path | None:
     """The file a node path names, following symbolic links inside `root` (an
-    absolute link target restarts at `root`, as in a chroot); None when absent."""
+    absolute link target restarts at `root`, as in a chroot); None when absent or
+    when a folder on the way cannot be read (without root privileges)."""
+    try:
+        return _under(root, node_path, hops)
+    except OSError:
+        return None
+
+
+def _under(root: Path, node_path: str, hops: int) -> Path | None:
     parts = [p for p in node_path.split("/") if p not in ("", ".")]
     current = root
     while parts:
@@ -136,17 +144,21 @@ def under(root: Path, node_path: str, hops: int = 40) -> Path | None:
 def _kind_of(path: Path | None) -> str | None:
     if path is None:
         return None
-    if path.is_dir():
-        return "dir"
+    try:
+        if path.is_dir():
+            return "dir"
+    except OSError:
+        return None
     return "executable" if os.access(path, os.X_OK) else "file"
 
 
 def _glob(root: Path, pattern: str) -> list[Path]:
     folder, _, name = pattern.rpartition("/")
     base = under(root, folder)
-    if base is None or not base.is_dir():
+    try:
+        return sorted(p for p in base.glob(name) if p.is_file()) if base is not None else []
+    except OSError:
         return []
-    return sorted(p for p in base.glob(name) if p.is_file())
 
 
 def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
@@ -160,7 +172,7 @@ def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
     for pattern, kind in patterns:
         matches = _glob(root, pattern) if "*" in pattern else [under(root, pattern)]
         for path in matches:
-            if path is None or not path.is_file() or str(path.resolve()) in seen:
+            if path is None or _kind_of(path) not in ("file", "executable") or str(path.resolve()) in seen:
                 continue
             seen.add(str(path.resolve()))
             if os.access(path, os.R_OK):
@@ -213,7 +225,7 @@ def _modules(root: Path, facts: NodeFacts) -> None:
 
 def _module_files(root: Path, kernel: str) -> list[Path]:
     base = under(root, f"/lib/modules/{kernel}")
-    if base is None or not base.is_dir():
+    if _kind_of(base) != "dir":
         return []
     out = []
     for dirpath, _, filenames in os.walk(base):
@@ -222,11 +234,13 @@ def _module_files(root: Path, kernel: str) -> list[Path]:
 
 
 def _dkms_kernels(root: Path) -> list[str]:
+    """/var/lib/dkms/nvidia/<version>/<kernel>/: the kernels DKMS built the module for."""
     base = under(root, "/var/lib/dkms/nvidia")
-    if base is None or not base.is_dir():
+    try:
+        kernels = {k.name for version in base.iterdir() if version.is_dir() and not version.is_symlink()
+                   for k in version.iterdir() if k.is_dir() and k.name[:1].isdigit()} if base else set()
+    except OSError:
         return []
-    kernels = {k.name for version in base.iterdir() if version.is_dir() and not version.is_symlink()
-               for k in version.iterdir() if k.is_dir() and (k.name[:1].isdigit())}
     return sorted(kernels)
 
 
@@ -238,7 +252,7 @@ def _libraries(root: Path, facts: NodeFacts) -> None:
     versioned: dict[str, str] = {}
     for folder in LIBRARY_DIRS:
         base = under(root, folder)
-        if base is None or not base.is_dir():
+        if _kind_of(base) != "dir":
             continue
         try:
             names = sorted(os.listdir(base))
@@ -270,15 +284,21 @@ def _nvidia_pci(root: Path) -> tuple[str, ...] | None:
 
 def _programs(root: Path) -> frozenset[str]:
     names = set()
+    scanned: set[Path] = set()
     for folder in SERVICE_PATH + (OPERATOR_TOOLKIT,):
         base = under(root, folder)
-        if base is None or not base.is_dir():
+        if _kind_of(base) != "dir" or base in scanned:  # /bin is /usr/bin on merged-/usr systems
             continue
+        scanned.add(base)
         try:
-            entries = list(base.iterdir())
+            with os.scandir(base) as entries:
+                for entry in entries:
+                    # a link resolves inside the root (/usr/bin/runc -> /etc/alternatives/runc ...)
+                    path = under(root, f"{folder}/{entry.name}") if entry.is_symlink() else Path(entry.path)
+                    if _kind_of(path) == "executable":
+                        names.add(entry.name)
         except OSError:
             continue
-        names.update(e.name for e in entries if e.is_file() and os.access(e, os.X_OK))
     return frozenset(names)
 
 

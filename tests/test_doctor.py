@@ -332,3 +332,13 @@ def test_the_library_the_loader_picks_decides(tmp_path):
     gl805 = next(f for f in result.findings if f["code"] == "GL805")
     assert (gl805["line"], gl805["column"]) == (1, 49)
     assert "libnvidia-ml.so.1 is 580.105.08" in gl805["message"]
+
+
+def test_links_on_the_path_resolve_inside_the_root(tmp_path):
+    root = _node(tmp_path, "nvidia-container-runtime", {"etc/alternatives/nvidia-container-runtime": "x"})
+    (root / "usr/bin").mkdir(parents=True)
+    os.symlink("/etc/alternatives/nvidia-container-runtime", root / "usr/bin/nvidia-container-runtime")
+    assert "GL806" not in doctor(root=root).codes()
+    os.symlink("/bin/sh", root / "usr/bin/runc")  # exists on this machine, not in the root
+    (root / "etc/alternatives/nvidia-container-runtime").unlink()
+    assert "GL806" in doctor(root=root).codes()
