@@ -15,6 +15,7 @@ node, each with the kind gpulint reads it as.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -167,9 +168,10 @@ def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
     found: list[tuple[Path, str]] = []
     unreadable: list[Path] = []
     seen: set[str] = set()
-    patterns = list(CONTAINERD_FILES) + [(f"{d}/*.{ext}", "cdi") for d in CDI_DIRS
-                                         for ext in ("yaml", "json")] + list(KUBELET_FILES)
-    for pattern, kind in patterns:
+    pending = list(CONTAINERD_FILES) + [(f"{d}/*.{ext}", "cdi") for d in CDI_DIRS
+                                        for ext in ("yaml", "json")] + list(KUBELET_FILES)
+    while pending:
+        pattern, kind = pending.pop(0)
         matches = _glob(root, pattern) if "*" in pattern else [under(root, pattern)]
         for path in matches:
             if path is None or _kind_of(path) not in ("file", "executable") or str(path.resolve()) in seen:
@@ -177,9 +179,26 @@ def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
             seen.add(str(path.resolve()))
             if os.access(path, os.R_OK):
                 found.append((path, kind))
+                if kind == "containerd":
+                    pending += [(p, kind) for p in _imports(root, path)]
             else:
                 unreadable.append(path)
     return [f for f in found if not _rendered(f[0])], unreadable
+
+
+def _imports(root: Path, path: Path) -> list[str]:
+    """The node paths a containerd file's `imports` name (relative ones against its
+    folder), so drop-ins outside the usual folders are read too."""
+    from gpulint.parse.errors import ParseError
+    from gpulint.parse.tomlpos import load_toml
+
+    try:
+        entries = load_toml(path.read_text(encoding="utf-8")).get("imports")
+    except (OSError, UnicodeDecodeError, ParseError):
+        return []
+    folder = "/" + path.parent.relative_to(root).as_posix()
+    return [posixpath.normpath(posixpath.join(folder, e)) for e in entries
+            if isinstance(e, str)] if isinstance(entries, list) else []
 
 
 def _rendered(path: Path) -> bool:

@@ -342,3 +342,25 @@ def test_links_on_the_path_resolve_inside_the_root(tmp_path):
     os.symlink("/bin/sh", root / "usr/bin/runc")  # exists on this machine, not in the root
     (root / "etc/alternatives/nvidia-container-runtime").unlink()
     assert "GL806" in doctor(root=root).codes()
+
+
+def test_imports_outside_the_usual_folders_are_read(tmp_path):
+    write_files(tmp_path, {
+        "proc/modules": "ext4 1114112 2 - Live 0x0000000000000000\n",
+        "etc/containerd/config.toml": ('version = 2\nimports = ["/opt/gpu/containerd/*.toml", "local.toml"]\n'
+                                       '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+                                       '  runtime_type = "io.containerd.runc.v2"\n'),
+        "opt/gpu/containerd/nvidia.toml": (  # containerd 1.x: this CRI table replaces the main file's
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+        "etc/containerd/local.toml": 'version = 2\n',
+    })
+    result = doctor(root=tmp_path)
+    assert result.json["summary"]["files_checked"] == 3
+    assert "GL101" not in result.codes()  # the drop-in is read as the main file's import
+    gl806 = [f for f in result.findings if f["code"] == "GL806"]
+    assert [(f["path"].rsplit("/", 3)[-3:], f["line"]) for f in gl806] == [(["gpu", "containerd", "nvidia.toml"], 7)]
