@@ -215,6 +215,11 @@ def test_nvidia_smi_gives_the_driver_and_gpu(tmp_path, monkeypatch):
     assert node["driver"] == "580.95.05"
     assert node["gpu"] == {"driver_version": "580.95.05", "name": "NVIDIA A100-SXM4-80GB", "compute_cap": "8.0"}
     assert "GL801" not in result.codes()
+    eol = tmp_path / "eol"
+    _fake_smi(eol, 'echo "470.256.02, Tesla T4, 7.5"\n')
+    monkeypatch.setenv("PATH", f"{eol}:{os.environ['PATH']}")
+    assert "GL602" in doctor(cwd=tmp_path).codes()
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
     text = run_gpulint("doctor", "--isolated", cwd=tmp_path).out
     assert "driver 580.95.05 (nvidia-smi)" in text and "GPU NVIDIA A100-SXM4-80GB, compute capability 8.0" in text
 

@@ -138,11 +138,10 @@ def driver_library_mismatch(ctx: Context):
 @check("GL602", project=True)
 def node_driver_branch_eol(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or facts.driver is None:
-        return
-    problem = branch_problem(facts.driver.value)
-    if problem is not None:
-        yield _at("GL602", facts.driver, "", f"the node runs driver {facts.driver.value}; {problem[1]}",
+    version = facts.driver_version if facts is not None else None
+    problem = branch_problem(version) if version else None
+    if problem is not None:  # where no file shows the version (nvidia-smi's), at the node
+        yield _at("GL602", facts.driver, facts.root, f"the node runs driver {version}; {problem[1]}",
                   severity=problem[0])
 
 
