@@ -14,7 +14,8 @@ from pathlib import Path
 
 from gpulint.template import TEMPLATE_SUFFIXES
 
-KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values")
+KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values", "compose",
+         "commands")
 DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
 _CONTENT_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
 # names that mention Dockerfile but hold something else (docs, scripts, backups)
@@ -39,6 +40,14 @@ _OPERATOR_PARTS = re.compile(
     r"^(operator|toolkit|devicePlugin|dcgmExporter|dcgm|gfd|migManager|validator|nfd|mig"
     r"|vgpuManager|sandboxDevicePlugin|nodeStatusExporter|cdi|psa|daemonsets):\s*(#.*)?$",
     re.MULTILINE)
+# Compose: a top-level `services` mapping whose entries run images
+_COMPOSE_SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.MULTILINE)
+_COMPOSE_SERVICE_KEY = re.compile(r"^[ \t]+(image|build|deploy|runtime|gpus|extends):", re.MULTILINE)
+_COMPOSE_NAME = re.compile(r"^(docker-compose.*|compose|.*\.compose)\.ya?ml$")
+# GitHub Actions workflows and GitLab CI files, whose steps run shell commands
+_WORKFLOW = re.compile(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".rst", ".mk")
+_MAKEFILES = ("makefile", "gnumakefile")
 _FIRST_INSTRUCTION = re.compile(r"(?i)(FROM|ARG)\s")
 _K8S_API = re.compile(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
 _K8S_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
@@ -60,13 +69,28 @@ def kind_by_name(name: str) -> str | None:
         return "dockerfile"
     if lower == "daemon.json" or (lower.endswith(".json") and "daemon" in lower):
         return "daemon-json"
+    if _COMPOSE_NAME.match(lower):
+        return "compose"
     return None
 
 
 def may_need_content(name: str) -> bool:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
-    return lower.endswith(_CONTENT_SUFFIXES) or "dockerfile" in lower or "containerfile" in lower
+    return lower.endswith(_CONTENT_SUFFIXES + _SCRIPT_SUFFIXES) or lower in _MAKEFILES \
+        or "dockerfile" in lower or "containerfile" in lower
+
+
+def may_be_script(path: Path) -> bool:
+    """A file without an extension that starts with a shell shebang (read 64 bytes)."""
+    if "." in path.name:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and b"sh" in head.split(b"\n", 1)[0]
 
 
 def _looks_like_dockerfile(text: str) -> bool:
@@ -107,7 +131,25 @@ def kind_by_content(name: str, text: str) -> str | None:
             return "kubernetes"
         if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
             return "gpu-operator-values"
+        if _COMPOSE_SERVICES.search(text) and _COMPOSE_SERVICE_KEY.search(text):
+            return "compose"
+        if (lower == ".gitlab-ci.yml" or _WORKFLOW.search(text)) and _commands_worth_reading(text):
+            return "commands"
+        return None
+    if lower.endswith(_SCRIPT_SUFFIXES) or lower in _MAKEFILES or "." not in lower:
+        if "." not in lower and lower not in _MAKEFILES:
+            from gpulint.parse.commands import is_shell_script
+
+            if not is_shell_script(text):
+                return None
+        return "commands" if _commands_worth_reading(text) else None
     return None
+
+
+def _commands_worth_reading(text: str) -> bool:
+    from gpulint.parse.commands import worth_reading
+
+    return worth_reading(text)
 
 
 def excluded(rel: str, inner: str, patterns: tuple[str, ...]) -> bool:

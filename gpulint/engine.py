@@ -76,7 +76,8 @@ def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Find
             if source.path.stat().st_size > MAX_BYTES:
                 return None, None
             name_kind = forced_kind or documents.kind_by_name(source.path.name)
-            if name_kind is None and not documents.may_need_content(source.path.name):
+            if name_kind is None and not documents.may_need_content(source.path.name) \
+                    and not documents.may_be_script(source.path):
                 return None, None
             data = source.path.read_bytes()
         except OSError as exc:

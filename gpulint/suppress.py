@@ -17,7 +17,7 @@ _PRAGMA = re.compile(
     r"(?:\s+--\s*(?P<reason>.*?))?\s*$"
 )
 ANNOTATION = "gpulint.io/disable"
-_COMMENTED_KINDS = ("containerd", "dockerfile", "kubernetes", "gpu-operator-values")
+_COMMENTED_KINDS = ("containerd", "dockerfile", "kubernetes", "gpu-operator-values", "compose", "commands")
 
 
 def _codes(text: str, base: int) -> tuple[tuple[str, ...], dict[str, tuple[int, int]]]:

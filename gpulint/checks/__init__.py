@@ -17,7 +17,9 @@ FAMILIES: dict[str, tuple[str, ...] | None] = {
     "multistage": ("dockerfile",),
     "kubernetes": ("kubernetes",),
     "crossfile": ("kubernetes",),
-    "compat": ("kubernetes", "dockerfile", "gpu-operator-values"),
+    "compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands"),
+    "compose": ("compose",),
+    "commands": ("commands",),
 }
 
 

@@ -447,6 +447,14 @@ def _subjects(doc: Document, ctx: Context):
         if built is not None and management_tool(doc) is None:
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
+    if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
+        from gpulint.imageuse import gpu_images
+
+        for ref, where in gpu_images(doc):
+            img = image_cuda(ref)
+            if img is not None:
+                yield Subject(img, where, fleet_for(ctx))
+        return
     for pod in pod_specs(doc):
         if is_gpu_management(pod):
             continue
@@ -464,7 +472,7 @@ def _origin_related(origin: Origin | None, message: str) -> tuple[Related, ...]:
     return origin.related(message) if origin is not None else ()
 
 
-@check("GL601", kinds=("kubernetes", "dockerfile"))
+@check("GL601", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def cuda_driver_incompatible(doc: Document, ctx: Context):
     for subject in subjects(doc, ctx):
         verdict = judge(subject.img, subject.fleet)
@@ -476,7 +484,7 @@ def cuda_driver_incompatible(doc: Document, ctx: Context):
         yield finding(doc, "GL601", subject.where, verdict.message, severity=verdict.severity, related=related)
 
 
-@check("GL603", kinds=("kubernetes", "dockerfile"))
+@check("GL603", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def cuda_version_unknown(doc: Document, ctx: Context):
     from gpulint.knowledge.cuda import cuda_as_of, latest_known_cuda
 
@@ -490,7 +498,7 @@ def cuda_version_unknown(doc: Document, ctx: Context):
                       f"driver; update gpulint", related=subject.img.related)
 
 
-@check("GL604", kinds=("kubernetes", "dockerfile"))
+@check("GL604", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def gpu_arch_unsupported(doc: Document, ctx: Context):
     from gpulint.knowledge.cuda import gpu_info, required_compute_capability
 
