@@ -42,7 +42,10 @@ _OPERATOR_PARTS = re.compile(
     re.MULTILINE)
 # Compose: a top-level `services` mapping whose entries run images
 _COMPOSE_SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.MULTILINE)
-_COMPOSE_SERVICE_KEY = re.compile(r"^[ \t]+(image|build|deploy|runtime|gpus|extends):", re.MULTILINE)
+_COMPOSE_SERVICE_KEY = re.compile(
+    r"^[ \t]+(image|build|deploy|runtime|gpus|extends|devices|container_name|environment|volumes):",
+    re.MULTILINE)
+_FIRST_ENTRY = re.compile(r"\n(?:[ \t]*(?:#.*)?\n)*[ \t]+([^\s#-][^:\n]*):[ \t]*(#.*)?(\n|$)")
 _COMPOSE_NAME = re.compile(r"^(docker-compose.*|compose|.*\.compose)\.ya?ml$")
 # GitHub Actions workflows and GitLab CI files, whose steps run shell commands
 _WORKFLOW = re.compile(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
@@ -131,10 +134,10 @@ def kind_by_content(name: str, text: str) -> str | None:
             return "kubernetes"
         if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
             return "gpu-operator-values"
-        if _COMPOSE_SERVICES.search(text) and _COMPOSE_SERVICE_KEY.search(text):
+        if lower == ".gitlab-ci.yml" or _WORKFLOW.search(text):
+            return "commands" if _commands_worth_reading(text) else None
+        if _is_compose(text):
             return "compose"
-        if (lower == ".gitlab-ci.yml" or _WORKFLOW.search(text)) and _commands_worth_reading(text):
-            return "commands"
         return None
     if lower.endswith(_SCRIPT_SUFFIXES) or lower in _MAKEFILES or "." not in lower:
         if "." not in lower and lower not in _MAKEFILES:
@@ -144,6 +147,14 @@ def kind_by_content(name: str, text: str) -> str | None:
                 return None
         return "commands" if _commands_worth_reading(text) else None
     return None
+
+
+def _is_compose(text: str) -> bool:
+    """A top-level `services` mapping (not a list, as in GitLab CI) with service keys."""
+    found = _COMPOSE_SERVICES.search(text)
+    if found is None or _FIRST_ENTRY.match(text, found.end()) is None:
+        return False
+    return _COMPOSE_SERVICE_KEY.search(text, found.end()) is not None
 
 
 def _commands_worth_reading(text: str) -> bool:

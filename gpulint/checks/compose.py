@@ -51,6 +51,7 @@ def _line_bounds(doc: Document, node: Node) -> tuple[int, int]:
 def gpu_devices_in_limits(doc: Document, ctx: Context):
     seen = set()
     for service in services(doc):
+        yield from _kubernetes_style(doc, service, seen)
         limits = merged(service.get("deploy", "resources", "limits"))
         devices = limits.get("devices") if limits is not None and limits.is_map else None
         if devices is None or devices.key_span in seen:
@@ -62,6 +63,22 @@ def gpu_devices_in_limits(doc: Document, ctx: Context):
             f"the file (`services.{service.name}.deploy.resources.limits additional properties "
             f"'devices' not allowed`); GPUs are requested under `reservations`",
             fix=_move_to_reservations(doc, service, limits, devices))
+
+
+def _kubernetes_style(doc: Document, service: Service, seen: set):
+    """`nvidia.com/gpu: 1` under `limits` or `reservations`, as in a Kubernetes pod."""
+    for where in ("limits", "reservations"):
+        block = merged(service.get("deploy", "resources", where))
+        for key, node in block.items() if block is not None and block.is_map else ():
+            if key.endswith("/gpu") and node.key_span not in seen:
+                seen.add(node.key_span)
+                yield finding(
+                    doc, "GL901", node.key_span,
+                    f"{_label(service)} requests GPUs Kubernetes-style (`{key}`) under "
+                    f"`deploy.resources.{where}`: Compose rejects the file (`services.{service.name}"
+                    f".deploy.resources.{where} additional properties '{key}' not allowed`); "
+                    f"request GPUs with `reservations.devices` (`driver: nvidia`, `count`, "
+                    f"`capabilities: [gpu]`)")
 
 
 def _move_to_reservations(doc: Document, service: Service, limits: Node, devices: Node) -> Fix | None:
@@ -192,6 +209,8 @@ def gpu_device_value_type(doc: Document, ctx: Context):
 def gpu_reservation_without_count(doc: Document, ctx: Context):
     seen = set()
     for service in services(doc):
+        if any(item.is_map and item.get("capabilities") is None for item in device_requests(service)):
+            continue  # a device without capabilities is GL902's: the file does not load at all
         for item in _gpu_devices(service):
             if item.get("count") is not None or item.get("device_ids") is not None or item.span in seen:
                 continue
@@ -308,31 +327,36 @@ def visible_devices_without_gpu(doc: Document, ctx: Context):
 _SWARM_ONLY = ("placement", "update_config", "rollback_config", "endpoint_mode")
 
 
-def _swarm_file(doc: Document) -> str | None:
-    """Why the file is meant for `docker stack deploy`: its name, or a `deploy` key that
-    only Swarm reads."""
-    if "stack" in doc.path.rsplit("/", 1)[-1].lower():
-        return "its name says it is a stack file"
+_STACK_NAME = re.compile(r"(^|[.-])stack[.-]")
+
+
+def _swarm_file(doc: Document) -> tuple[str, str | None] | None:
+    """Why the file is meant for `docker stack deploy`: its name (warning), or a
+    `deploy` key that only Swarm reads (info: Compose ignores it, so the file may still
+    be meant for `docker compose`)."""
+    if _STACK_NAME.search(doc.path.rsplit("/", 1)[-1].lower()):
+        return "its name says it is a stack file", None
     for service in services(doc):
         deploy = merged(service.get("deploy"))
         for key in _SWARM_ONLY if deploy is not None and deploy.is_map else ():
             if deploy.get(key) is not None:
-                return f"service `{service.name}` sets `deploy.{key}`, which only Swarm reads"
+                return f"service `{service.name}` sets `deploy.{key}`, which only Swarm reads", "info"
     return None
 
 
 @check("GL911", kinds=KINDS)
 def gpu_reservation_in_stack(doc: Document, ctx: Context):
-    reason = None
+    swarm = None
     for service in services(doc):
         devices = _gpu_devices(service)
         if not devices:
             continue
-        reason = reason or _swarm_file(doc)
-        if reason is None:
+        swarm = swarm or _swarm_file(doc)
+        if swarm is None:
             return
+        reason, severity = swarm
         yield finding(
-            doc, "GL911", _first_key(devices[0]),
+            doc, "GL911", _first_key(devices[0]), severity=severity, message=
             f"{_label(service)} reserves GPUs with `devices` in a file meant for `docker stack deploy` "
             f"({reason}): Swarm rejects it (`services.{service.name}.deploy.resources.reservations "
             f"Additional property devices is not allowed`); Swarm services get GPUs through "
