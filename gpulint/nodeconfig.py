@@ -164,10 +164,46 @@ def runtime_tables(table: Node) -> list[tuple[str, Node]]:
 
 def runtime_entry(name: str, doc: Document, node: Node) -> RuntimeEntry:
     runtime_type = str_value(node.get("runtime_type"))
-    binary = str_value(node.get("options", "BinaryName"))
-    if binary is None and runtime_type == V1_RUNTIME_TYPE:  # the v1 shim reads options.Runtime
-        binary = str_value(node.get("options", "Runtime"))
+    options = node.get("options")
+    # the v1 shim runs options.Runtime; the runc shims options.BinaryName
+    field = "Runtime" if runtime_type == V1_RUNTIME_TYPE else "BinaryName"
+    binary = str_value(read_key(options, field, file_majors(doc)))
     return RuntimeEntry(name, doc, node, binary, runtime_type, is_nvidia_handler(name, binary))
+
+
+# --- which containerd reads a file, and how it matches keys --------------------------
+
+def file_majors(doc: Document, settings=None) -> tuple[int, ...]:
+    """The containerd major versions that may read `doc`: a version 3/4 file only
+    containerd 2.x, any other both 1.x and 2.x; `containerd-version` in the fleet
+    configuration names the one the nodes run."""
+    stated = str(((getattr(settings, "fleet", None) or {}).get("containerd-version")) or "")
+    if stated[:1] in ("1", "2"):
+        return (int(stated[:1]),)
+    version = containerd_file(doc).version
+    return (2,) if version is not None and version >= 3 else (1, 2)
+
+
+def key_matches(key: str, name: str, major: int) -> bool:
+    """Whether containerd `major`.x decodes the TOML key `key` into the field `name`.
+    1.x decodes with go-toml v1, which tries `name`, lower, UPPER and lowerFirst; 2.x
+    with go-toml v2, which folds case."""
+    if major == 1:
+        return key in (name, name.lower(), name.upper(), name[:1].lower() + name[1:])
+    return key.lower() == name.lower()
+
+
+def read_key(table: Node | None, name: str, majors: tuple[int, ...]) -> Node | None:
+    """The value of field `name` in `table` as every one of `majors` reads it: the exact
+    key first, else the one key each of them matches; None when they disagree."""
+    if table is None or not table.is_map:
+        return None
+    if name in table.value:
+        return table.value[name]
+    found = {major: next((v for k, v in table.items() if key_matches(k, name, major)), None)
+             for major in majors}
+    values = list(found.values())
+    return values[0] if all(v is values[0] for v in values) else None
 
 
 # --- imports ------------------------------------------------------------------
@@ -314,3 +350,40 @@ def _daemon_node(doc: Document) -> NodeConfig:
     default_node = doc.tree.get("default-runtime")
     default = str_value(default_node) or "runc"
     return NodeConfig(doc, "daemon-json", runtimes, default, [doc])
+
+
+# --- kubelet's cgroup driver --------------------------------------------------------
+
+@dataclass
+class KubeletDriver:
+    driver: str  # "systemd" | "cgroupfs"
+    doc: Document
+    node: Node  # the cgroupDriver value, else the KubeletConfiguration object
+
+
+def kubelet_cgroup_driver(ctx) -> KubeletDriver | None:
+    """The cgroup driver of the KubeletConfiguration(s) among the linted files, when they
+    all say the same. Without `cgroupDriver` kubeadm writes systemd (since 1.22), so an
+    unset value counts only beside a kubeadm object; a template expression leaves it
+    open."""
+    if "kubelet-driver" in ctx.cache:
+        return ctx.cache["kubelet-driver"]
+    from gpulint.k8s import object_kind, scalar_str
+
+    found: list[KubeletDriver | None] = []
+    for doc in ctx.of_kind("kubernetes"):
+        objects = [o for o in doc.tree or () if o is not None and o.is_map]
+        kubeadm = any((scalar_str(o.get("apiVersion")) or "").startswith("kubeadm.k8s.io/") for o in objects)
+        for obj in objects:
+            if object_kind(obj) != "KubeletConfiguration":
+                continue
+            value = obj.get("cgroupDriver")
+            driver = scalar_str(value)
+            if value is None:
+                found.append(KubeletDriver("systemd", doc, obj) if kubeadm else None)
+            else:
+                found.append(KubeletDriver(driver, doc, value) if driver in ("systemd", "cgroupfs") else None)
+    known = {f.driver for f in found if f is not None}
+    result = found[0] if found and None not in found and len(known) == 1 else None
+    ctx.cache["kubelet-driver"] = result
+    return result

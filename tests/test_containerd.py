@@ -120,7 +120,8 @@ def test_gl106_bare_name_is_info(lint_files):
     run = lint_files({"config.toml": 'version = 2\n'
                                      '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
                                      '  runtime_type = "io.containerd.runc.v2"\n'
-                                     '  options = { BinaryName = "nvidia-container-runtime" }\n'})
+                                     '  options = { BinaryName = "nvidia-container-runtime" }\n'
+                                     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'})
     assert gl1(run) == [("GL106", 4, 28)]
     assert severities(run, "GL106") == ["info"]
 
@@ -143,28 +144,68 @@ def test_gl107_runc_from_the_main_file_counts_for_a_drop_in(lint_files):
             '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
             '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
     })
-    assert gl1(run) == [("GL107", 4, 3)]
+    # containerd 2.1+ merges the two files; 1.x lets the drop-in replace the CRI table, runc included
+    assert gl1(run) == [("GL101", 2, 1), ("GL107", 4, 3)]
 
 
-def test_gl107_nvidia_as_default_runtime_puts_runc_out_of_line(lint_files):
-    # the node's cgroup driver follows the default runtime: the fix goes to runc, not nvidia
-    run = lint_files({"config.toml": (
-        'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd]\n'
-        '  default_runtime_name = "nvidia"\n'
-        '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
-        '  runtime_type = "io.containerd.runc.v2"\n'
-        '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
-        '    BinaryName = "/usr/bin/nvidia-container-runtime"\n    SystemdCgroup = true\n'
-        '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n'
-        '  runtime_type = "io.containerd.runc.v2"\n'
-        '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n'
-        '    BinaryName = ""\n')})
-    assert gl1(run) == [("GL107", 11, 3)]
+NVIDIA_DEFAULT_V3 = (
+    'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd]\n'
+    '  default_runtime_name = "nvidia"\n'
+    '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+    '  runtime_type = "io.containerd.runc.v2"\n'
+    '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+    '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+    '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n'
+    '  runtime_type = "io.containerd.runc.v2"\n'
+    '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]\n'
+    '    SystemdCgroup = true\n')
+
+
+def test_gl107_default_nvidia_runtime_is_aligned_with_runc_never_the_reverse(lint_files):
+    run = lint_files({"config.toml": NVIDIA_DEFAULT_V3})
+    assert gl1(run) == [("GL107", 6, 3)]
     finding = run.findings[0]
-    assert finding["severity"] == "warning"
-    assert "the default runtime `nvidia` has true" in finding["message"]
-    assert finding["fix"]["description"] == "set SystemdCgroup = true on `runc`"
-    assert finding["related"][0]["line"] == 8
+    assert finding["severity"] == "error"
+    assert "`nvidia` is the default runtime" in finding["message"]
+    assert finding["fix"]["description"] == "set SystemdCgroup = true on `nvidia`"
+    assert finding["related"][0]["line"] == 11
+
+
+def test_gl107_runc_unset_leaves_the_right_driver_to_kubelet(lint_files):
+    run = lint_files({"config.toml": NVIDIA_DEFAULT_V3.replace(
+        "    BinaryName = \"/usr/bin/nvidia-container-runtime\"\n",
+        "    BinaryName = \"/usr/bin/nvidia-container-runtime\"\n    SystemdCgroup = true\n").replace(
+        "    SystemdCgroup = true\n", "    BinaryName = \"\"\n", 2).replace(
+        "BinaryName = \"\"\n", "SystemdCgroup = true\n", 1)})
+    assert gl1(run) == [("GL107", 8, 21)]
+    finding = run.findings[0]
+    assert finding["severity"] == "warning" and finding.get("fix") is None
+    assert "`runc` leaves it unset" in finding["message"]
+
+
+KUBEADM = ("apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n---\n"
+           "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")
+
+
+def test_gl107_every_runtime_is_judged_against_kubelets_cgroup_driver(lint_files, tmp_path):
+    # kubeadm writes cgroupDriver: systemd when the KubeletConfiguration leaves it out
+    run = lint_files({"a/config.toml": NVIDIA_DEFAULT_V3, "a/kubeadm.yaml": KUBEADM})
+    assert gl1(run) == [("GL107", 6, 3)]
+    finding = run.findings[0]
+    assert "kubelet's cgroupDriver is systemd" in finding["message"]
+    assert finding["related"][0]["path"].endswith("kubeadm.yaml")
+    shutil.rmtree(tmp_path / "a")
+    cgroupfs = lint_files({"config.toml": NVIDIA_DEFAULT_V3,
+                           "kubelet.yaml": KUBEADM.split("---\n")[1] + "cgroupDriver: cgroupfs\n"})
+    assert gl1(cgroupfs) == [("GL107", 11, 21)]
+    assert cgroupfs.findings[0]["fix"]["description"] == "set SystemdCgroup = false on `runc`"
+
+
+def test_gl107_kubelet_driver_unknown_falls_back_to_runc(lint_files):
+    # a standalone KubeletConfiguration without cgroupDriver may still be fed to kubeadm
+    run = lint_files({"config.toml": NVIDIA_DEFAULT_V3, "kubelet.yaml": KUBEADM.split("---\n")[1]})
+    assert gl1(run) == [("GL107", 6, 3)]
+    assert "kubelet" not in run.findings[0]["message"].split(":")[0]
 
 
 def test_gl107_absolute_import_does_not_reach_another_nodes_drop_in(lint_files):
@@ -181,7 +222,7 @@ def test_gl107_absolute_import_does_not_reach_another_nodes_drop_in(lint_files):
         "gpu/etc/containerd/config.toml": 'version = 2\nimports = ["conf.d/*.toml"]\n',
         "gpu/etc/containerd/conf.d/99-nvidia.toml": dropin,
     })
-    assert gl1(run) == []
+    assert "GL107" not in run.codes()
 
 
 def test_absolute_import_resolves_against_the_nodes_own_root(lint_files):
@@ -306,7 +347,9 @@ FIXES = [
      '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-legacy]\n'
      '  runtime_type = "io.containerd.runc.v2"\n'
      '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-legacy.options]\n'
-     '    BinaryName = "/usr/bin/nvidia-container-runtime.legacy"\n'),
+     '    BinaryName = "/usr/bin/nvidia-container-runtime.legacy"\n'
+     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'),
     ("gl107.toml", (), 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
      '  runtime_type = "io.containerd.runc.v2"\n'
      '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n'
@@ -323,7 +366,9 @@ FIXES = [
      '  runtime_type = "io.containerd.runc.v2"\n'
      '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
      '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'
-     '    SystemdCgroup = true  # must live in .options\n'),
+     '    SystemdCgroup = true  # must live in .options\n'
+     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'),
     ("gl110.toml", (), 'version = 2\ndisabled_plugins = ["io.containerd.internal.v1.tracing"]\n'
      '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
      '  runtime_type = "io.containerd.runc.v2"\n'

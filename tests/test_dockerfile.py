@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
 
-from conftest import FIXTURES, lint_fixture, run_gpulint
+from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint
 
 FAMILY = "GL3"
 
@@ -40,6 +41,10 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("devel/jit.Dockerfile", [("GL303", 1, 6)]),
     ("devel/good.Dockerfile", []),
     ("devel/jit-requirements.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/torch-compile.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/tritonserver.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/eol.Dockerfile", [("GL302", 1, 6), ("GL303", 1, 6)]),
+    ("devel/eol-major.Dockerfile", [("GL302", 1, 6), ("GL303", 1, 6)]),
     ("nvcc/bad.Dockerfile", [("GL304", 3, 5), ("GL304", 8, 5), ("GL304", 11, 29), ("GL304", 14, 1)]),
     ("nvcc/good.Dockerfile", []),
     ("nvcc/echo-header.Dockerfile", [("GL304", 2, 13)]),
@@ -72,6 +77,20 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("require/custom.Dockerfile", [("GL313", 3, 26)]),
     ("require/good.Dockerfile", []),
     ("require/expanded.Dockerfile", [("GL313", 5, 26)]),  # CUDA_VERSION from an ARG default
+    # images that manage GPUs or never run CUDA: no GL307 / GL313
+    ("workload/device-plugin.Dockerfile", []),
+    ("workload/packaging.Dockerfile", []),
+    ("workload/exporter.Dockerfile", []),
+    ("workload/compat-removed.Dockerfile", []),
+    ("workload/nvml-only.Dockerfile", []),
+    ("workload/app.Dockerfile", [("GL313", 3, 28)]),  # `model_exporter.py` is no exporter binary
+    ("env/repeats-base.Dockerfile", []),  # the nvidia/cuda base sets `all` already
+    ("jetson/l4t.Dockerfile", []),
+    ("jetson/cuda-layer.Dockerfile", []),
+    ("jetson/not-jetson.Dockerfile", [("GL307", 3, 28), ("GL308", 4, 32)]),
+    ("ldpath/expanded.Dockerfile", [("GL312", 5, 21), ("GL311", 7, 21)]),
+    ("ldpath/expanded-good.Dockerfile", []),
+    ("ldpath/doubling.Dockerfile", [("GL311", 34, 21)]),
 ])
 def test_findings_and_positions(relative, expected):
     assert _found(relative) == expected
@@ -136,17 +155,64 @@ def test_ld_library_path_clobber_along_a_stage_chain():
 
 
 def test_devel_severity_and_split_advice():
-    bad = _messages("devel/bad.Dockerfile", "GL303")[0]
-    assert bad["severity"] == "warning"
-    assert "nvidia/cuda:12.9.2-runtime-ubuntu24.04" in bad["message"] and "line 4" in bad["message"]
+    """A warning only where nothing in the image needs the toolkit; info where the shipped
+    stage compiles CUDA itself or the workload compiles kernels at run time."""
+    built = _messages("devel/bad.Dockerfile", "GL303")[0]
+    assert built["severity"] == "info"
+    assert "nvidia/cuda:12.9.2-runtime-ubuntu24.04" in built["message"] and "line 4" in built["message"]
     assert _messages("devel/jit.Dockerfile", "GL303")[0]["severity"] == "info"
     assert _messages("devel/jit-requirements.Dockerfile", "GL303")[0]["severity"] == "info"
-    assert "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime" in _messages("devel/plain.Dockerfile", "GL303")[0]["message"]
+    assert _messages("devel/torch-compile.Dockerfile", "GL303")[0]["severity"] == "info"
+    plain = _messages("devel/plain.Dockerfile", "GL303")[0]
+    assert plain["severity"] == "warning"
+    assert "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime" in plain["message"]
+    serving = _messages("devel/tritonserver.Dockerfile", "GL303")[0]
+    assert serving["severity"] == "warning"  # the Triton Inference Server compiles no kernels
+
+
+def test_devel_advice_names_a_supported_runtime_tag():
+    """12.4.0 is end of life: the runtime to ship on is its supported patch, 12.4.1; for
+    11.8.0 no 11.8 tag is supported, so no tag is named."""
+    (eol,) = _messages("devel/eol.Dockerfile", "GL303")
+    assert "`nvidia/cuda:12.4.1-runtime-ubuntu22.04`" in eol["message"]
+    (gone,) = _messages("devel/eol-major.Dockerfile", "GL303")
+    assert "the matching runtime image" in gone["message"]
 
 
 def test_visible_devices_is_an_error_on_non_nvidia_bases():
     assert _messages("env/bad.Dockerfile", "GL307")[0]["severity"] == "error"
     assert _messages("env/cuda-base.Dockerfile", "GL307")[0]["severity"] == "warning"
+
+
+def test_visible_devices_on_a_base_that_sets_all_recommends_void():
+    """Deleting the line would expose every GPU again: the base image sets `all`."""
+    (found,) = _messages("env/cuda-base.Dockerfile", "GL307")
+    assert "already sets `all`" in found["message"]
+    assert "`NVIDIA_VISIBLE_DEVICES=void`" in found["message"]
+
+
+@pytest.mark.parametrize("relative", ["workload/device-plugin.Dockerfile",
+                                      "workload/packaging.Dockerfile",
+                                      "workload/exporter.Dockerfile",
+                                      "workload/compat-removed.Dockerfile",
+                                      "workload/nvml-only.Dockerfile"])
+def test_images_that_never_run_cuda_get_no_driver_verdict(relative):
+    run = lint_fixture(f"dockerfile/{relative}", "--failure-threshold", "none", "--driver", "535")
+    assert [f for f in run.findings if f["code"] == "GL601"] == []
+
+
+def test_a_cuda_application_still_gets_a_driver_verdict():
+    run = lint_fixture("dockerfile/workload/app.Dockerfile", "--failure-threshold", "none",
+                       "--driver", "535")
+    assert [f["code"] for f in run.findings if f["code"] == "GL601"] == ["GL601"]
+
+
+def test_expanded_values_are_shown_beside_what_is_written():
+    (compat,) = _messages("ldpath/expanded.Dockerfile", "GL312")
+    assert "`LD_LIBRARY_PATH=${CUDA_HOME}/compat:${LD_LIBRARY_PATH}`" in compat["message"]
+    assert "(`/usr/local/cuda/compat:${LD_LIBRARY_PATH}` expanded)" in compat["message"]
+    (clobber,) = _messages("ldpath/doubling.Dockerfile", "GL311")
+    assert len(clobber["message"]) < 1000  # a runaway `ARG A=$A$A` chain stays unexpanded
 
 
 def test_second_toolkit_is_a_warning():
@@ -204,3 +270,50 @@ def test_odd_dockerfiles_do_not_crash(lint_files):
     }, "--failure-threshold", "none", "--preview")
     assert run.rc == 0, run.err
     assert "internal error" not in run.err
+
+
+def _catalog_tags() -> list[str]:
+    """Tags in every spelling users write: each catalog release with each flavor on its
+    own OS list and on common others, OS-less and release-candidate forms."""
+    import yaml
+
+    data = yaml.safe_load((ROOT / "rules" / "cuda-images.yaml").read_text())
+    common = ["ubuntu18.04", "ubuntu20.04", "ubuntu22.04", "ubuntu24.04", "centos7", "ubi9"]
+    tags = {"latest", "12.4-devel-ubuntu22.04", "12.7.0-runtime-ubuntu22.04"}
+    for row in data["versions"]:
+        version = row["version"]
+        flavors = ["base", "runtime", "devel", "cudnn-devel", "cudnn8-runtime", "tensorrt-runtime"]
+        flavors += [f"{spelling}-runtime" for spelling in row.get("cudnn") or []]
+        for flavor in flavors:
+            tags.update(f"{version}-{flavor}-{os}" for os in {*(row.get("os") or []), *common})
+        tags.update({f"{version}-base", f"{version}-devel-ubuntu20.04-rc"})
+    return sorted(tags)
+
+
+_SUGGESTED = re.compile(r"(?:Use|successor is|ship on|final stage on) `(nvidia/cuda:[^`]+)`")
+
+
+def _suggested_tags(run) -> set[str]:
+    return {m[1] for f in run.findings for m in _SUGGESTED.finditer(f["message"])}
+
+
+def test_every_suggested_tag_is_supported(tmp_path):
+    """Whatever tag a GL301/GL302/GL303 message or fix names is one the catalog calls
+    supported: never removed, end of life, or on an OS that release was not built for."""
+    written = tmp_path / "all.Dockerfile"
+    written.write_text("".join(f"FROM nvidia/cuda:{tag}\n" for tag in _catalog_tags()))
+    devel = tmp_path / "devel"
+    devel.mkdir()
+    for tag in _catalog_tags():
+        if "-devel-" in tag and not tag.endswith("-rc"):
+            (devel / f"{tag}.Dockerfile").write_text(f"FROM nvidia/cuda:{tag}\nCMD [\"serve\"]\n")
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none",
+                      "--select", "GL301,GL302,GL303", str(tmp_path))
+    suggested = _suggested_tags(run)
+    fixes = {e["content"] for f in run.findings if f.get("fix") for e in f["fix"]["edits"]}
+    assert len(suggested) > 100 and fixes and fixes <= suggested
+    check = tmp_path.parent / "suggested.Dockerfile"
+    check.write_text("".join(f"FROM {tag}\n" for tag in sorted(suggested)))
+    again = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none",
+                        "--select", "GL301,GL302", str(check))
+    assert again.findings == []

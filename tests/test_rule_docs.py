@@ -33,6 +33,12 @@ def test_codes_and_slugs_are_unique():
 
 def _run_example(tmp_path: Path, example: dict):
     write_files(tmp_path, {f["path"]: f["content"] for f in example["files"]})
+    for f in example["files"]:
+        if f.get("executable"):
+            (tmp_path / f["path"]).chmod(0o755)
+    if example.get("command") == "doctor":  # the files are a node's filesystem
+        return run_gpulint("doctor", "--isolated", "--format", "json", "--failure-threshold", "none",
+                           "--root", ".", *example.get("args", ()), cwd=tmp_path)
     return run_gpulint("--isolated", "--preview", "--format", "json", "--failure-threshold", "none",
                        *example.get("args", ()), ".", cwd=tmp_path)
 

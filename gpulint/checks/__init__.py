@@ -20,6 +20,8 @@ FAMILIES: dict[str, tuple[str, ...] | None] = {
     "compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands"),
     "compose": ("compose",),
     "commands": ("commands",),
+    "toolkit": ("nvidia-toolkit", "cdi"),
+    "node": ("node",),  # `gpulint doctor` only: node facts, not a file kind
 }
 
 

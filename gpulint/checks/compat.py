@@ -439,12 +439,13 @@ def subjects(doc: Document, ctx: Context) -> list[Subject]:
 
 def _subjects(doc: Document, ctx: Context):
     """GPU-management images (driver containers, DCGM, the container toolkit, device
-    plugins) are left out: they bring or manage the driver rather than run CUDA on it."""
-    from gpulint.dockerfile_facts import management_tool
+    plugins) and images that never call CUDA (packaging jobs, NVML-only tools) are left
+    out: they bring or manage the driver rather than run CUDA on it."""
+    from gpulint.dockerfile_facts import not_cuda_workload
 
     if doc.kind == "dockerfile":
         built = dockerfile_cuda(doc)
-        if built is not None and management_tool(doc) is None:
+        if built is not None and not_cuda_workload(doc) is None:
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host

@@ -15,8 +15,9 @@ import re
 from gpulint.fix import apply_edits
 from gpulint.model import Document, Edit, Fix, Node, Span, str_value
 from gpulint.nodeconfig import (ALL_CRI_IDS, CRI_PLUGIN_IDS, NOT_RUNTIMES, NVIDIA_BINARIES,
-                                V1_RUNTIME_TYPE, containerd_file, effective_cri, imported_docs,
-                                includes_template, node_configs, runtime_entry, runtime_tables)
+                                V1_RUNTIME_TYPE, containerd_file, effective_cri, file_majors,
+                                imported_docs, includes_template, key_matches, node_configs,
+                                kubelet_cgroup_driver, read_key, runtime_entry, runtime_tables)
 from gpulint.parse.errors import ParseError
 from gpulint.registry import check, finding, related
 from gpulint.template import is_placeholder
@@ -162,8 +163,13 @@ def default_runtime_undefined(ctx):
             continue
         doc, table = found
         name_node = table.get("containerd", "default_runtime_name")
-        name = str_value(name_node)
-        if name is None or _unknown(name) or node.defines(name) or node.default_runtime != name:
+        name = str_value(name_node) if name_node is not None else "runc"
+        if name is None or _unknown(name) or node.default_runtime != name:
+            continue
+        if name == "runc":
+            yield from _runc_not_built_in(ctx, node, doc, table, name_node)
+            continue
+        if node.defines(name):
             continue
         yield finding(doc, "GL101", name_node.span,
                       f"default_runtime_name = \"{name}\" names no runtime in `containerd.runtimes` "
@@ -172,6 +178,39 @@ def default_runtime_undefined(ctx):
                       f"`default_runtime_name = \"{name}\"`) and kubelet reports `unknown service "
                       f"runtime.v1.RuntimeService`{_hint(ctx, node, doc, name)}",
                       related=_elsewhere(ctx, node, name))
+
+
+def _runc_not_built_in(ctx, node, doc: Document, table: Node, name_node: Node | None):
+    """containerd 1.x decodes the CRI table with go-toml v1, which replaces the default
+    runtime map (holding `runc`) with the `containerd.runtimes` table a file writes;
+    2.x (go-toml v2) adds to it."""
+    written = runtime_tables(table)
+    # a drop-in that no linted file imports is judged with the config that imports it
+    if not written or _is_drop_in(node.doc) or _cri_disabled(node.doc) or "runc" in node.runtimes or any(map(includes_template, node.docs)) \
+            or any(_unknown(n) for n, _ in written) or 1 not in file_majors(doc, ctx.settings):
+        return
+    where = name_node.span if name_node is not None else written[0][1].anchor
+    said = ('default_runtime_name = "runc"' if name_node is not None
+            else "no default_runtime_name, so the default runtime is `runc`")
+    names = ", ".join(f"`{n}`" for n, _ in written)
+    lost = ""
+    if doc is not node.doc:
+        lost = (f"; {doc.path} is loaded after {node.doc.path} and, before containerd 2.1, "
+                f"replaces its whole CRI plugin table, `runc` and the default included")
+    yield finding(doc, "GL101", where,
+                  f"{said}, but the runtimes written here ({names}) include no `runc`: containerd "
+                  f"1.6/1.7 replace their built-in runtimes with the runtimes a config writes, so the "
+                  f"CRI plugin fails validation (no corresponding runtime configured in "
+                  f"`containerd.runtimes` for `containerd` `default_runtime_name = \"runc\"`) and "
+                  f"kubelet reports `unknown service runtime.v1.RuntimeService` (containerd 2.x keeps "
+                  f"its built-in `runc`){lost}; define a `runc` runtime or set default_runtime_name "
+                  f"to one of these")
+
+
+def _cri_disabled(doc: Document) -> bool:
+    disabled = doc.tree.get("disabled_plugins")
+    return disabled is not None and disabled.is_seq and any(
+        str_value(item) in ALL_CRI_IDS for item in disabled.value)
 
 
 def _folder(doc: Document) -> str:
@@ -368,7 +407,7 @@ def runtime_type_missing(doc, ctx):
 
 @check("GL105", kinds=("containerd",))
 def runtime_type_deprecated(doc, ctx):
-    version = containerd_file(doc).version
+    majors = file_majors(doc, ctx.settings)
     for _, name, node in _runtimes(doc):
         value = node.get("runtime_type")
         runtime_type = str_value(value)
@@ -379,13 +418,21 @@ def runtime_type_deprecated(doc, ctx):
         if runtime_type == V1_RUNTIME_TYPE and "/" in (str_value(runtime) or "") \
                 and node.get("options", "BinaryName") is None:
             edits.append(_replace(doc, runtime.key_span, "BinaryName"))
-        later = version is None or version >= 3
+        # the v1 shim runs options.Runtime, or plain runc: it does not know BinaryName
+        binary_lost = runtime_type == V1_RUNTIME_TYPE and runtime is None \
+            and str_value(read_key(node.get("options"), "BinaryName", majors))
+        if binary_lost:
+            on_1x = (f"; on containerd 1.x the `{V1_RUNTIME_TYPE}` shim ignores options.BinaryName "
+                     f"and runs plain runc, so `{name}` is not the runtime it names")
+        elif majors == (2,):
+            on_1x = ""
+        else:
+            on_1x = " (this file still works on containerd 1.x)"
         yield finding(doc, "GL105", value.span,
                       f"runtime `{name}` uses runtime_type `{runtime_type}`, deprecated since containerd "
-                      f"1.4 and removed in 2.0: containerd 2.x cannot start containers with it"
-                      + ("" if later else " (this file still works on containerd 1.x)")
-                      + f"; use `{RUNC_V2}`",
-                      severity="error" if later else "warning",
+                      f"1.4 and removed in 2.0: containerd 2.x cannot start containers with it{on_1x}; "
+                      f"use `{RUNC_V2}`",
+                      severity="error" if binary_lost or majors == (2,) else "warning",
                       fix=_fix(doc, f"use runtime_type `{RUNC_V2}`", edits,
                                safe=runtime_type == "io.containerd.runc.v1"))
 
@@ -395,7 +442,7 @@ def _binary_typo(node: Node) -> bool:
     keys = list(node.value) + list(node.get("options").value if node.get("options") is not None
                                    and node.get("options").is_map else ())
     return any(k != "BinaryName" and _suggest(k, RUNC_OPTIONS) == "BinaryName" for k in keys) \
-        or node.get("BinaryName") is not None
+        or node.get("BinaryName") is not None or _options_misspelt(node)
 
 
 @check("GL106", kinds=("containerd",))
@@ -427,6 +474,12 @@ def _binary_findings(doc: Document, name: str, value: Node, binary: str):
                       fix=_fix(doc, f"use `{new}`", [_replace(doc, value.span, _quoted(doc, value, new))],
                                safe=False))
         return
+    if not binary.strip():
+        yield finding(doc, "GL106", value.span,
+                      f"BinaryName of `{name}` is empty, so the runc shim runs plain `runc` and "
+                      f"containers that select it get no GPUs; set it to the absolute path of "
+                      f"nvidia-container-runtime")
+        return
     if not binary.startswith("/"):
         if "/" in binary:
             yield finding(doc, "GL106", value.span,
@@ -449,8 +502,8 @@ def _binary_findings(doc: Document, name: str, value: Node, binary: str):
 
 
 def _systemd(node: Node) -> Node | None:
-    options = node.get("options")
-    return options.get("SystemdCgroup") if options is not None and options.is_map else None
+    """A runtime's options.SystemdCgroup as containerd 1.x and 2.x both read it."""
+    return read_key(node.get("options"), "SystemdCgroup", (1, 2))
 
 
 def _systemd_value(node: Node) -> bool | None:
@@ -458,6 +511,20 @@ def _systemd_value(node: Node) -> bool | None:
     value = _systemd(node)
     have = value.value if value is not None else False
     return have if isinstance(have, bool) else None
+
+
+def _systemd_unclear(node: Node) -> bool:
+    """Whether the runtime's SystemdCgroup is in a key or table that some containerd
+    version ignores (GL108 reports it, with what that costs)."""
+    options = node.get("options")
+    misplaced = any(_suggest(k, RUNC_OPTIONS) == "SystemdCgroup" for k in node.value)
+    return misplaced or _options_misspelt(node) or any(
+        _suggest(k, RUNC_OPTIONS) == "SystemdCgroup" and not key_matches(k, "SystemdCgroup", 1)
+        for k, _ in (options.items() if options is not None else ()))
+
+
+def _options_misspelt(node: Node) -> bool:
+    return any(k != "options" and _suggest(k, RUNTIME_FIELDS) == "options" for k in node.value)
 
 
 def _node_of(doc: Document, ctx):
@@ -502,11 +569,18 @@ def _systemd_anchor(runtime: Node) -> Span:
 
 @check("GL107", kinds=("containerd",))
 def systemd_cgroup_mismatch(doc, ctx):
+    kubelet = kubelet_cgroup_driver(ctx)
     for plugin_id, name, node in _runtimes(doc):
+        if _systemd_unclear(node) or _unknown(getattr(_systemd(node), "value", None)):
+            continue
+        if kubelet is not None:
+            if _runc_like(node):
+                yield from _against_kubelet(doc, name, node, kubelet)
+            continue
         if name == "runc" or not runtime_entry(name, doc, node).is_nvidia:
             continue
         found = _runc_for(doc, ctx, plugin_id)
-        if found is None:
+        if found is None or _systemd_unclear(found[1]):
             continue
         runc_doc, runc = found
         want, have = _systemd_value(runc), _systemd_value(node)
@@ -516,17 +590,52 @@ def systemd_cgroup_mismatch(doc, ctx):
         if want is None or have is None or want == have:
             continue
         node_config = _node_of(doc, ctx)
-        if node_config is not None and node_config.default_runtime == name:
-            yield _runc_differs_from_default(doc, name, node, runc_doc, runc)
-            continue
-        yield finding(doc, "GL107", _systemd_anchor(node),
-                      f"NVIDIA runtime `{name}` has SystemdCgroup = {_shown(have, _systemd(node))} but "
-                      f"`runc` has {_shown(want, _systemd(runc))}: all runc-based runtimes must use the "
-                      f"node's one cgroup driver, or the containers of one of them get killed seconds "
-                      f"after start or lose their GPUs; give both the same value",
-                      fix=_fix(doc, f"set SystemdCgroup = {str(want).lower()} on `{name}`",
-                               [_set_systemd(doc, node, want)], safe=_systemd(runc) is not None),
-                      related=[related(runc_doc, _systemd_anchor(runc), "runc's setting")])
+        default = node_config is not None and node_config.default_runtime == name
+        yield _differs_from_runc(doc, name, node, runc_doc, runc, default)
+
+
+def _against_kubelet(doc: Document, name: str, node: Node, kubelet):
+    want, have = kubelet.driver == "systemd", _systemd_value(node)
+    if have is None or want == have:
+        return
+    where = f"{kubelet.doc.path}:{kubelet.node.span.line}"
+    yield finding(doc, "GL107", _systemd_anchor(node),
+                  f"runtime `{name}` has SystemdCgroup = {_shown(have, _systemd(node))} but kubelet's "
+                  f"cgroupDriver is {kubelet.driver} ({where}): its containers get cgroup paths kubelet "
+                  f"does not manage and are killed seconds after start or lose their GPUs; set "
+                  f"SystemdCgroup = {str(want).lower()}",
+                  fix=_fix(doc, f"set SystemdCgroup = {str(want).lower()} on `{name}`",
+                           [_set_systemd(doc, node, want)]),
+                  related=[related(kubelet.doc, kubelet.node, "kubelet's cgroup driver")])
+
+
+def _differs_from_runc(doc: Document, name: str, node: Node, runc_doc: Document, runc: Node,
+                       default: bool):
+    """The NVIDIA runtime is the one to align with runc (what nvidia-ctk and k3s do: copy
+    runc's options). When runc leaves the value unset, which of the two matches kubelet
+    is not known here."""
+    want, have = _systemd_value(runc), _systemd_value(node)
+    explicit = _systemd(runc) is not None
+    also = (f" (`{name}` is the default runtime, so most pods are affected, and where kubelet "
+            f"takes its cgroup driver from containerd, 2.x with KEP-4033, it follows `{name}`)"
+            if default else "")
+    if not explicit:
+        return finding(doc, "GL107", _systemd_anchor(node),
+                       f"NVIDIA runtime `{name}` has SystemdCgroup = {_shown(have, _systemd(node))} but "
+                       f"`runc` leaves it unset (false): the two use different cgroup drivers, and the "
+                       f"pods of the one that differs from kubelet's cgroupDriver (kubeadm's default is "
+                       f"systemd) are killed seconds after start; give both kubelet's value (lint the "
+                       f"KubeletConfiguration with this config to have each runtime judged against it)",
+                       severity="warning",
+                       related=[related(runc_doc, _systemd_anchor(runc), "runc's table")])
+    return finding(doc, "GL107", _systemd_anchor(node),
+                   f"NVIDIA runtime `{name}` has SystemdCgroup = {_shown(have, _systemd(node))} but "
+                   f"`runc` has {_shown(want, _systemd(runc))}: all runc-based runtimes must use the "
+                   f"node's one cgroup driver, or the containers of one of them get killed seconds "
+                   f"after start or lose their GPUs{also}; copy runc's value into `{name}`",
+                   fix=_fix(doc, f"set SystemdCgroup = {str(want).lower()} on `{name}`",
+                            [_set_systemd(doc, node, want)]),
+                   related=[related(runc_doc, _systemd_anchor(runc), "runc's setting")])
 
 
 def _runc_from_template(doc: Document, name: str, node: Node, have: bool, runc_doc: Document,
@@ -546,37 +655,88 @@ def _runc_from_template(doc: Document, name: str, node: Node, have: bool, runc_d
                    related=[related(runc_doc, _systemd_anchor(runc), "runc's setting")])
 
 
-def _runc_differs_from_default(doc: Document, name: str, node: Node, runc_doc: Document, runc: Node):
-    """When the NVIDIA runtime is the default, the node's cgroup driver follows it (kubelet
-    takes the driver from the default runtime), so `runc` is the one out of line."""
-    want, have = _systemd_value(node), _systemd_value(runc)
-    return finding(runc_doc, "GL107", _systemd_anchor(runc),
-                   f"`runc` has SystemdCgroup = {_shown(have, _systemd(runc))} but the default runtime "
-                   f"`{name}` has {_shown(want, _systemd(node))}: the node's pods follow the default "
-                   f"runtime's cgroup driver, so pods that select `runc` run under the other one and get "
-                   f"killed seconds after start; give `runc` the same value",
-                   severity="warning",
-                   fix=_fix(runc_doc, f"set SystemdCgroup = {str(want).lower()} on `runc`",
-                            [_set_systemd(runc_doc, runc, want)], safe=_systemd(node) is not None),
-                   related=[related(doc, _systemd_anchor(node), f"`{name}`'s setting")])
-
-
 @check("GL108", kinds=("containerd",))
 def key_misplaced_or_misspelled(doc, ctx):
+    majors = file_majors(doc, ctx.settings)
     for plugin_id, table in containerd_file(doc).cri_tables():
-        legacy = table.get("systemd_cgroup")
-        if legacy is not None and legacy.value is True:
-            yield finding(doc, "GL108", legacy.anchor,
-                          "CRI-level `systemd_cgroup = true` only works with the removed "
-                          f"`{V1_RUNTIME_TYPE}` runtime: containerd 1.7 refuses it for runc.v2 runtimes "
-                          "and 2.x ignores it; set `SystemdCgroup = true` under each runtime's `.options`")
+        yield from _legacy_systemd_cgroup(doc, table, majors)
+        yield from _cri_keys(doc, table, majors)
     for _, name, node in _runtimes(doc):
-        if not _runc_like(node) and not runtime_entry(name, doc, node).is_nvidia:
+        entry = runtime_entry(name, doc, node)
+        if not _runc_like(node) and not entry.is_nvidia:
             continue
-        yield from _runtime_keys(doc, name, node)
-        options = node.get("options")
+        yield from _runtime_keys(doc, name, node, entry.is_nvidia, majors)
+        options = read_key(node, "options", majors) or node.get("options")
         if options is not None and options.is_map:
-            yield from _option_keys(doc, name, node, options)
+            yield from _option_keys(doc, name, node, options, entry.is_nvidia, majors)
+
+
+def _legacy_systemd_cgroup(doc: Document, table: Node, majors: tuple[int, ...]):
+    """CRI-level `systemd_cgroup = true`: containerd 1.x accepts it only when the default
+    runtime is the v1 shim and otherwise fails the CRI plugin; 2.x has no such key."""
+    legacy = table.get("systemd_cgroup")
+    if legacy is None or legacy.value is not True:
+        return
+    default = str_value(table.get("containerd", "default_runtime_name")) or "runc"
+    default_type = str_value(table.get("containerd", "runtimes", default, "runtime_type")) or RUNC_V2
+    if 1 in majors and default_type != V1_RUNTIME_TYPE:
+        yield finding(doc, "GL108", legacy.anchor,
+                      f"CRI-level `systemd_cgroup = true` only works when the default runtime uses the "
+                      f"removed `{V1_RUNTIME_TYPE}` shim: containerd 1.6/1.7 fail the CRI plugin "
+                      f"(`systemd_cgroup` only works for runtime {V1_RUNTIME_TYPE}), so kubelet reports "
+                      f"`unknown service runtime.v1.RuntimeService`, and 2.x ignores the key; set "
+                      f"`SystemdCgroup = true` under each runtime's `.options`", severity="error")
+        return
+    yield finding(doc, "GL108", legacy.anchor,
+                  f"CRI-level `systemd_cgroup = true` is a setting of the removed `{V1_RUNTIME_TYPE}` "
+                  f"shim that containerd 2.x ignores; set `SystemdCgroup = true` under each runtime's "
+                  f"`.options`")
+
+
+def _readers(key: str, field: str, majors: tuple[int, ...]) -> list[int]:
+    return [m for m in majors if key_matches(key, field, m)]
+
+
+def _ignored_by(key: str, field: str, majors: tuple[int, ...]) -> tuple[str, str]:
+    """How containerd treats a variant `key` of `field`, and where that matters."""
+    if _readers(key, field, majors) == [2]:
+        return (f"containerd 2.x reads `{key}` (it ignores case) but 1.6/1.7 ignore it (their decoder "
+                f"tries only `{field}`, all lower or upper case, and a lower first letter)", " on 1.6/1.7")
+    return "containerd ignores it", ""
+
+
+# keys of a CRI plugin table that belong one level down, in `.containerd`
+CONTAINERD_LEVEL = ("runtimes", "default_runtime_name")
+CONTAINERD_FIELDS = ("snapshotter", "default_runtime_name", "no_pivot", "disable_snapshot_annotations",
+                     "discard_unpacked_layers", "runtimes", "default_runtime", "untrusted_workload_runtime",
+                     "ignore_blockio_not_enabled_errors", "ignore_rdt_not_enabled_errors")
+
+
+def _cri_keys(doc: Document, table: Node, majors: tuple[int, ...]):
+    """Runtimes and the default written where containerd does not look for them."""
+    for key in CONTAINERD_LEVEL:
+        child = table.get(key)
+        if child is not None and (child.is_map or key != "runtimes"):
+            what = "runtimes" if key == "runtimes" else "the default runtime"
+            yield finding(doc, "GL108", child.anchor,
+                          f"`{key}` sits directly in the CRI plugin table, but containerd reads it from "
+                          f"its `containerd` sub-table, so {what} written here " +
+                          ("do not exist" if key == "runtimes" else "is ignored and stays `runc`")
+                          + f"; move it under `.containerd`", severity="error")
+    containerd = table.get("containerd")
+    for key, child in containerd.items() if containerd is not None else ():
+        if key in CONTAINERD_FIELDS:
+            continue
+        field = _suggest(key, CONTAINERD_LEVEL)
+        if field is None or (field != "runtimes" and containerd.get(field) is not None) \
+                or len(_readers(key, field, majors)) == len(majors):
+            continue
+        why, scope = _ignored_by(key, field, majors)
+        yield finding(doc, "GL108", child.anchor,
+                      f"`containerd.{key}` is not `containerd.{field}`: {why}, so "
+                      + ("the runtimes written under it do not exist" if field == "runtimes"
+                         else "the default runtime stays `runc`") + f"{scope}; write `{field}`",
+                      severity="error")
 
 
 def _claims(table: Node | None, option: str, known: tuple[str, ...]) -> int:
@@ -586,7 +746,17 @@ def _claims(table: Node | None, option: str, known: tuple[str, ...]) -> int:
     return sum(1 for key in table.value if key == option or _suggest(key, known) == option)
 
 
-def _runtime_keys(doc: Document, name: str, node: Node):
+def _lost(option: str, name: str, nvidia: bool) -> tuple[str, str]:
+    """What an ignored runc option costs, and the severity: an NVIDIA handler without its
+    BinaryName is plain runc."""
+    if option == "BinaryName" and nvidia:
+        return f"`{name}` runs plain runc and its pods get no GPUs", "error"
+    if option == "SystemdCgroup":
+        return f"`{name}` keeps the cgroupfs driver", "warning"
+    return "the option has no effect", "warning"
+
+
+def _runtime_keys(doc: Document, name: str, node: Node, nvidia: bool, majors: tuple[int, ...]):
     options = node.get("options")
     for key, child in node.items():
         if key in RUNTIME_FIELDS:
@@ -600,35 +770,48 @@ def _runtime_keys(doc: Document, name: str, node: Node):
                 line = doc.line_text(child.span.line)[child.span.column - 1:].rstrip()  # value and comment
                 move = _fix(doc, f"move {key} under `{name}.options`",
                             [_delete_line(doc, child), _insert_key(doc, options, f"{option} = {line}")])
+            cost, severity = _lost(option, name, nvidia)
             yield finding(doc, "GL108", child.anchor,
                           f"`{key}` is a runc option but sits on runtime `{name}` itself; containerd only "
-                          f"reads it from `{name}.options`, so it is ignored", fix=move)
+                          f"reads it from `{name}.options`, so it is ignored and {cost}",
+                          severity=severity, fix=move)
             continue
         field = _suggest(key, RUNTIME_FIELDS)
-        if field is not None and node.get(field) is None:
-            rename = None
-            if _claims(node, field, RUNTIME_FIELDS) == 1:
-                rename = _fix(doc, f"rename `{key}` to `{field}`", [_replace(doc, child.key_span, field)])
-            yield finding(doc, "GL108", child.anchor,
-                          f"unknown key `{key}` in runtime `{name}` is ignored; did you mean `{field}`?",
-                          fix=rename)
+        if field is None or node.get(field) is not None or len(_readers(key, field, majors)) == len(majors):
+            continue
+        rename = None
+        if _claims(node, field, RUNTIME_FIELDS) == 1:
+            rename = _fix(doc, f"rename `{key}` to `{field}`", [_replace(doc, child.key_span, field)])
+        severity = None
+        if field == "options" and nvidia and any(_suggest(k, RUNC_OPTIONS) == "BinaryName"
+                                                 for k, _ in child.items()):
+            severity = "error"  # the handler's BinaryName is in it
+        why, _ = _ignored_by(key, field, majors)
+        yield finding(doc, "GL108", child.anchor,
+                      f"unknown key `{key}` in runtime `{name}`: {why}; did you mean `{field}`?",
+                      severity=severity, fix=rename)
 
 
-def _option_keys(doc: Document, name: str, node: Node, options: Node):
+def _option_keys(doc: Document, name: str, node: Node, options: Node, nvidia: bool,
+                 majors: tuple[int, ...]):
     known = V1_OPTIONS if str_value(node.get("runtime_type")) == V1_RUNTIME_TYPE else RUNC_OPTIONS
     for key, child in options.items():
         if key in known:
             continue
         option = _suggest(key, known)
-        if option is None or options.get(option) is not None:
+        if option is None or options.get(option) is not None \
+                or len(_readers(key, option, majors)) == len(majors):
             continue
         rename = None
         # renamed only when no other key (here or misplaced on the runtime table) claims the option
         if _claims(options, option, known) == 1 and _claims(node, option, known) == 0:
             rename = _fix(doc, f"rename `{key}` to `{option}`", [_replace(doc, child.key_span, option)])
+        cost, severity = _lost(option, name, nvidia)
+        why, scope = _ignored_by(key, option, majors)
+        advice = f"write `{option}`" if scope else f"did you mean `{option}`?"
         yield finding(doc, "GL108", child.anchor,
-                      f"unknown option `{key}` in `{name}.options` is ignored (runc options are "
-                      f"case-sensitive); did you mean `{option}`?", fix=rename)
+                      f"option `{key}` in `{name}.options`: {why}, so {cost}{scope}; {advice}",
+                      severity=severity, fix=rename)
 
 
 @check("GL112", kinds=("containerd",))
@@ -790,3 +973,151 @@ def generated_file_edited(doc, ctx):
                           f"changes here vanish; put them in {template} next to it (start it with "
                           f"`{{{{ template \"base\" . }}}}`)")
             return
+
+
+# --- GL115 - GL118: what containerd refuses or never reads --------------------------
+
+# plugin IDs a CRI table is meant to have; other IDs are not judged
+CRI_LIKE_IDS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images")
+
+
+@check("GL115", kinds=("containerd",))
+def plugin_id_invalid(doc, ctx):
+    info = containerd_file(doc)
+    if info.plugins is None or info.version is None or doc.templated:
+        return
+    majors = file_majors(doc, ctx.settings)
+    cri_runtimes = {pid for pid, table in info.cri_tables() if _cri_items(table)}
+    for key, table in info.plugins.items():
+        if key in ALL_CRI_IDS + CRI_LIKE_IDS:
+            continue
+        meant = _meant_plugin(key, table)
+        holds = table.is_map and (_cri_items(table) or table.get("containerd") is not None)
+        if info.version >= 2 and len(key.split(".")) < 4 and key not in cri_runtimes and 1 in majors:
+            unquoted = f" (an unquoted `plugins.{meant}` splits at every dot)" if "." not in key and meant \
+                else ""
+            yield finding(doc, "GL115", table.anchor,
+                          f"plugin key `{key}`{unquoted} is no plugin ID: containerd 1.6/1.7 refuse to "
+                          f"start (`invalid plugin key URI \"{key}\" expect io.containerd.x.vx`) and 2.x "
+                          f"ignores the table" + (f"; write `plugins.\"{meant}\"`" if meant else ""),
+                          severity="error")
+        elif meant and meant != key and len(key.split(".")) >= 4:
+            yield finding(doc, "GL115", table.anchor,
+                          f"no containerd plugin has the ID `{key}`, so the whole table is ignored"
+                          + (" and the runtimes in it do not exist" if holds else "")
+                          + f"; did you mean `{meant}`? (plugin IDs are case-sensitive)",
+                          severity="error" if holds else "warning")
+
+
+def _meant_plugin(key: str, table: Node) -> str | None:
+    """The CRI plugin ID that `key` was meant to be: a spelling variant, or the ID an
+    unquoted header spreads over nested tables (`plugins.io.containerd.grpc.v1.cri`)."""
+    if "." not in key and table.is_map:
+        parts, node = [key], table
+        while node.is_map and len(node.value) == 1 and len(parts) < 5:
+            child_key, node = next(iter(node.items()))
+            parts.append(child_key)
+        joined = ".".join(parts)
+        return next((pid for pid in CRI_LIKE_IDS if joined == pid), None)
+    return _suggest(key, CRI_LIKE_IDS)
+
+
+@check("GL116", kinds=("containerd",))
+def import_missing(doc, ctx):
+    from pathlib import Path
+
+    if doc.templated or not Path(doc.abspath).is_file():
+        return
+    for entry in containerd_file(doc).imports():
+        path = entry.value
+        if "*" in path or _unknown(path) or "$" in path:
+            continue  # containerd skips a glob that matches nothing
+        places = _import_places(doc, path)
+        folders = [p for p in places if p.parent.is_dir()]
+        if not folders or any(p.exists() for p in places):
+            continue
+        yield finding(doc, "GL116", entry.span,
+                      f"imports names `{path}`, which does not exist in {folders[0].parent}: containerd "
+                      f"does not start (`failed to load TOML: {path}: open {path}: no such file or "
+                      f"directory`); fix the name, or import a glob (`*.toml`), which may match nothing")
+
+
+def _import_places(doc: Document, path: str):
+    """Where an import entry may sit in the linted tree: beside the importer for a relative
+    path; for an absolute one the path itself and under the folder the importer's own
+    location places at `/` (`nodes/gpu/etc/containerd/config.toml` for /etc/containerd)."""
+    from pathlib import Path
+
+    folder = Path(doc.abspath).parent
+    if not path.startswith("/"):
+        return [folder / path]
+    wanted = [p for p in path.split("/") if p]
+    parts = list(folder.parts)
+    places = [Path(path)]
+    for size in range(1, len(wanted)):
+        if [p for p in parts[-size:]] == wanted[:size]:
+            places.append(Path(*parts[:-size], *wanted))
+    return places
+
+
+RUNC_TYPES = ("io.containerd.runc.v1", RUNC_V2)
+
+
+@check("GL117", kinds=("containerd",))
+def runtime_type_unknown(doc, ctx):
+    for _, name, node in _runtimes(doc):
+        value = node.get("runtime_type")
+        runtime_type = str_value(value)
+        if not runtime_type or _unknown(runtime_type) or runtime_type in RUNC_TYPES \
+                or not runtime_type.lower().startswith("io.containerd.runc"):
+            continue
+        shim = "containerd-shim-" + "-".join(runtime_type.split(".")[2:])
+        yield finding(doc, "GL117", value.span,
+                      f"runtime `{name}` has runtime_type `{runtime_type}`, a runc shim that does not "
+                      f"exist: every pod that selects it fails (`binary not installed \"{shim}\"`); "
+                      f"use `{RUNC_V2}`",
+                      fix=_fix(doc, f"use runtime_type `{RUNC_V2}`",
+                               [_replace(doc, value.span, _quoted(doc, value, RUNC_V2))]))
+
+
+# the runc shim's option types (containerd's runc options.proto)
+OPTION_TYPES = {"SystemdCgroup": bool, "NoPivotRoot": bool, "NoNewKeyring": bool,
+                "IoUid": int, "IoGid": int, "TaskApiVersion": int,
+                **{k: str for k in ("BinaryName", "Root", "CriuPath", "CriuImagePath", "CriuWorkPath",
+                                    "ShimCgroup", "TaskApiAddress")}}
+TOML_TYPE = {bool: "a boolean", int: "an integer", str: "a string"}
+
+
+@check("GL118", kinds=("containerd",))
+def runtime_option_type(doc, ctx):
+    for _, name, node in _runtimes(doc):
+        options = node.get("options")
+        if not _runc_like(node) or options is None or not options.is_map:
+            continue
+        for key, child in options.items():
+            wanted = OPTION_TYPES.get(key)
+            value = child.value
+            if wanted is None or not child.is_scalar or _unknown(value) \
+                    or (isinstance(value, wanted) and not (wanted is int and isinstance(value, bool))):
+                continue
+            text = doc.text[slice(*doc.index.offsets(child.span))]
+            literal = str(value).strip().lower() if isinstance(value, str) else None
+            fix = None
+            if wanted is bool and literal in ("true", "false"):
+                fix = _fix(doc, f"write {key} = {literal}", [_replace(doc, child.span, literal)])
+            elif wanted is int and literal is not None and literal.isdigit():
+                fix = _fix(doc, f"write {key} = {literal}", [_replace(doc, child.span, literal)])
+            yield finding(doc, "GL118", child.span,
+                          f"`{key} = {text}` in `{name}.options` is {_kind_of(value)}, but the runc shim "
+                          f"wants {TOML_TYPE[wanted]}: every pod that selects `{name}` fails (`failed to "
+                          f"generate runtime options: Can't convert ...`)", fix=fix)
+
+
+def _kind_of(value) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, str):
+        return "a string"
+    return "a " + type(value).__name__

@@ -11,8 +11,8 @@ import re
 
 from gpulint.dockerfile_facts import (
     REQUIRE_CUDA, Hit, StageFacts, command_name, cuda_builds, cuda_variant, driver_container,
-    env_values, facts, first_mention, installs_toolkit, is_nvidia_image, locate, management_tool,
-    plain_image, stage_cuda,
+    env_values, facts, first_mention, installs_toolkit, is_nvidia_image, jetson_image, locate,
+    not_cuda_workload, plain_image, stage_cuda,
 )
 from gpulint.containers import selects_gpus
 from gpulint.model import Document, Edit, Fix, Span
@@ -104,41 +104,49 @@ def _placeholder(doc: Document, written: str, ref) -> bool:
 
 # ---------------------------------------------------------------- GL303 devel final stage
 
-# Applications that compile CUDA kernels at run time and so need nvcc in the image
-_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed)\b", re.I)
+# Applications that compile CUDA kernels at run time and so may need the toolkit in the
+# image: DeepSpeed ops, vLLM/SGLang/FlashInfer kernels, DeepGEMM, OpenAI Triton (not the
+# Triton Inference Server), torch.compile, flash-attn source builds.
+_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|"
+                        r"torch\.compile|TORCHINDUCTOR_\w+|"
+                        r"triton(?![-_.]?(?:inference|server|client|sdk)))\b", re.I)
 # where they show: installed or started, or their requirements copied in
-_JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD")
+_JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD", "ENV")
 
 
 @check("GL303", kinds=KINDS)
 def devel_final_stage(doc: Document, ctx: Context):
     final = facts(doc).final
     image = final.cuda_image if final is not None else None
-    runtime = cuda_variant(image, "runtime") if image is not None and image.is_devel else None
-    if runtime is None:
+    if image is None or not image.is_devel:
         return
+    runtime = cuda_variant(image, "runtime")
+    if runtime is None and not (image.family == "nvidia-cuda" and image.os):
+        return  # NGC frameworks and OS-less tags have no runtime counterpart to name
     jit = first_mention(final.chain, _JIT_EVIDENCE, _JIT_USERS)
     builds = [h for sf in final.family for h in cuda_builds(sf)]
     where = final.stage.image_span
     shown = image.ref.raw
+    target = f"`{runtime}`" if runtime else "the matching runtime image"
     if jit is not None:
         yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}`; "
-                      f"`{jit.text}` compiles CUDA kernels at run time and needs nvcc, so this may "
-                      f"be deliberate (otherwise `{runtime}` is the same CUDA without the toolchain)",
+                      f"`{jit.text}` compiles CUDA kernels at run time and may need the toolkit, "
+                      f"so this may be deliberate (otherwise {target} is the same CUDA without "
+                      f"the toolchain)",
                       severity="info", related=[related(doc, _where(doc, jit), "used here")])
     elif builds:
         line = builds[0].instruction.line
         yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}` "
-                      f"and compiles CUDA code in it (line {line}); split the build: compile in a "
-                      f"`{shown}` stage and `COPY --from` the result into a final stage on "
-                      f"`{runtime}` (same CUDA and OS, without compiler, headers and static "
-                      f"libraries, roughly half the size)",
+                      f"and compiles CUDA code in it (line {line}); to ship less, split the build: "
+                      f"compile in a devel stage and `COPY --from` the result into a final stage "
+                      f"on {target} (without compiler, headers and static libraries, roughly half "
+                      f"the size)", severity="info",
                       related=[related(doc, _where(doc, builds[0]), "CUDA code compiled here")])
     else:
         yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}`: "
                       f"the CUDA compiler, headers and static libraries roughly double the image "
                       f"and are only needed to build; unless the application compiles CUDA at run "
-                      f"time, ship on `{runtime}`")
+                      f"time, ship on {target}")
 
 
 # ---------------------------------------------------------------- GL304 nvcc without devel
@@ -268,7 +276,18 @@ def visible_devices_baked(doc: Document, ctx: Context):
     env = final.env.get("NVIDIA_VISIBLE_DEVICES") if final is not None else None
     if env is None or not selects_gpus(env.value):
         return
-    if _builds_cuda_base(final) or management_tool(doc) is not None:
+    if _builds_cuda_base(final) or not_cuda_workload(doc) is not None or jetson_image(doc) is not None:
+        return
+    image = final.cuda_image
+    if image is not None and image.sets_visible_devices:
+        if env.value.strip() != "all":  # `all` repeats what the base image sets: nothing changes
+            yield finding(doc, "GL307", env.span,
+                          f"`NVIDIA_VISIBLE_DEVICES={env.value}` is baked into the shipped image: "
+                          f"wherever the NVIDIA runtime is the default (or `runtimeClassName: "
+                          f"nvidia`), every container of it gets these GPUs, even pods that "
+                          f"requested none. The base `{final.image}` already sets `all`, so "
+                          f"deleting the line exposes every GPU; set `NVIDIA_VISIBLE_DEVICES=void` "
+                          f"instead (`--gpus` and the device plugin still set it at run time)")
         return
     foreign = final.known and not final.scratch and not is_nvidia_image(final.image)
     base = f" on the non-NVIDIA base `{final.image}` (likely copied from a CUDA Dockerfile)" \
@@ -324,8 +343,8 @@ def _uses(stages: list[StageFacts], pattern: re.Pattern) -> Hit | None:
 @check("GL308", kinds=KINDS)
 def driver_capabilities(doc: Document, ctx: Context):
     final = facts(doc).final
-    if final is None or final.scratch:
-        return
+    if final is None or final.scratch or jetson_image(doc) is not None:
+        return  # on Jetson the runtime mounts what its CSV lists name, whatever the capabilities
     env = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
     capabilities = _capabilities(env.value) if env is not None else _DEFAULT_CAPABILITIES
     if "all" in capabilities:
@@ -451,10 +470,18 @@ _SELF = re.compile(r"\$\{?LD_LIBRARY_PATH\b")
 _COMPAT = re.compile(r"/usr/local/cuda(-[\d.]+)?/compat(/lib)?/?")
 
 
-def _env_assignments(doc: Document, sf: StageFacts, name: str):
-    for ins in sf.stage.instructions:
-        if ins.keyword == "ENV":
-            yield from (e for e in env_values(doc, ins) if e.name == name)
+def _env_assignments(sf: StageFacts, name: str):
+    """The stage's own assignments of `name`, values expanded with the ARGs and ENV set
+    before them (`${CUDA_HOME}/compat` -> `/usr/local/cuda/compat`)."""
+    return (e for e in sf.assignments if e.name == name)
+
+
+def _shown(env) -> str:
+    """`NAME=value` as written, with the expanded value when they differ (and it is short
+    enough to read)."""
+    if env.written == env.value or len(env.value) > 200:
+        return f"`{env.name}={env.written}`"
+    return f"`{env.name}={env.written}` (`{env.value}` expanded)"
 
 
 @check("GL311", kinds=KINDS)
@@ -467,8 +494,8 @@ def ld_library_path_clobbered(doc: Document, ctx: Context):
         inherited = parent.env.get("LD_LIBRARY_PATH") if parent is not None else None
         before = (f"line {inherited.instruction.line}" if inherited is not None else
                   f"the base image `{sf.image}`" if sf.cuda_image is not None else None)
-        for env in _env_assignments(doc, sf, "LD_LIBRARY_PATH"):
-            if before is not None and not _SELF.search(env.value) and _DRIVER_DIR not in env.value:
+        for env in _env_assignments(sf, "LD_LIBRARY_PATH"):
+            if before is not None and not _SELF.search(env.written) and _DRIVER_DIR not in env.value:
                 yield _clobber_finding(doc, env, before)
             before = f"line {env.instruction.line}"
 
@@ -482,7 +509,7 @@ def _clobber_finding(doc: Document, env, before: str):
     fix = Fix("append :${LD_LIBRARY_PATH}", (Edit(doc.abspath, at, at, ":${LD_LIBRARY_PATH}"),),
               safe=False)
     return finding(doc, "GL311", env.span,
-                   f"`LD_LIBRARY_PATH={env.value}` drops the search path set before it (by "
+                   f"{_shown(env)} drops the search path set before it (by "
                    f"{before}); CUDA images keep the driver mount points `/usr/local/nvidia/lib:"
                    f"{_DRIVER_DIR}` there (where GKE and other runtimes without the NVIDIA hook "
                    f"mount libcuda) and, on newer tags, `/usr/local/cuda/lib64`, so the application fails with "
@@ -497,11 +524,14 @@ def compat_libs_forced(doc: Document, ctx: Context):
            "unsupported display driver / cuda driver combination`) or 804; enable them only when "
            "the host driver is older (the NVIDIA images' entrypoint does this)")
     for sf in facts(doc).stages:
-        for env in _env_assignments(doc, sf, "LD_LIBRARY_PATH"):
+        for env in _env_assignments(sf, "LD_LIBRARY_PATH"):
             match = _COMPAT.search(env.value)
-            if match:
+            if match and match[0] in env.written:
                 yield finding(doc, "GL312", locate(doc, env.instruction, match[0]),
                               f"`{match[0]}` in LD_LIBRARY_PATH {why}")
+            elif match:
+                yield finding(doc, "GL312", env.span, f"{_shown(env)} puts `{match[0]}` in "
+                              f"LD_LIBRARY_PATH, which {why}")
         for ins in sf.stage.instructions:
             if ins.keyword != "RUN":
                 continue
@@ -518,9 +548,9 @@ _TRUE = {"1", "t", "true"}
 
 @check("GL313", kinds=KINDS)
 def require_check_disabled(doc: Document, ctx: Context):
-    tool = management_tool(doc) is not None
+    tool = not_cuda_workload(doc) is not None
     for sf in facts(doc).stages:
-        for env in _env_assignments(doc, sf, "NVIDIA_DISABLE_REQUIRE"):
+        for env in _env_assignments(sf, "NVIDIA_DISABLE_REQUIRE"):
             if env.value.strip().lower() in _TRUE and not tool:
                 yield finding(doc, "GL313", env.span,
                               "`NVIDIA_DISABLE_REQUIRE` turns off the container toolkit's check "
@@ -533,7 +563,7 @@ def require_check_disabled(doc: Document, ctx: Context):
 def _require_mismatch(doc: Document, sf: StageFacts):
     base = sf.cuda_image
     hint = sf.env.get("CUDA_VERSION")
-    for env in _env_assignments(doc, sf, "NVIDIA_REQUIRE_CUDA"):
+    for env in _env_assignments(sf, "NVIDIA_REQUIRE_CUDA"):
         match = REQUIRE_CUDA.search(env.value)
         if not match:
             continue

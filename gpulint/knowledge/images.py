@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpulint.knowledge import lookup_source
@@ -400,6 +400,11 @@ class CudaImage:
     release: str | None = None
     arch: str | None = None  # the architecture the reference names (nvidia/cuda-arm64), if any
 
+    @property
+    def sets_visible_devices(self) -> bool:
+        """The published image sets `NVIDIA_VISIBLE_DEVICES=all` itself."""
+        return self.family in _data()["visible_devices_all"]["families"]
+
 
 def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
     """Recognise nvidia/cuda, NGC framework and pytorch/pytorch images; None for anything else."""
@@ -473,7 +478,7 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
     framework = ref.repository.split("/", 1)[1]
     info = _data()["ngc"]["frameworks"].get(framework)
     m = _NGC_TAG_RE.match(ref.tag or "")
-    if info is None or m is None:
+    if info is None or m is None or _data()["ngc"]["integrated_gpu_suffix"] in (ref.tag or ""):
         return None
     release = f"{m.group('yy')}.{m.group('mm')}"
     if m.group("patch") is not None:
@@ -568,7 +573,8 @@ def tag_status(ref: str | ImageRef, platform: str | None = None) -> TagStatus | 
     arch = _arch_name(platform) if platform else None
     if arch is None or verdict.status not in ("supported", "eol"):
         return verdict
-    return _arch_verdict(ref, arch) or verdict
+    arch_verdict = _arch_verdict(ref, arch)
+    return _vet(arch_verdict) if arch_verdict is not None else verdict
 
 
 def _tag_verdict(ref: ImageRef) -> TagStatus:
@@ -663,14 +669,22 @@ def _legacy_status(ref: ImageRef, arch: str) -> TagStatus:
 
 
 def _vet(verdict: TagStatus) -> TagStatus:
-    """Drop a suggestion that would itself be reported as removed or never built."""
-    if verdict.suggestion is None:
-        return verdict
-    parsed = parse_cuda_tag(verdict.suggestion)
-    follow = _judge(parsed) if parsed else None
-    if follow is None or follow.status in ("removed", "never-existed"):
-        return TagStatus(verdict.status, verdict.reason, None, verdict.source)
-    return verdict
+    """Keep only a suggestion the catalog calls supported: an end-of-life one is replaced
+    by its own supported successor; anything else (removed, never built, unknown) is
+    dropped rather than sent to the user."""
+    suggestion = verdict.suggestion
+    for _ in range(3):
+        parsed = parse_cuda_tag(suggestion) if suggestion else None
+        follow = _judge(parsed) if parsed else None
+        if follow is None or follow.status not in ("supported", "eol"):
+            suggestion = None
+            break
+        if follow.status == "supported":
+            break
+        suggestion = follow.suggestion
+    else:
+        suggestion = None
+    return verdict if suggestion == verdict.suggestion else replace(verdict, suggestion=suggestion)
 
 
 def _default_suggestion() -> str | None:
@@ -692,11 +706,10 @@ def _judge(t: CudaTag) -> TagStatus:
     if record.status == "unknown":
         return TagStatus("unknown", record.reason or f"gpulint has no reliable record of {t.version} images.", None, _source_url(record.source))
     if t.rc:
-        live = _resolve_successor(record) if record.status == "removed" else record
         return TagStatus(
             "removed",
             "Release-candidate (-rc) tags were removed when the final release was published.",
-            _build_tag(live, t.generic_flavor or "runtime", t.os) if live.status != "removed" else None,
+            _build_tag(_supported_successor(record), t.generic_flavor or "runtime", t.os),
             _source_url("S5"),
         )
     generic = t.generic_flavor
@@ -775,8 +788,7 @@ def _latest_patch(lines: list[_Version]) -> _Version:
 
 def _osless(t: CudaTag, record: _Version, generic: str) -> TagStatus:
     """Tags without an OS suffix: only the old X.Y aliases (<= 11.1) ever existed."""
-    successor = _resolve_successor(record)
-    suggestion = _build_tag(successor, generic, None) if successor.status != "removed" else None
+    suggestion = _build_tag(_supported_successor(record), generic, None)
     if len(record.key) == 2 and record.key <= (11, 1):
         return TagStatus(
             "removed",
@@ -879,8 +891,8 @@ def _lifecycle(t: CudaTag, record: _Version, generic: str) -> TagStatus:
     assert t.os is not None
     source = _source_url(record.source)
     if record.status == "removed":
-        successor = _resolve_successor(record)
-        suggestion = _build_tag(successor, generic, t.os) if successor is not record and successor.status != "removed" else None
+        successor = _supported_successor(record)
+        suggestion = _build_tag(successor, generic, t.os) if successor.status == "supported" else None
         return TagStatus("removed", record.reason or f"CUDA {t.version} images were removed.", suggestion, source)
     if record.status == "eol":
         patch, successor = _resolve_successor(record), _supported_successor(record)

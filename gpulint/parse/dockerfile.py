@@ -85,23 +85,45 @@ class Dockerfile:
         return stage
 
 
-def expand(text: str, variables: dict[str, str | None]) -> str:
+# Bounds on variable expansion: a chain of `ARG A=$A$A` doubles the value on every
+# line, so a value that would grow past MAX_EXPANDED characters, or defaults nested
+# deeper than MAX_DEPTH, are left as written (unresolved) instead.
+MAX_EXPANDED = 8192
+MAX_DEPTH = 8
+
+
+class _TooLong(Exception):
+    pass
+
+
+def expand(text: str, variables: dict[str, str | None], _depth: int = 0) -> str:
     """Substitute `$V`, `${V}`, `${V:-default}`, `${V:+alt}` as the builder would;
-    unknown variables stay as written."""
+    unknown variables stay as written, and so does a text whose expansion would pass
+    MAX_EXPANDED characters or MAX_DEPTH nested defaults."""
+    if _depth > MAX_DEPTH or "$" not in text:
+        return text
+    size = len(text)
 
     def sub(match: re.Match) -> str:
+        nonlocal size
         name = match[1] or match[4]
         value = variables.get(name)
         op, word = match[2], match[3]
-        if op in (":-", "-"):
-            if value is None or (op == ":-" and value == ""):
-                return expand(word or "", variables)
-            return value
-        if op in (":+", "+"):
-            return expand(word or "", variables) if value else ""
-        return match[0] if value is None else value
+        if op in (":-", "-") and (value is None or (op == ":-" and value == "")):
+            out = expand(word or "", variables, _depth + 1)
+        elif op in (":+", "+"):
+            out = expand(word or "", variables, _depth + 1) if value else ""
+        else:
+            out = match[0] if value is None else value
+        size += len(out)
+        if size > MAX_EXPANDED:
+            raise _TooLong
+        return out
 
-    return _VAR.sub(sub, text)
+    try:
+        return _VAR.sub(sub, text)
+    except _TooLong:
+        return text
 
 
 def arg_pairs(value: str) -> list[tuple[str, str | None]]:

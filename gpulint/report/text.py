@@ -51,11 +51,12 @@ def _source(f, index: LineIndex | None, color: bool) -> list[str]:
     ]
 
 
-def render(result, *, show_source: bool = True, color: bool = False, fixed: int = 0) -> str:
-    docs = {d.path: d for d in result.documents}
+def finding_lines(findings, documents, *, show_source: bool = True, color: bool = False) -> list[str]:
+    """Each finding as `path:line:col: CODE [severity] message`, its source and notes."""
+    docs = {d.path: d for d in documents}
     others: dict = {}
     lines: list[str] = []
-    for f in result.active:
+    for f in findings:
         head = f"{f.path}:{f.span.line}:{f.span.column}:"
         level = _paint(f"[{f.severity}]", _COLORS[f.severity], color)
         lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} {f.message}")
@@ -68,6 +69,10 @@ def render(result, *, show_source: bool = True, color: bool = False, fixed: int 
             lines.append(f"  = see {rel.path}:{rel.line}:{rel.column}: {rel.message}")
         if show_source:
             lines.append("")
+    return lines
+
+
+def summary_line(result, fixed: int = 0) -> str:
     s = summary(result)
     parts = [f"{s[key]} {name}{'' if s[key] == 1 else 's'}"
              for key, name in (("errors", "error"), ("warnings", "warning"), ("infos", "info"))
@@ -86,5 +91,10 @@ def render(result, *, show_source: bool = True, color: bool = False, fixed: int 
         text += f" Fixed {fixed} finding{'' if fixed == 1 else 's'}."
     if s["suppressed"]:
         text += f" {s['suppressed']} suppressed inline."
-    lines.append(text)
+    return text
+
+
+def render(result, *, show_source: bool = True, color: bool = False, fixed: int = 0) -> str:
+    lines = finding_lines(result.active, result.documents, show_source=show_source, color=color)
+    lines.append(summary_line(result, fixed))
     return "\n".join(lines) + "\n"

@@ -1,0 +1,315 @@
+"""What a live node has: facts gathered from its filesystem, read-only.
+
+`probe(root)` reads, under `root` (`/` for this machine, a folder for a captured
+node): the running kernel, the loaded modules, the kernel driver's version, the
+nvidia.ko files for the running kernel, the driver's user-space libraries, the
+programs on the default PATH, and every absolute path the node's runtime
+configurations name. `nvidia-smi` runs only when `root` is `/` and it is
+installed, with a timeout. The result is plain data; the rules in
+gpulint/checks/node.py judge it.
+
+`config_files(root)` lists the runtime and Kubernetes configuration files of the
+node, each with the kind gpulint reads it as.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpulint.discover import display_path
+from gpulint.model import Span
+
+# The PATH a systemd service (containerd, dockerd) runs with, and where the GPU
+# Operator installs the toolkit.
+SERVICE_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
+OPERATOR_TOOLKIT = "/usr/local/nvidia/toolkit"
+LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+                "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/usr/local/nvidia/lib64",
+                "/run/nvidia/driver/usr/lib/x86_64-linux-gnu")
+# The libraries whose version must equal the kernel module's (NVML checks it).
+_LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
+_DRIVER_LINE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
+_MODULE_FILE = re.compile(r"^nvidia\.ko(\.(xz|zst|gz))?$")
+_ABSOLUTE = re.compile(r"""(?<![\w.$}-])@?(/(?:[\w.+-]+/)*[\w.+-]+)""")
+SMI_TIMEOUT = 10
+NVIDIA_PCI_VENDOR = "10de"
+
+CONTAINERD_FILES = (
+    ("/etc/containerd/config.toml", "containerd"),
+    ("/etc/containerd/conf.d/*.toml", "containerd"),
+    ("/etc/containerd/config.d/*.toml", "containerd"),
+    ("/var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl", "containerd"),
+    ("/var/lib/rancher/k3s/agent/etc/containerd/config-v3.toml.tmpl", "containerd"),
+    ("/var/lib/rancher/k3s/agent/etc/containerd/config.toml", "containerd"),
+    ("/var/lib/rancher/rke2/agent/etc/containerd/config.toml.tmpl", "containerd"),
+    ("/var/lib/rancher/rke2/agent/etc/containerd/config-v3.toml.tmpl", "containerd"),
+    ("/var/lib/rancher/rke2/agent/etc/containerd/config.toml", "containerd"),
+    ("/var/snap/microk8s/current/args/containerd-template.toml", "containerd"),
+    ("/etc/k0s/containerd.toml", "containerd"),
+    ("/etc/k0s/containerd.d/*.toml", "containerd"),
+    ("/etc/docker/daemon.json", "daemon-json"),
+    ("/etc/nvidia-container-runtime/config.toml", "nvidia-toolkit"),
+)
+CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
+KUBELET_FILES = (("/var/lib/kubelet/config.yaml", "kubernetes"),)
+
+
+@dataclass(frozen=True)
+class Located:
+    """A value read from a file on the node, and where it is written."""
+
+    value: str
+    path: str  # display path
+    span: Span
+
+
+@dataclass
+class NodeFacts:
+    root: str  # display path of the node's `/`
+    live: bool  # this machine (root is `/`)
+    kernel: str | None = None
+    driver: Located | None = None  # the loaded kernel module's version
+    loaded: dict[str, Located] = field(default_factory=dict)  # module -> its /proc/modules line
+    modules_known: bool = False  # /proc/modules could be read
+    modules_dir: str = ""  # display path of /lib/modules/<kernel>
+    module_files: tuple[str, ...] = ()  # nvidia.ko for the running kernel (display paths)
+    dkms_kernels: tuple[str, ...] = ()  # kernels DKMS built an nvidia module for
+    libraries: dict[str, str] = field(default_factory=dict)  # display path -> version
+    nvidia_pci: tuple[str, ...] | None = None  # vendor:device of NVIDIA PCI functions; None unknown
+    smi: dict[str, str] | None = None  # nvidia-smi: driver_version, name, compute_cap
+    smi_error: str | None = None
+    programs: frozenset[str] = frozenset()  # executables on the service PATH and the operator's
+    paths: dict[str, str] = field(default_factory=dict)  # node path -> "executable" | "file" | "dir"
+
+    @property
+    def driver_version(self) -> str | None:
+        if self.driver is not None:
+            return self.driver.value
+        return self.smi.get("driver_version") if self.smi else None
+
+    @property
+    def user_space_versions(self) -> set[str]:
+        return set(self.libraries.values())
+
+    def display(self, node_path: str) -> str:
+        """How a path on the node is shown: under the root, as the user can open it."""
+        return node_path if self.live else display_path(Path(self.root, node_path.lstrip("/")))
+
+
+# ------------------------------------------------------------------ paths under the root
+
+
+def under(root: Path, node_path: str, hops: int = 40) -> Path | None:
+    """The file a node path names, following symbolic links inside `root` (an
+    absolute link target restarts at `root`, as in a chroot); None when absent."""
+    parts = [p for p in node_path.split("/") if p not in ("", ".")]
+    current = root
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            current = current.parent if current != root else root
+            continue
+        candidate = current / part
+        if candidate.is_symlink():
+            hops -= 1
+            if hops < 0:
+                return None
+            target = os.readlink(candidate)
+            parts = [p for p in target.split("/") if p not in ("", ".")] + parts
+            current = root if target.startswith("/") else current
+            continue
+        if not candidate.exists():
+            return None
+        current = candidate
+    return current
+
+
+def _kind_of(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    if path.is_dir():
+        return "dir"
+    return "executable" if os.access(path, os.X_OK) else "file"
+
+
+def _glob(root: Path, pattern: str) -> list[Path]:
+    folder, _, name = pattern.rpartition("/")
+    base = under(root, folder)
+    if base is None or not base.is_dir():
+        return []
+    return sorted(p for p in base.glob(name) if p.is_file())
+
+
+def config_files(root: Path) -> list[tuple[Path, str]]:
+    """The node's runtime configuration files, CDI specs and kubelet config, with kinds."""
+    found: list[tuple[Path, str]] = []
+    seen: set[str] = set()
+    patterns = list(CONTAINERD_FILES) + [(f"{d}/*.{ext}", "cdi") for d in CDI_DIRS
+                                         for ext in ("yaml", "json")] + list(KUBELET_FILES)
+    for pattern, kind in patterns:
+        matches = _glob(root, pattern) if "*" in pattern else [under(root, pattern)]
+        for path in matches:
+            if path is None or not path.is_file() or str(path.resolve()) in seen:
+                continue
+            seen.add(str(path.resolve()))
+            found.append((path, kind))
+    return found
+
+
+# ------------------------------------------------------------------ the probe
+
+
+def _read(root: Path, node_path: str) -> str | None:
+    path = under(root, node_path)
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path is not None else None
+    except OSError:
+        return None
+
+
+def _driver(root: Path, facts: NodeFacts) -> Located | None:
+    text = _read(root, "/proc/driver/nvidia/version")
+    for number, line in enumerate((text or "").splitlines(), 1):
+        match = _DRIVER_LINE.search(line)
+        if match:
+            start = match.start(1) + 1
+            return Located(match[1], facts.display("/proc/driver/nvidia/version"),
+                           Span(number, start, number, start + len(match[1]) - 1))
+    return None
+
+
+def _modules(root: Path, facts: NodeFacts) -> None:
+    text = _read(root, "/proc/modules")
+    if text is None:
+        return
+    facts.modules_known = True
+    shown = facts.display("/proc/modules")
+    for number, line in enumerate(text.splitlines(), 1):
+        name = line.split(" ", 1)[0]
+        if name:
+            facts.loaded[name] = Located(name, shown, Span(number, 1, number, len(name)))
+
+
+def _module_files(root: Path, kernel: str) -> list[Path]:
+    base = under(root, f"/lib/modules/{kernel}")
+    if base is None or not base.is_dir():
+        return []
+    out = []
+    for dirpath, _, filenames in os.walk(base):
+        out.extend(Path(dirpath, f) for f in filenames if _MODULE_FILE.match(f))
+    return sorted(out)
+
+
+def _dkms_kernels(root: Path) -> list[str]:
+    base = under(root, "/var/lib/dkms/nvidia")
+    if base is None or not base.is_dir():
+        return []
+    kernels = {k.name for version in base.iterdir() if version.is_dir() and not version.is_symlink()
+               for k in version.iterdir() if k.is_dir() and (k.name[:1].isdigit())}
+    return sorted(kernels)
+
+
+def _libraries(root: Path, facts: NodeFacts) -> None:
+    for folder in LIBRARY_DIRS:
+        base = under(root, folder)
+        if base is None or not base.is_dir():
+            continue
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for name in names:
+            match = _LIBRARY.match(name)
+            if match:
+                facts.libraries.setdefault(facts.display(f"{folder}/{name}"), match[2])
+
+
+def _nvidia_pci(root: Path) -> tuple[str, ...] | None:
+    text = _read(root, "/proc/bus/pci/devices")
+    if text is None:
+        return None
+    found = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) > 1 and fields[1].lower().startswith(NVIDIA_PCI_VENDOR):
+            found.append(f"{fields[1][:4]}:{fields[1][4:8]}")
+    return tuple(found)
+
+
+def _programs(root: Path) -> frozenset[str]:
+    names = set()
+    for folder in SERVICE_PATH + (OPERATOR_TOOLKIT,):
+        base = under(root, folder)
+        if base is None or not base.is_dir():
+            continue
+        try:
+            entries = list(base.iterdir())
+        except OSError:
+            continue
+        names.update(e.name for e in entries if e.is_file() and os.access(e, os.X_OK))
+    return frozenset(names)
+
+
+def _named_paths(root: Path, texts: list[str]) -> dict[str, str]:
+    """Every absolute path the configuration texts name, and what is there. A toolkit
+    `ldconfig = "@/sbin/ldconfig.real"` names `/sbin/ldconfig.real` and
+    `/sbin/ldconfig` (the toolkit falls back to the latter)."""
+    wanted: set[str] = set()
+    for text in texts:
+        for match in _ABSOLUTE.finditer(text):
+            path = match[1]
+            wanted.add(path)
+            if path.endswith(".real"):
+                wanted.add(path.removesuffix(".real"))
+            else:
+                wanted.add(path + ".real")
+    out = {}
+    for path in sorted(wanted):
+        kind = _kind_of(under(root, path))
+        if kind is not None:
+            out[path] = kind
+    return out
+
+
+def _smi() -> tuple[dict[str, str] | None, str | None]:
+    try:
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version,name,compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=SMI_TIMEOUT, check=False)
+    except FileNotFoundError:
+        return None, None
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"nvidia-smi did not answer: {exc}"
+    if done.returncode != 0:
+        message = (done.stdout + done.stderr).strip().splitlines()
+        return None, message[0] if message else f"nvidia-smi exited with {done.returncode}"
+    first = next((line for line in done.stdout.splitlines() if line.strip()), "")
+    parts = [p.strip() for p in first.split(",")]
+    if len(parts) < 3:
+        return None, f"nvidia-smi printed {first!r}"
+    return {"driver_version": parts[0], "name": parts[1], "compute_cap": parts[2]}, None
+
+
+def probe(root: Path, config_texts: list[str]) -> NodeFacts:
+    live = root.resolve() == Path("/")
+    facts = NodeFacts(root=display_path(root) if not live else "/", live=live)
+    kernel = (_read(root, "/proc/sys/kernel/osrelease") or "").strip()
+    facts.kernel = kernel or (os.uname().release if live else None)
+    facts.driver = _driver(root, facts)
+    _modules(root, facts)
+    if facts.kernel:
+        facts.modules_dir = facts.display(f"/lib/modules/{facts.kernel}")
+        facts.module_files = tuple(display_path(p) if not live else str(p)
+                                   for p in _module_files(root, facts.kernel))
+    facts.dkms_kernels = tuple(_dkms_kernels(root))
+    _libraries(root, facts)
+    facts.nvidia_pci = _nvidia_pci(root)
+    facts.programs = _programs(root)
+    facts.paths = _named_paths(root, config_texts)
+    if live and "nvidia-smi" in facts.programs:
+        facts.smi, facts.smi_error = _smi()
+    return facts

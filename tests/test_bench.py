@@ -1,0 +1,19 @@
+"""The benchmark harness runs end to end at N = 200 (a smoke run: nothing here is timed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+
+def test_bench_smoke_run_prints_every_row():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run.py"), "--sizes", "200", "--repeat", "1", "--no-peers"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    for work in ("200 Dockerfiles, one call", "200 manifests, one call", "200 mixed files"):
+        assert f"| {work} |" in result.stdout
+    assert "parse floor:" in result.stdout

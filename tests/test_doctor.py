@@ -1,0 +1,191 @@
+"""`gpulint doctor`: fake node trees under tests/fixtures/nodes, and this machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT, run_gpulint, validated_sarif, write_files
+
+NODES = FIXTURES / "nodes"
+
+
+def doctor(*args: str, root: Path | str | None = None, cwd: Path = ROOT):
+    where = ("--root", str(root)) if root is not None else ()
+    return run_gpulint("doctor", "--isolated", "--format", "json", "--failure-threshold", "none",
+                       *where, *args, cwd=cwd)
+
+
+def _where(finding: dict, node: str) -> tuple[str, str, int, int]:
+    return (finding["code"], finding["path"].removeprefix(f"tests/fixtures/nodes/{node}/"),
+            finding["line"], finding["column"])
+
+
+# every GL8xx code, and GL602 on the node's driver, on the node that shows it
+EXPECTED = {
+    "healthy": set(),
+    "no-gpu": {("GL801", "tests/fixtures/nodes/no-gpu", 1, 1)},
+    "kernel-update": {("GL802", "lib/modules/6.8.0-49-generic", 1, 1)},
+    "module-not-loaded": {("GL803", "lib/modules/6.8.0-49-generic/updates/dkms/nvidia.ko.zst", 1, 1)},
+    "nouveau": {("GL804", "proc/modules", 1, 1)},
+    "driver-upgraded": {("GL805", "proc/driver/nvidia/version", 1, 49),
+                        ("GL808", "etc/cdi/nvidia.yaml", 18, 15)},
+    "eol-driver": {("GL602", "proc/driver/nvidia/version", 1, 49)},
+    "broken-runtime": {("GL806", "etc/containerd/config.toml", 14, 18),
+                       ("GL809", "etc/nvidia-container-runtime/config.toml", 4, 1),
+                       ("GL806", "etc/nvidia-container-runtime/config.toml", 9, 12),
+                       ("GL810", "etc/nvidia-container-runtime/config.toml", 10, 14),
+                       ("GL809", "etc/nvidia-container-runtime/config.toml", 11, 1),
+                       ("GL807", "etc/nvidia-container-runtime/config.toml", 15, 8),
+                       ("GL811", "var/run/cdi/vendor.json", 1, 52)},
+}
+
+
+@pytest.mark.parametrize("node", sorted(EXPECTED))
+def test_fixture_node(node):
+    result = doctor(root=NODES / node)
+    assert result.rc == 0, result.err
+    assert {_where(f, node) for f in result.findings} == EXPECTED[node]
+
+
+def test_fixture_nodes_cover_every_node_code():
+    from gpulint.catalog import load_catalog
+
+    node_codes = {c for c in load_catalog() if c.startswith("GL8")}
+    assert node_codes == {code for found in EXPECTED.values() for code, *_ in found} - {"GL602"}
+
+
+def test_healthy_node_passes_every_layer():
+    result = run_gpulint("doctor", "--isolated", "--root", str(NODES / "healthy"), cwd=ROOT)
+    assert result.rc == 0, result.err
+    for layer in ("Host: PASS", "Container runtime: PASS", "Kubernetes: PASS"):
+        assert layer in result.out
+    assert "driver 580.95.05 (kernel module)" in result.out
+    assert "runs CUDA <= 13.0 natively" in result.out
+    assert "var/lib/kubelet/config.yaml" in result.out  # kubelet's config is read
+
+
+def test_broken_layers_fail_and_exit_1():
+    result = run_gpulint("doctor", "--isolated", "--root", str(NODES / "broken-runtime"), cwd=ROOT)
+    assert result.rc == 1
+    assert "Host: PASS" in result.out and "Container runtime: FAIL" in result.out
+    host = run_gpulint("doctor", "--isolated", "--root", str(NODES / "nouveau"), cwd=ROOT)
+    assert host.rc == 1 and "Host: FAIL" in host.out
+
+
+def test_no_gpu_node_says_so_and_exits_0():
+    result = run_gpulint("doctor", "--isolated", "--root", str(NODES / "no-gpu"), cwd=ROOT)
+    assert result.rc == 0, result.err
+    assert "GL801 [info] no NVIDIA GPU driver on this node and no NVIDIA PCI device" in result.out
+    assert "Container runtime: PASS" in result.out
+
+
+def test_json_reports_the_node():
+    node = doctor(root=NODES / "healthy").json["node"]
+    assert node["driver"] == "580.95.05" and node["kernel"] == "6.8.0-49-generic"
+    assert node["cuda"]["native_max"] == "13.0" and "13.x" in node["cuda"]["minor_version_compat"]
+    assert {k: v["status"] for k, v in node["layers"].items()} == {
+        "host": "pass", "runtime": "pass", "kubernetes": "pass", "workloads": "pass"}
+    broken = doctor(root=NODES / "driver-upgraded").json["node"]["layers"]
+    assert broken["host"] == {"status": "fail", "findings": 1}
+
+
+def test_sarif_validates():
+    result = run_gpulint("doctor", "--isolated", "--format", "sarif", "--root", str(NODES / "broken-runtime"),
+                         cwd=ROOT)
+    assert result.rc == 1
+    validated_sarif(result.out)
+
+
+def test_paths_are_judged_against_the_node_driver(tmp_path):
+    write_files(tmp_path, {"Dockerfile": "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n"})
+    result = doctor(str(tmp_path / "Dockerfile"), root=NODES / "eol-driver")
+    gl601 = [f for f in result.findings if f["code"] == "GL601"]
+    assert len(gl601) == 1, result.findings
+    assert "driver 470.256.02" in gl601[0]["message"]
+    assert "the driver loaded on this node" in gl601[0]["message"]
+    assert gl601[0]["related"][0]["path"].endswith("eol-driver/proc/driver/nvidia/version")
+    assert result.json["node"]["layers"]["workloads"]["findings"] == 1
+    # without PATHS the same node reports no workload finding
+    assert doctor(root=NODES / "eol-driver").json["node"]["layers"]["workloads"]["findings"] == 0
+
+
+def _node(tmp_path: Path, binary: str, programs: dict[str, str]) -> Path:
+    write_files(tmp_path, {
+        "proc/modules": "ext4 1114112 2 - Live 0x0000000000000000\n",
+        "etc/containerd/config.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            f'    BinaryName = "{binary}"\n'),
+        **programs})
+    for name in programs:
+        (tmp_path / name).chmod(0o755)
+    return tmp_path
+
+
+def test_bare_binary_name_is_looked_up_on_the_service_path(tmp_path):
+    found = _node(tmp_path / "a", "nvidia-container-runtime", {"usr/local/bin/nvidia-container-runtime": "x"})
+    assert "GL806" not in doctor(root=found).codes()
+    missing = doctor(root=_node(tmp_path / "b", "nvidia-container-runtime", {}))
+    assert [f["message"] for f in missing.findings if f["code"] == "GL806"] == [
+        "BinaryName of runtime `nvidia` is `nvidia-container-runtime`, which this node has neither on the "
+        "service PATH (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin) nor in "
+        "/usr/local/nvidia/toolkit: containers that use it fail to start; install the NVIDIA Container "
+        "Toolkit or correct the path"]
+
+
+def test_absolute_links_resolve_inside_the_root(tmp_path):
+    root = _node(tmp_path, "/sbin/nvidia-container-runtime", {"usr/sbin/nvidia-container-runtime": "x"})
+    os.symlink("/usr/sbin", root / "sbin")  # as on merged-/usr systems
+    assert "GL806" not in doctor(root=root).codes()
+
+
+def test_not_executable_is_reported(tmp_path):
+    root = _node(tmp_path, "/usr/bin/nvidia-container-runtime", {})
+    write_files(root, {"usr/bin/nvidia-container-runtime": "not a program\n"})
+    messages = [f["message"] for f in doctor(root=root).findings if f["code"] == "GL806"]
+    assert len(messages) == 1 and "which is not an executable file on this node" in messages[0]
+
+
+def test_k3s_template_is_read(tmp_path):
+    write_files(tmp_path, {
+        "proc/modules": "ext4 1114112 2 - Live 0x0000000000000000\n",
+        "var/lib/rancher/k3s/agent/etc/containerd/config.toml.tmpl": (
+            'version = 2\n'
+            '[plugins."io.containerd.grpc.v1.cri".cni]\n  bin_dir = "{{ .NodeConfig.AgentConfig.CNIBinDir }}"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')})
+    result = doctor(root=tmp_path)
+    assert ("GL806", 7, 16) in result.at()
+
+
+def test_root_must_be_a_directory(tmp_path):
+    result = doctor(root=tmp_path / "missing")
+    assert result.rc == 2 and "not a directory" in result.err
+
+
+def test_doctor_writes_nothing(tmp_path):
+    root = tmp_path / "node"
+    shutil.copytree(NODES / "broken-runtime", root, symlinks=True)
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
+    doctor(root=root)
+    after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
+    assert before == after
+
+
+def test_this_machine(tmp_path):
+    """The real node: no traceback, a usage-free exit, and GL801 where there is no driver."""
+    result = run_gpulint("doctor", "--isolated", "--format", "json", cwd=tmp_path)
+    assert result.rc in (0, 1), result.err
+    assert "Traceback" not in result.err
+    no_driver = not Path("/proc/driver/nvidia/version").exists() and shutil.which("nvidia-smi") is None \
+        and not any(Path(d).glob("libcuda.so.*") for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64"))
+    if no_driver:
+        assert "GL801" in result.codes()
+        assert result.json["node"]["driver"] is None

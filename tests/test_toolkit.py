@@ -1,0 +1,60 @@
+"""The NVIDIA Container Toolkit's config.toml and CDI specs as static file kinds."""
+
+from __future__ import annotations
+
+from conftest import run_gpulint, write_files, FIXTURES
+
+
+def lint(path, *args):
+    return run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", *args, str(path))
+
+
+def test_toolkit_config_findings_point_at_the_value_or_key():
+    result = lint(FIXTURES / "toolkit" / "config.toml.debian")  # a per-distribution name
+    assert result.at() == [("GL810", 7, 14), ("GL810", 8, 12), ("GL810", 13, 8), ("GL809", 14, 1),
+                           ("GL809", 15, 1)]
+    messages = [f["message"] for f in result.findings]
+    assert "`accept-nvidia-visible-devices-as-volume-mounts` belongs at the top level" in messages[3]
+    assert messages[4].endswith("did you mean `debug`?")
+
+
+def test_installer_defaults_are_clean():
+    result = lint(FIXTURES / "toolkit" / "config.toml")
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.findings == []
+
+
+def test_ldconfig_from_the_container_is_allowed_by_its_feature(tmp_path):
+    write_files(tmp_path, {"config.toml": '[nvidia-container-cli]\nldconfig = "/sbin/ldconfig"\n\n'
+                                          '[features]\nallow-ldconfig-from-container = true\n'})
+    assert lint(tmp_path).findings == []
+    write_files(tmp_path, {"config.toml": '[nvidia-container-cli]\nldconfig = "/sbin/ldconfig"\n'})
+    assert lint(tmp_path).at() == [("GL810", 2, 12)]
+
+
+def test_other_toml_is_not_a_toolkit_config(tmp_path):
+    write_files(tmp_path, {"config.toml.bak": '[nvidia]\nx = 1\n', "app.toml": '[app]\nport = 1\n'})
+    assert lint(tmp_path).json["summary"]["files_checked"] == 0
+
+
+def test_cdi_spec_problems():
+    result = lint(FIXTURES / "cdi" / "broken.yaml")
+    assert result.at() == [("GL811", 1, 13), ("GL811", 2, 7), ("GL811", 8, 11), ("GL811", 12, 11),
+                           ("GL811", 13, 5), ("GL811", 17, 3)]
+
+
+def test_valid_cdi_json_is_clean():
+    result = lint(FIXTURES / "cdi" / "nvidia.json")
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.findings == []
+
+
+def test_cdi_spec_without_version_or_devices(tmp_path):
+    write_files(tmp_path, {"spec.yaml": "cdiVersion: \"0.5.0\"\nkind: nvidia.com/gpu\ndevices: []\n"})
+    assert lint(tmp_path).at() == [("GL811", 3, 1)]
+
+
+def test_kind_option_reads_a_spec_under_any_name(tmp_path):
+    write_files(tmp_path, {"spec": "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\n"})
+    result = lint(tmp_path / "spec", "--kind", "cdi")
+    assert result.at() == [("GL811", 1, 1)]
