@@ -59,20 +59,20 @@ def gpus_problem(value: str) -> tuple[str, str] | None:
         key, eq, val = field.partition("=")
         if not eq:
             if count is not None:
-                return "error", "the docker CLI rejects it (`gpu request key 'count' can be specified only once`)"
+                return "error", "the CLI rejects it (`gpu request key 'count' can be specified only once`)"
             count = key.strip()
             if count != "all" and not count.lstrip("-").isdigit():
-                return "error", (f"the docker CLI rejects it (`count must be an integer: strconv.Atoi: "
+                return "error", (f"the CLI rejects it (`count must be an integer: strconv.Atoi: "
                                  f"parsing \"{count}\": invalid syntax`)")
             continue
         if key not in _GPUS_KEYS:
-            return "error", f"the docker CLI rejects it (`unexpected key '{key}' in '{field}'`)"
+            return "error", f"the CLI rejects it (`unexpected key '{key}' in '{field}'`)"
         if key == "device":
             device = val
         if key == "count":
             count = val.strip()
     if device is not None and count is not None:
-        return "error", ("the docker CLI splits it at the comma into `device=...` and a count, and the "
+        return "error", ("the CLI splits it at the comma into `device=...` and a count, and the "
                          "daemon refuses the container (`cannot set both Count and DeviceIDs on device "
                          "request`)")
     if count == "0":

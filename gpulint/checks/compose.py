@@ -232,10 +232,11 @@ def gpus_attribute(doc: Document, ctx: Context):
         node = service.get("gpus")
         if node is None:
             continue
-        if node.is_scalar and node.value is not None and str(node.value).lower() != "all":
+        if node.is_map or node.is_scalar and node.value is not None and str(node.value).lower() != "all":
+            shown = f"`gpus: {node.str()}`" if node.is_scalar else "a `gpus` mapping"
             yield finding(
                 doc, "GL906", node.span, severity="error", message=(
-                    f"{_label(service)}: `gpus: {node.str()}`: the attribute takes `all` or a list "
+                    f"{_label(service)}: {shown}: the attribute takes `all` or a list "
                     f"of device requests; Compose rejects the file (`services.{service.name}.gpus must "
                     f"be a string`)"))
             continue
