@@ -72,9 +72,12 @@ def test_makefile_recipes():
     assert at("Makefile") == [("GL301", 3, 3)]
 
 
-def test_github_actions_and_gitlab_ci_steps():
-    assert at(".github/workflows/gpu.yml") == [("GL913", 11, 34), ("GL301", 12, 41)]
-    assert at(".gitlab-ci.yml") == [("GL301", 4, 34), ("GL913", 5, 31)]
+def test_github_actions_and_gitlab_ci_steps_and_job_images():
+    # run: steps, then the job container and its `options` (docker create flags)
+    assert at(".github/workflows/gpu.yml") == [("GL913", 11, 34), ("GL301", 12, 41), ("GL301", 16, 14),
+                                               ("GL913", 17, 23)]
+    # the default image, a job's image, and script lines (a quoted one included)
+    assert at(".gitlab-ci.yml") == [("GL301", 1, 8), ("GL301", 8, 34), ("GL913", 9, 31)]
 
 
 def test_runtime_and_variable_against_the_linted_daemon_json():

@@ -324,7 +324,57 @@ def _read_flags(command: ContainerCommand, words: list[Word], i: int, kubectl: b
 
 
 def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
-    return container_commands(text, shell_regions(doc.path, text, doc.index))
+    commands = container_commands(text, shell_regions(doc.path, text, doc.index))
+    if doc.path.lower().endswith((".yml", ".yaml")):
+        commands += _ci_containers(text, doc.index)
+    return commands
+
+
+def _ci_containers(text: str, index: LineIndex) -> list[ContainerCommand]:
+    """The job images of CI files as the `docker create` the runner does: GitHub Actions
+    `container:` (its `options` are `docker create` flags) and `services:`, GitLab CI
+    `image:` and `services:`."""
+    from gpulint.parse.yamlpos import parse_yaml_documents
+
+    out = []
+    for root in parse_yaml_documents(text, index):
+        jobs = root.get("jobs") if root is not None and root.is_map else None
+        if jobs is not None and jobs.is_map:  # GitHub Actions
+            for _, job in jobs.items():
+                out += _ci_images(text, index, job.get("container") if job.is_map else None, "options")
+                services = job.get("services") if job.is_map else None
+                for _, service in services.items() if services is not None else ():
+                    out += _ci_images(text, index, service, "options")
+        elif root is not None and root.is_map:  # GitLab CI: every job, and the defaults
+            for key, job in root.items():
+                if not job.is_map:
+                    continue
+                out += _ci_images(text, index, job.get("image"), None, "name")
+                for service in job.value.get("services").value if job.get("services") is not None \
+                        and job.get("services").is_seq else ():
+                    out += _ci_images(text, index, service, None, "name")
+            out += _ci_images(text, index, root.get("image"), None, "name")
+    return out
+
+
+def _ci_images(text: str, index: LineIndex, node: Node | None, options: str | None,
+               name_key: str = "image") -> list[ContainerCommand]:
+    """One job or service container: an image string, or a mapping with its image."""
+    if node is None:
+        return []
+    image = node if node.is_scalar else node.get(name_key) if node.is_map else None
+    if image is None or not isinstance(image.value, str):
+        return []
+    command = ContainerCommand("docker", "create", [])  # what the runner does with it
+    region = scalar_region(text, index, image)
+    written = Word(image.value.strip(), region[0], region[1], expands="$" in image.value) \
+        if region is not None else None
+    extra = node.get(options) if options and node.is_map else None
+    region = scalar_region(text, index, extra) if extra is not None and isinstance(extra.value, str) else None
+    for words in split_commands(text, *region) if region is not None else ():
+        _read_flags(command, words, 0)
+    command.image = written
+    return [command] if command.image is not None or command.flags else []
 
 
 def gpu_request(command: ContainerCommand) -> str | None:
