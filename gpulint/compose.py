@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from gpulint.model import Document, Node, Span, sequence
 
-# Compose's own GPU device drivers: the NVIDIA one and (Engine 28+) CDI.
-GPU_DRIVERS = ("nvidia", "cdi")
+# The device drivers Docker Engine registers for GPUs: `nvidia` (when the NVIDIA hook is
+# installed), `cdi` (Engine 28+), and `amd` in recent releases (moby daemon/nvidia_linux.go).
+GPU_DRIVERS = ("nvidia", "cdi", "amd")
 _VARIABLE = re.compile(
     r"\$(?:(?P<escaped>\$)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?+])(?P<arg>[^}]*))?\}"
     r"|(?P<plain>[A-Za-z_][A-Za-z0-9_]*))")

@@ -48,13 +48,14 @@ def test_gpus_values_docker_rejects_or_misreads():
     assert "cannot set both Count and DeviceIDs" in messages[0]
     assert "--gpus '\"device=0,1\"'" in messages[0]
     assert run.findings[1]["severity"] == "warning" and "zero GPUs" in messages[1]
-    assert 'parsing "nvidia/cuda:12.9.2-base-ubuntu24.04"' in messages[2]
+    assert 'invalid count (nvidia/cuda:12.9.2-base-ubuntu24.04)' in messages[2]
 
 
 @pytest.mark.parametrize("value,ok", [
     ("all", True), ("2", True), ('"device=0,1"', True), ("device=0", True),
     ("all,capabilities=utility", True), ("device=GPU-3a23c669", True),
     ("device=0,1", False), ("0", False), ("capabilities=compute,utility", False), ("one", False),
+    ("device=0,device=1", False), ("all,2", False), ("count=0,device=1", True),
 ])
 def test_gpus_parsing_follows_the_docker_cli(value, ok):
     from gpulint.checks.commands import gpus_problem

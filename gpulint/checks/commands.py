@@ -48,22 +48,26 @@ def command_image_tags(doc: Document, ctx: Context):
 
 
 def gpus_problem(value: str) -> tuple[str, str] | None:
-    """(severity, what Docker does) for a `--gpus` value as the docker CLI parses it: CSV
-    fields of `key=value`, or a bare count (`all` or a number)."""
+    """(severity, what happens) for a `--gpus` value as the docker and nerdctl CLIs parse it
+    (docker/cli opts/gpus.go): CSV fields of `key=value`, or a bare count (`all` or a number),
+    each key once."""
     try:
         fields = next(csv.reader([value]), [])
     except csv.Error:
         return None
     count = device = None
+    seen: set[str] = set()
     for field in fields:
         key, eq, val = field.partition("=")
+        if key in seen or (not eq and "count" in seen):
+            return "error", f"the CLI rejects it (`gpu request key '{key}' can be specified only once`)"
+        seen.update((key, "count") if not eq else (key,))
         if not eq:
-            if count is not None:
-                return "error", "the CLI rejects it (`gpu request key 'count' can be specified only once`)"
             count = key.strip()
             if count != "all" and not count.lstrip("-").isdigit():
-                return "error", (f"the CLI rejects it (`count must be an integer: strconv.Atoi: "
-                                 f"parsing \"{count}\": invalid syntax`)")
+                return "error", (f"the CLI rejects it (`invalid count ({count}): value must be either "
+                                 f"\"all\" or an integer`; older releases: `count must be an integer: "
+                                 f"strconv.Atoi: parsing \"{count}\": invalid syntax`)")
             continue
         if key not in _GPUS_KEYS:
             return "error", f"the CLI rejects it (`unexpected key '{key}' in '{field}'`)"
@@ -71,12 +75,11 @@ def gpus_problem(value: str) -> tuple[str, str] | None:
             device = val
         if key == "count":
             count = val.strip()
-    if device is not None and count is not None:
-        return "error", ("the CLI splits it at the comma into `device=...` and a count, and the "
-                         "daemon refuses the container (`cannot set both Count and DeviceIDs on device "
-                         "request`)")
-    if count == "0":
-        return "warning", "it requests zero GPUs: the container gets none"
+    if device is not None and count is not None and count != "0":
+        return "error", ("the CLI splits it at the comma into `device=...` and a count, and the container "
+                         "is refused (`cannot set both Count and DeviceIDs on device request`)")
+    if count == "0" and device is None:
+        return "warning", "it requests zero GPUs: the container gets none (`NVIDIA_VISIBLE_DEVICES=void`)"
     return None
 
 
