@@ -5,6 +5,8 @@ GPU containers that the GL6xx compatibility checks compare with the driver.
 
 from __future__ import annotations
 
+import re
+
 from gpulint.model import Document, Edit, Finding, Fix, Span
 from gpulint.registry import finding
 
@@ -52,9 +54,21 @@ def image_tag_findings(doc: Document, image: str, span: Span, editable: bool,
     status = tag_status(ref, platform) if ref is not None else None
     if status is None or status.status in ("supported", "unknown"):
         return
+    if status.status == "never-existed" and is_placeholder_tag(ref.tag):
+        return
     better = ref.with_tag(status.suggestion, status.repository) if status.suggestion else None
     advice, fix = tag_advice(doc, ref, better, span, editable)
     yield tag_finding(doc, span, shown or f"`{image}`", status, advice, fix)
+
+
+def is_placeholder_tag(tag: str | None) -> bool:
+    """A tag written as a stand-in for the reader to fill (`<version>`, `{tag}`, `TAG`,
+    `x.y.z-base`), as documentation does; `latest` and real-looking tags are not."""
+    if not tag or tag == "latest":
+        return False
+    version = tag.split("-")[0]
+    return bool(re.search(r"[<>{}\[\]]|\.\.\.", tag)) or re.fullmatch(r"[A-Z][A-Z0-9_]*", tag) is not None \
+        or re.fullmatch(r"[a-zA-Z]+(\.[a-zA-Z]+)+", version) is not None
 
 
 def gpu_images(doc: Document) -> list[tuple[str, Span]]:

@@ -107,3 +107,13 @@ def test_suppression_comment_in_a_script(lint_files):
     run = lint_files({"run.sh": "# gpulint: disable=GL913 -- the second GPU is a count here on purpose\n"
                                 "docker run --gpus device=0,1 registry.example.com/app:1\n"})
     assert run.findings == []
+
+
+def test_documentation_placeholders_are_left_alone(lint_files):
+    run = lint_files({"README.md": "```bash\n"
+                                   "docker run --gpus <N> nvidia/cuda:<version>-base nvidia-smi\n"
+                                   "docker run --gpus GPU_IDS nvidia/cuda:x.y.z-base-ubuntu22.04 nvidia-smi\n"
+                                   "docker run --gpus all nvidia/cuda:TAG nvidia-smi\n"
+                                   "docker run --gpus all nvidia/cuda:latest nvidia-smi\n"
+                                   "```\n"})
+    assert run.at() == [("GL301", 5, 23)]

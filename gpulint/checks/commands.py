@@ -9,6 +9,7 @@ Images written as shell variables are not judged.
 from __future__ import annotations
 
 import csv
+import re
 
 from gpulint.containers import limited_gpus_note, runtime_problem, visible_devices_problem
 from gpulint.model import Document
@@ -20,6 +21,8 @@ KINDS = ("commands",)
 # engines whose `--gpus` takes Docker's CSV syntax (ctr's is a GPU index, podman maps it to CDI)
 _DOCKER_GPUS = ("docker", "nerdctl")
 _GPUS_KEYS = ("driver", "count", "device", "capabilities", "options")
+# a value that documentation leaves for the reader to fill: `<N>`, `[ids]`, `GPU_IDS`
+_PLACEHOLDER = re.compile(r"[<>{}\[\]]|\.\.\.|^[A-Z][A-Z0-9_]*$")
 
 
 def _span(doc: Document, word: Word):
@@ -90,7 +93,7 @@ def gpus_value_invalid(doc: Document, ctx: Context):
             continue
         for flag in command.flag("--gpus"):
             value = flag.value
-            if value is None or value.expands:
+            if value is None or value.expands or _PLACEHOLDER.search(value.text):
                 continue
             problem = gpus_problem(value.text)
             if problem is None:
