@@ -179,3 +179,14 @@ def test_compose_agrees_on_what_it_rejects(path, tmp_path):
     oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
                             capture_output=True, text=True, timeout=60, env=env)
     assert (oracle.returncode != 0) == says_rejected, oracle.stderr
+
+
+def test_fleet_gpu_is_compared_with_the_image(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.gpulint.fleet]\ngpu = "Tesla K80"\n')
+    shutil.copy(COMPOSE / "privileged.compose.yaml", tmp_path / "compose.yaml")
+    text = (tmp_path / "compose.yaml").read_text().replace(
+        "registry.example.com/ml/trainer:1.4", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", 1)
+    (tmp_path / "compose.yaml").write_text(text)
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", "--select", "GL604", ".", cwd=tmp_path)
+    assert run.at() == [("GL604", 3, 12)]
+    assert "Kepler" in run.findings[0]["message"]
