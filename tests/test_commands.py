@@ -117,3 +117,11 @@ def test_documentation_placeholders_are_left_alone(lint_files):
                                    "docker run --gpus all nvidia/cuda:latest nvidia-smi\n"
                                    "```\n"})
     assert run.at() == [("GL301", 5, 23)]
+
+
+def test_podman_gpus_is_a_hint_and_cdi_devices_are_fine(lint_files):
+    run = lint_files({"run.sh": "podman run --rm --gpus all nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n"
+                                "podman run --rm --device nvidia.com/gpu=all nvidia/cuda:12.9.2-base-ubuntu24.04 x\n"
+                                "docker run --rm --gpus all nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n"})
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
+        ("GL914", 1, 17, "info")]

@@ -174,3 +174,19 @@ def command_privileged_gpu(doc: Document, ctx: Context):
         if limited is not None:
             yield finding(doc, "GL912", _span(doc, privileged[0].word),
                           f"{command.label} with `--privileged`: {limited_gpus_note(limited)}")
+
+
+# ---------------------------------------------------------------- GL914 podman --gpus
+
+
+@check("GL914", kinds=KINDS)
+def podman_gpus_flag(doc: Document, ctx: Context):
+    for command in _commands(doc):
+        if command.tool != "podman":
+            continue
+        for flag in command.flag("--gpus"):
+            yield finding(doc, "GL914", _span(doc, flag.word),
+                          "`podman run --gpus`: Podman reaches GPUs through CDI, and releases that do "
+                          "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
+                          "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
+                          "cdi generate`) works with every CDI-capable release")
