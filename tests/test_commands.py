@@ -125,3 +125,12 @@ def test_podman_gpus_is_a_hint_and_cdi_devices_are_fine(lint_files):
                                 "docker run --rm --gpus all nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n"})
     assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
         ("GL914", 1, 17, "info")]
+
+
+def test_suppressions_in_markdown_live_in_its_shell_blocks(lint_files):
+    run = lint_files({"README.md": "Silence a rule with `# gpulint: disable=CODES -- reason`:\n\n"
+                                   "```dockerfile\n# gpulint: disable=GL305 -- on purpose\n"
+                                   "RUN apt-get install -y nvidia-driver-550\n```\n\n"
+                                   "```bash\n# gpulint: disable=GL913 -- the count is meant\n"
+                                   "docker run --gpus device=0,1 registry.example.com/app:1\n```\n"})
+    assert run.findings == []
