@@ -6,8 +6,7 @@ templated one, GL004) and the run goes on.
 
 from __future__ import annotations
 
-from gpulint.discover import (kind_by_content, kind_by_name, may_be_script, may_need_content,
-                              strip_template_suffix)
+from gpulint.discover import kind_by_content, kind_by_name, may_need_content, strip_template_suffix
 from gpulint.model import Document, Finding, Span
 from gpulint.parse.errors import ParseError
 from gpulint.template import has_template_syntax, neutralise
