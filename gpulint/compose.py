@@ -133,13 +133,19 @@ def services(doc: Document) -> list[Service]:
     return doc.cache["compose.services"]
 
 
+def resources(service: Service, where: str | None = None) -> Node | None:
+    """`deploy.resources` (or its `limits`/`reservations` block) as a mapping, merge keys
+    applied at every level; None when absent or not a mapping."""
+    node = merged(service.get("deploy"))
+    for key in ("resources", where) if where else ("resources",):
+        node = merged(node.get(key)) if node is not None and node.is_map else None
+    return node if node is not None and node.is_map else None
+
+
 def device_requests(service: Service, where: str = "reservations") -> list[Node]:
     """The items of `deploy.resources.<where>.devices` (merge keys applied)."""
-    node = merged(service.get("deploy"))
-    for key in ("resources", where):
-        node = merged(node.get(key)) if node is not None and node.is_map else None
-    devices = node.get("devices") if node is not None and node.is_map else None
-    return [merged(item) for item in sequence(devices)]
+    block = resources(service, where)
+    return [merged(item) for item in sequence(block.get("devices") if block is not None else None)]
 
 
 def is_gpu_device(item: Node) -> bool:

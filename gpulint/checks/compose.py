@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from gpulint.compose import (GPU_DRIVERS, Service, device_requests, environment, image, is_gpu_device,
-                             merged, requests_gpus, runtime, services, value_of)
+                             merged, requests_gpus, resources, runtime, services, value_of)
 from gpulint.containers import limited_gpus_note, runtime_problem, visible_devices_problem
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.registry import Context, check, finding
@@ -52,8 +52,8 @@ def gpu_devices_in_limits(doc: Document, ctx: Context):
     seen = set()
     for service in services(doc):
         yield from _kubernetes_style(doc, service, seen)
-        limits = merged(service.get("deploy", "resources", "limits"))
-        devices = limits.get("devices") if limits is not None and limits.is_map else None
+        limits = resources(service, "limits")
+        devices = limits.get("devices") if limits is not None else None
         if devices is None or devices.key_span in seen:
             continue
         seen.add(devices.key_span)
@@ -68,8 +68,8 @@ def gpu_devices_in_limits(doc: Document, ctx: Context):
 def _kubernetes_style(doc: Document, service: Service, seen: set):
     """`nvidia.com/gpu: 1` under `limits` or `reservations`, as in a Kubernetes pod."""
     for where in ("limits", "reservations"):
-        block = merged(service.get("deploy", "resources", where))
-        for key, node in block.items() if block is not None and block.is_map else ():
+        block = resources(service, where)
+        for key, node in block.items() if block is not None else ():
             if key.endswith("/gpu") and node.key_span not in seen:
                 seen.add(node.key_span)
                 yield finding(
@@ -82,8 +82,8 @@ def _kubernetes_style(doc: Document, service: Service, seen: set):
 
 
 def _move_to_reservations(doc: Document, service: Service, limits: Node, devices: Node) -> Fix | None:
-    resources = service.get("deploy", "resources")
-    if resources.get("reservations") is not None or limits.key_span is None or limits.span.line == limits.key_span.line:
+    if resources(service).get("reservations") is not None or limits.key_span is None \
+            or limits.span.line == limits.key_span.line:
         return None  # a reservations block to merge into, or a flow mapping: move it by hand
     if list(limits.value) == ["devices"]:
         return Fix("rename `limits` to `reservations`",
@@ -119,15 +119,14 @@ def gpu_device_capabilities(doc: Document, ctx: Context):
                 continue
             seen.add(item.span)
             caps = item.get("capabilities")
-            if caps is None and item.get("driver") is not None:
-                partner = _split_partner(items, item)
-                if partner is not None:
+            if caps is None:
+                if item.get("driver") is not None and _split_partner(items, item) is not None:
                     yield finding(
                         doc, "GL902", _first_key(item),
                         f"{_label(service)}: `driver` and `capabilities` are written as two device "
                         f"entries (two `-`), so the first has no `capabilities`: Compose rejects the "
-                        f"file (`...reservations.devices.0 missing property 'capabilities'`); write "
-                        f"them as one entry")
+                        f"file (`...reservations.devices.{items.index(item)} missing property "
+                        f"'capabilities'`); write them as one entry")
                     continue
                 yield finding(
                     doc, "GL902", _first_key(item),
