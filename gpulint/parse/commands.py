@@ -302,10 +302,11 @@ def _read_flags(command: ContainerCommand, words: list[Word], i: int, kubectl: b
                 continue
             break
         name, eq, value = text.partition("=")
-        if eq:
-            at = word.start + len(name) + 1
-            command.flags.append(Flag(name, word, Word(value, at, max(at, word.end), word.quoted,
-                                                       word.expands), value))
+        if not text.startswith("--") and len(text) > 2 and text[1] not in _BOOLEAN_SHORT:
+            # `-p8080:80`, `-eNAME=value`: a short flag with its value attached
+            command.flags.append(Flag(text[:2], word, _part(word, 2, text[2:]), text[2:]))
+        elif eq:
+            command.flags.append(Flag(name, word, _part(word, len(name) + 1, value), value))
         elif name in _BOOLEAN or (not name.startswith("--") and len(name) > 2
                                   and set(name[1:]) <= _BOOLEAN_SHORT):
             command.flags.append(Flag(name, word, None, None))
@@ -321,6 +322,12 @@ def _read_flags(command: ContainerCommand, words: list[Word], i: int, kubectl: b
         i += 1
     if not kubectl and i < len(words):
         command.image = words[i]
+
+
+def _part(word: Word, skip: int, text: str) -> Word:
+    """The value inside a flag word (`--gpus=all`, `-eNAME=value`), `skip` characters in."""
+    at = min(word.start + skip, word.end)
+    return Word(text, at, word.end, word.quoted, word.expands)
 
 
 def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
