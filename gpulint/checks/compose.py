@@ -357,7 +357,8 @@ def gpu_reservation_in_stack(doc: Document, ctx: Context):
         reason, severity = swarm
         yield finding(
             doc, "GL911", _first_key(devices[0]), severity=severity, message=
-            f"{_label(service)} reserves GPUs with `devices` in a file meant for `docker stack deploy` "
+            f"{_label(service)} reserves GPUs with `devices` in a file "
+            f"{'meant' if severity is None else 'that may be meant'} for `docker stack deploy` "
             f"({reason}): Swarm rejects it (`services.{service.name}.deploy.resources.reservations "
             f"Additional property devices is not allowed`); Swarm services get GPUs through "
             f"`generic_resources` (`discrete_resource_spec: {{kind: NVIDIA-GPU, value: 1}}`) and "
