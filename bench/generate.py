@@ -43,15 +43,22 @@ def parser_for(path: Path, kind: str) -> str:
     return PARSERS.get(kind, "text")
 
 
+# The test fixtures name their Kubernetes family in full.
+ALIASES = {"kubernetes": "k8s"}
+
+
 def source_files(source: Path, kinds: list[str] | None) -> dict[str, list[Path]]:
     """Files per kind: the corpus' top-level folders, or the fixture families."""
     by_kind: dict[str, list[Path]] = {}
     for folder in sorted(p for p in source.iterdir() if p.is_dir()):
-        if kinds and folder.name not in kinds:
+        kind = ALIASES.get(folder.name, folder.name)
+        if kinds and kind not in kinds:
             continue
         files = sorted(p for p in folder.rglob("*") if p.is_file() and p.stat().st_size < 1_000_000)
         if files:
-            by_kind[folder.name] = files
+            by_kind.setdefault(kind, []).extend(files)
+    if not by_kind:
+        raise SystemExit(f"no files of the kinds {kinds} under {source}")
     return by_kind
 
 

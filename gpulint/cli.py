@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from gpulint import __version__
+from gpulint.arguments import Parser as _Parser
 from gpulint.discover import KINDS
 from gpulint.knowledge.cuda import GPU_CLASSES
 from gpulint.report import FORMATS
@@ -27,13 +28,6 @@ MAX_FIX_PASSES = 8
 
 class UsageError(Exception):
     pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse exits with 2 already; keep its message short
-        self.print_usage(sys.stderr)
-        print(f"gpulint: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_ERROR)
 
 
 def _version_text() -> str:

@@ -37,6 +37,25 @@ def classify(name: str, text: str | None) -> str | None:
     return kind
 
 
+def read(path, kind: str) -> Document | None:
+    """A file outside the linted set, read and parsed as `kind` (a Dockerfile that
+    `[tool.gpulint.images]` names); None when it cannot be read or does not parse."""
+    import os
+
+    from gpulint.discover import MAX_BYTES, display_path
+
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            text, bom, crlf = decode(handle.read())
+    except (OSError, UnicodeDecodeError):
+        return None
+    _, templated = strip_template_suffix(os.path.basename(path))
+    doc = Document(display_path(path), os.path.abspath(path), kind, text, templated=templated, bom=bom, crlf=crlf)
+    return doc if parse(doc) is None else None
+
+
 def _parse_error(doc: Document, exc: ParseError, code: str, message: str) -> Finding:
     span = Span.point(exc.line, exc.column)
     return Finding(code=code, slug="", severity="", path=doc.path, span=span, message=message)

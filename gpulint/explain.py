@@ -20,9 +20,9 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE = 0, 1, 2
 
 
 def _parser(prog: str, description: str, what: str, metavar: str) -> argparse.ArgumentParser:
-    from gpulint.cli import _Parser
+    from gpulint.arguments import Parser
 
-    p = _Parser(prog=f"gpulint {prog}", description=description)
+    p = Parser(prog=f"gpulint {prog}", description=description)
     p.add_argument("value", metavar=metavar, help=what)
     p.add_argument("--format", choices=("text", "json"), default="text")
     return p
@@ -55,11 +55,12 @@ def _bad_driver(command: str, value: str, option: str = "") -> bool:
 
 def cuda_facts(version: str) -> dict | None:
     """The JSON answer of `gpulint cuda VERSION`; None for a release gpulint does not know."""
-    from gpulint.knowledge.cuda import source_url, toolkit
+    from gpulint.knowledge.cuda import image_admits, source_url, toolkit
 
     rel = toolkit(version)
     if rel is None:
         return None
+    admits = image_admits(rel.major_minor)
     return {
         "version": rel.version,
         "label": rel.label.removeprefix("CUDA "),
@@ -67,6 +68,7 @@ def cuda_facts(version: str) -> dict | None:
         "minor_version_floor": rel.minor_version_floor,
         "windows_driver": rel.windows_driver,
         "unconfirmed": rel.unconfirmed,
+        "image_forward_compat": list(admits) if admits is not None else None,
         "source": source_url(rel.source),
         "note": rel.note,
     }
@@ -87,6 +89,11 @@ def cuda_command(argv: list[str]) -> int:
              f"  minor-version compatibility:    "
              + (f">= {floor} runs any CUDA {major}.x binary, without PTX JIT or newer APIs" if floor
                 else f"none: CUDA {major}.x needs the driver above")]
+    if data["image_forward_compat"] is not None:
+        xy = ".".join(data["version"].split(".")[:2])
+        lines.append(f"  forward compatibility:          nvidia/cuda {xy} images start on "
+                     + (", ".join(f"R{b}" for b in data["image_forward_compat"]) or "no older branch")
+                     + " (`NVIDIA_REQUIRE_CUDA`; data-center GPUs)")
     if data["note"]:
         lines.append(f"  note: {data['note']}")
     lines.append(f"  source: {data['source']}")
@@ -100,7 +107,7 @@ def cuda_command(argv: list[str]) -> int:
 def driver_facts(version: str) -> dict | None:
     """The JSON answer of `gpulint driver VERSION`; None for a branch newer than the data."""
     from gpulint.fleet import driver_version
-    from gpulint.knowledge.cuda import branch, driver_max_cuda, minor_version_floor, source_url
+    from gpulint.knowledge.cuda import branch, driver_max_cuda, images_admitting, minor_version_floor, source_url
 
     driver = driver_version(version)
     level = driver_max_cuda(driver) if driver else None
@@ -116,6 +123,7 @@ def driver_facts(version: str) -> dict | None:
         "type": info.type if info else None,
         "eol": info.eol if info else None,
         "forward_compat": list(info.forward_compat) if info else [],
+        "nvidia_cuda_images": list(images_admitting(number)),
         "end_of_life": info.is_eol if info else None,
         "minor_version_compat": majors,
         "unconfirmed": info.unconfirmed if info else True,
@@ -154,6 +162,9 @@ def driver_command(argv: list[str]) -> int:
              f"  forward compatibility:        "
              + (f"CUDA {', '.join(data['forward_compat'])} on data-center GPUs (cuda-compat)"
                 if data["forward_compat"] else "none listed"),
+             f"  nvidia/cuda images start:     "
+             + (f"CUDA {', '.join(data['nvidia_cuda_images'])} (their `NVIDIA_REQUIRE_CUDA` names R{data['branch']})"
+                if data["nvidia_cuda_images"] else f"none newer than CUDA {data['max_cuda']}"),
              f"  lifecycle:                    {lifecycle}"]
     if data["note"]:
         lines.append(f"  note: {data['note']}")

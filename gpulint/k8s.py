@@ -9,6 +9,7 @@ themselves.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -300,3 +301,65 @@ def is_nvml_daemon(pod: PodSpec) -> bool:
     names = [pod.name or ""] + [c.name or "" for c in pod.containers]
     names += [c.image for c in pod.containers if is_nvidia_component_image(c.image)]
     return any(_NVML_DAEMONS.search(n) for n in names)
+
+
+# ---------------------------------------------------------------- Kustomize patches
+
+_KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_KUSTOMIZE_LEVELS = 4  # patches sit beside their kustomization or a few folders below it
+
+
+def is_kustomize_patch(doc: Document) -> bool:
+    """The file is listed under `patches` / `patchesStrategicMerge` of a kustomization
+    in its folder or a folder above: a partial object that Kustomize merges into a base
+    gpulint may not see."""
+    if "k8s.kustomize_patch" not in doc.cache:
+        import os
+
+        folder, target = os.path.dirname(doc.abspath), os.path.normpath(doc.abspath)
+        found = False
+        for _ in range(_KUSTOMIZE_LEVELS):
+            if target in _patch_paths(folder):
+                found = True
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        doc.cache["k8s.kustomize_patch"] = found
+    return doc.cache["k8s.kustomize_patch"]
+
+
+def _patch_paths(folder: str) -> frozenset[str]:
+    """Absolute paths of the patch files the kustomization in `folder` names."""
+    import os
+
+    for name in _KUSTOMIZATION_NAMES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return _read_patch_paths(path, os.stat(path).st_mtime_ns)
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=256)
+def _read_patch_paths(path: str, _mtime: int) -> frozenset[str]:
+    import os
+
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return frozenset()
+    if not isinstance(data, dict):
+        return frozenset()
+    names = []
+    for key in ("patchesStrategicMerge", "patches"):
+        items = data.get(key)
+        for item in items if isinstance(items, list) else ():
+            name = item.get("path") if isinstance(item, dict) else item
+            if isinstance(name, str) and "\n" not in name:  # an inline patch is no file
+                names.append(name)
+    folder = os.path.dirname(path)
+    return frozenset(os.path.normpath(os.path.join(folder, name)) for name in names)

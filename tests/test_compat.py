@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import FIXTURES, run_gpulint
@@ -39,9 +41,11 @@ def test_start_check_severity_follows_forward_compatibility_and_gpu_class():
     assert _found(run, "GL601") == [("jobs.yaml", 14, 18, "error"), ("jobs.yaml", 31, 18, "warning"),
                                     ("jobs.yaml", 49, 18, "info")]
     refused = _one(run, "GL601", 14)
-    assert "unsatisfied condition: cuda>=13.1" in refused["message"]
+    assert "unsatisfied condition: cuda>=13.2" in refused["message"]
     assert "driver 550 (R550, CUDA 12.4 at most" in refused["message"]
-    assert "driver >= 590.48.01" in refused["message"]
+    assert "R550 is not among the branches it accepts through forward compatibility (R535, R570, R580, R590)" \
+        in refused["message"]
+    assert "driver >= 595.58.03" in refused["message"]
     assert refused["related"][0]["line"] == 11  # the nodeSelector label that gave the driver
     assert "forward compatibility" in _one(run, "GL601", 31)["message"]
     datacenter = _one(run, "GL601", 49)
@@ -70,13 +74,62 @@ def test_workstation_gpus_have_forward_compatibility_only_on_ngc_ready_parts():
 
 def test_ngc_images_name_their_entrypoint_error():
     run = _lint("start-check/ngc.yaml")
-    assert _found(run, "GL601") == [("ngc.yaml", 14, 18, "error"), ("ngc.yaml", 31, 18, "warning")]
+    # NGC images state no branch list of their own: R520's absence from NVIDIA's lists is the only
+    # evidence against it, which makes a warning
+    assert _found(run, "GL601") == [("ngc.yaml", 14, 18, "warning"), ("ngc.yaml", 31, 18, "warning")]
     too_old = _one(run, "GL601", 14)["message"]
+    assert "no NVIDIA source gpulint knows lists R520" in too_old
+    # consumer GPUs have no forward compatibility at all: no list is needed to refuse it
+    assert _one(_lint("start-check/ngc.yaml", "--gpu-class", "consumer"), "GL601", 14)["severity"] == "error"
     assert ("`ERROR: This container was built for NVIDIA Driver Release 550.54 or later, but version "
             "520.61.05 was detected and compatibility mode is UNAVAILABLE`") in too_old
     assert "unsatisfied condition" not in too_old
     consumer = _lint("start-check/ngc.yaml", "--gpu-class", "consumer")
     assert "error 804" in _one(consumer, "GL601", 31)["message"]
+
+
+# ------------------------------------------------------------------ what an image's own requirement admits
+
+
+@pytest.mark.parametrize("ref, driver, severity", [
+    # the branches of an nvidia/cuda image's NVIDIA_REQUIRE_CUDA, not the guide's supported-branch list
+    ("nvidia/cuda:12.5.1-runtime-ubuntu22.04", "550.54.15", "info"),
+    ("nvidia/cuda:12.6.3-runtime-ubuntu22.04", "550.54.15", "info"),
+    ("nvidia/cuda:13.1.2-runtime-ubuntu24.04", "550.54.15", "info"),
+    ("nvidia/cuda:13.3.1-devel-ubuntu22.04", "550.54.15", "info"),
+    ("nvidia/cuda:12.4.1-runtime-ubuntu22.04", "550.54.15", None),  # native
+    # refused by the image's own requirement
+    ("nvidia/cuda:13.2.1-runtime-ubuntu24.04", "550.54.15", "error"),
+    ("nvidia/cuda:12.4.1-runtime-ubuntu22.04", "545.23.08", "error"),
+    ("nvidia/cuda:12.9.1-runtime-ubuntu22.04", "470.256.02", "error"),
+])
+def test_forward_compatibility_is_what_the_image_admits(ref, driver, severity):
+    run = run_gpulint("image", ref, "--driver", driver, "--gpu-class", "datacenter", "--format", "json")
+    assert json.loads(run.out)["verdict"]["severity"] == severity
+
+
+def _admits(ref: str, branch: int) -> bool:
+    run = run_gpulint("image", ref, "--driver", str(branch), "--gpu-class", "datacenter", "--format", "json")
+    return json.loads(run.out)["verdict"]["severity"] in (None, "info")
+
+
+def test_no_cuda_minor_refuses_a_branch_both_neighbours_admit():
+    """A CUDA X.Y refused on a branch that the X.Y before and after run is a data error,
+    unless the image requirements record that refusal from a source."""
+    from gpulint.knowledge.cuda import branch_numbers, latest_release
+    from gpulint.resources import load_yaml
+
+    rows = load_yaml("cuda-driver.yaml")["image_requirements"]
+    sourced = {(row["cuda"], number) for row in rows for number in row.get("refuses") or ()}
+    refs = [(row["cuda"], f"nvidia/cuda:{latest_release(tuple(map(int, row['cuda'].split('.')))).version}"
+                          f"-base-ubuntu22.04") for row in rows]
+    gaps = set()
+    for number in branch_numbers():
+        admitted = [_admits(ref, number) for _, ref in refs]
+        for i in range(1, len(refs) - 1):
+            if admitted[i - 1] and admitted[i + 1] and not admitted[i]:
+                gaps.add((refs[i][0], number))
+    assert gaps == sourced
 
 
 def test_a_lower_bound_cuda_says_so():

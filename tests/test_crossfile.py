@@ -106,3 +106,51 @@ def test_missing_handler_points_at_the_runtimes_of_a_drop_in(tmp_path):
     [finding] = result.findings
     assert [(r["path"], r["line"], r["column"], r["message"]) for r in finding["related"]] == [
         ("node/conf.d/99-nvidia.toml", 6, 1, "containerd config searched (runtimes: `nvidia`)")]
+
+
+GKE_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: serve
+spec:
+  selector: {matchLabels: {app: serve}}
+  template:
+    metadata: {labels: {app: serve}}
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      containers:
+        - name: serve
+          image: registry.example.com/team/serve:1.4
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize("dockerfile, expected", [
+    # the base drops the driver path and the image only appends to it
+    ("FROM nvidia/cuda:12.8.1-runtime-ubuntu22.04\nENV LD_LIBRARY_PATH=/opt/serve/lib:${LD_LIBRARY_PATH}\n",
+     ("/usr/local/cuda/lib64", ("docker/serve.Dockerfile", 1))),
+    # the image replaces the value altogether
+    ("FROM nvidia/cuda:12.6.3-runtime-ubuntu22.04\nENV LD_LIBRARY_PATH=/opt/serve/lib\n",
+     ("/opt/serve/lib", ("docker/serve.Dockerfile", 2))),
+    ("FROM nvidia/cuda:12.9.1-runtime-ubuntu22.04\nENV LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH}\n",
+     None),
+    ("FROM nvidia/cuda:13.0.2-runtime-ubuntu24.04\n", None),
+])
+def test_gke_follows_the_pod_to_the_dockerfile_that_builds_its_image(tmp_path, dockerfile, expected):
+    write_files(tmp_path, {
+        "pyproject.toml": '[tool.gpulint.images]\n"registry.example.com/team/serve" = "docker/serve.Dockerfile"\n',
+        "docker/serve.Dockerfile": dockerfile,
+        "deploy/serve.yaml": GKE_POD,
+    })
+    result = run_gpulint("--format", "json", "--select", "GL704", "--failure-threshold", "none", "deploy",
+                         cwd=tmp_path)
+    if expected is None:
+        assert result.findings == []
+        return
+    [found] = result.findings
+    value, dockerfile_line = expected
+    assert (found["path"], found["line"], found["column"]) == ("deploy/serve.yaml", 14, 18)
+    assert f"sets LD_LIBRARY_PATH to `{value}`" in found["message"]
+    assert [(r["path"], r["line"]) for r in found["related"]] == [("deploy/serve.yaml", 11), dockerfile_line]

@@ -175,3 +175,30 @@ def test_image_text_and_errors():
 
 def test_help_lists_the_explain_commands():
     assert "gpulint driver VERSION" in run_gpulint("--help").out
+
+
+@pytest.mark.parametrize("xy, branch, admitted", [("12.5", 550, True), ("13.1", 550, True),
+                                                  ("13.2", 550, False), ("12.9", 470, False)])
+def test_cuda_driver_and_image_agree_on_forward_compatibility(xy, branch, admitted):
+    """`gpulint cuda`, `gpulint driver` and `gpulint image` give one answer from one fact."""
+    from gpulint.knowledge.cuda import latest_release
+
+    cuda = json.loads(run_gpulint("cuda", xy, "--format", "json").out)
+    driver = json.loads(run_gpulint("driver", str(branch), "--format", "json").out)
+    ref = f"nvidia/cuda:{latest_release(tuple(map(int, xy.split('.')))).version}-runtime-ubuntu22.04"
+    image = json.loads(run_gpulint("image", ref, "--driver", str(branch), "--gpu-class", "datacenter",
+                                   "--format", "json").out)
+    assert (branch in cuda["image_forward_compat"]) is admitted
+    assert (xy in driver["forward_compat"]) is admitted
+    assert (xy in driver["nvidia_cuda_images"]) is admitted
+    assert (branch in image["forward_compat_branches"]) is admitted
+    assert (image["verdict"]["severity"] == "info") is admitted
+
+
+def test_driver_tells_cuda_compat_lists_from_what_nvidia_cuda_images_admit():
+    """NGC's notes list R545 for CUDA 12.4; the nvidia/cuda 12.4 images do not name it and refuse it."""
+    driver = json.loads(run_gpulint("driver", "545", "--format", "json").out)
+    assert "12.4" in driver["forward_compat"] and driver["nvidia_cuda_images"] == []
+    image = json.loads(run_gpulint("image", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", "--driver", "545",
+                                   "--gpu-class", "datacenter", "--format", "json").out)
+    assert image["verdict"]["severity"] == "error"

@@ -120,8 +120,11 @@ def test_every_referenced_branch_is_known(driver_data: dict, image_data: dict) -
         assert set(row.get("branches") or []) <= known, row
         assert set(row.get("native") or []) <= known, row
     assert set(driver_data["supported_branches"]["branches"]) <= known
-    for row in image_data["versions"]:
-        assert set(row.get("require_cuda_branches") or []) <= known, row["version"]
+    for row in driver_data["image_requirements"]:
+        assert set(row["branches"]) | set(row.get("refuses") or []) <= known, row["cuda"]
+        for number in row["branches"]:
+            # an image names only branches below its own CUDA level
+            assert vt(row["cuda"]) > vt(cuda.branch(number).max_cuda), (row["cuda"], number)
 
 
 def test_forward_compat_native_matches_branch_max_cuda(driver_data: dict) -> None:
@@ -740,10 +743,12 @@ def test_smallest_flavor_with_unknown() -> None:
         images.smallest_flavor_with("libfoo")
 
 
-def test_require_cuda_branches() -> None:
-    assert images.require_cuda_branches("12.4.1") == (470, 525, 535)
-    assert images.require_cuda_branches("13.0.0") == (535, 550, 565, 570, 575)
-    assert images.require_cuda_branches("99.0.0") is None
+def test_image_admits() -> None:
+    assert cuda.image_admits((12, 4)) == (470, 525, 535)
+    assert cuda.image_admits((12, 5)) == (470, 535, 550)
+    assert cuda.image_admits((13, 0)) == (535, 550, 565, 570, 575)
+    assert cuda.image_admits((11, 3)) == (418, 440, 450, 455, 460)  # a bare `driver>=450` clause
+    assert cuda.image_admits((99, 0)) is None
 
 
 def test_import_is_lazy() -> None:
@@ -760,3 +765,18 @@ def test_import_is_lazy() -> None:
         "assert calls == [], calls\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
+def test_forward_compatibility_has_no_unsourced_gaps(driver_data: dict) -> None:
+    """No CUDA X.Y is refused on a branch that the X.Y before and after both run,
+    unless a source records that refusal (`refuses`)."""
+    sourced = {(vt(row["cuda"])[:2], number) for row in driver_data["image_requirements"]
+               for number in row.get("refuses") or ()}
+    known = sorted({vt(row["version"])[:2] for row in driver_data["releases"]})
+    gaps = {(xy, number) for number in cuda.branch_numbers()
+            for before, xy, after in zip(known, known[1:], known[2:])
+            if cuda.forward_compat_ok(before, number) and cuda.forward_compat_ok(after, number)
+            and not cuda.forward_compat_ok(xy, number)}
+    assert gaps == sourced
+    # NGC's notes list R525 and R545 for CUDA 12.4 and 12.6; the 12.5 months are not read
+    assert cuda.forward_compat_ok((12, 5), 545)

@@ -654,3 +654,61 @@ def test_invalid_handler_names_the_label_it_was_meant_to_be():
 def test_cuda_image_without_gpu_reports_a_hand_set_visible_devices_when_gl505_is_off():
     result = lint_k8s("GL513/reported-elsewhere.yaml", "--ignore", "GL505")
     assert sorted(result.at()) == [("GL501", 14, 11), ("GL513", 16, 14)]
+
+
+# ---------------------------------------------------------------- GPU quantities the API does not read
+
+
+def test_a_misspelt_resources_key_is_renamed_and_then_valid(tmp_path):
+    write_files(tmp_path, {"pod.yaml": (K8S / "GL515" / "misplaced.yaml").read_text()})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL515", ".", cwd=tmp_path)
+    singular = result.findings[0]["message"]
+    assert "`resources.limit`" in singular and "strict decoding error: unknown field" in singular
+    assert "the container requests no GPU" in singular and "write `resources.limits`" in singular
+    assert "its GPUs still come from `resources.limits`" in result.findings[-1]["message"]
+    run_gpulint("--isolated", "--fix", "--select", "GL515", ".", cwd=tmp_path)
+    fixed = (tmp_path / "pod.yaml").read_text()
+    assert "        limits:  # expect: GL515 @limit\n" in fixed and "        requests:  # expect" in fixed
+    # no key to rename to: a flat quantity and `limits` outside `resources` stay for the user
+    after = run_gpulint("--isolated", "--format", "json", "--select", "GL515", ".", cwd=tmp_path)
+    assert [f["line"] for f in after.findings] == [29, 30]
+
+
+def test_a_zero_gpu_limit_under_an_nvidia_default_runtime_gets_every_gpu(tmp_path):
+    write_files(tmp_path, {
+        "pod.yaml": (K8S / "GL513" / "zero-limit-default-runtime.yaml").read_text(),
+        "node/config.toml": """\
+version = 2
+
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "nvidia"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+""",
+    })
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL513", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert (found["line"], found["severity"]) == (11, "warning")
+    assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in found["message"]
+
+
+# ---------------------------------------------------------------- Kustomize patches
+
+
+def test_a_kustomize_patch_is_a_partial_object(tmp_path):
+    """No GL501 for a limit the base may hold, and no fix that rewrites a patch."""
+    import shutil
+
+    shutil.copytree(K8S / "kustomize", tmp_path / "kustomize")
+    result = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    found = {(f["path"].split("kustomize/")[-1], f["line"], f["code"]): f.get("fix") for f in result.findings}
+    assert set(found) == {("overlay/runtime.yaml", 7, "GL509"), ("overlay/standalone.yaml", 12, "GL501")}
+    assert found[("overlay/runtime.yaml", 7, "GL509")] is None
+    assert found[("overlay/standalone.yaml", 12, "GL501")] is not None  # not listed as a patch
+    before = (tmp_path / "kustomize" / "overlay" / "runtime.yaml").read_text()
+    run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
+    assert (tmp_path / "kustomize" / "overlay" / "runtime.yaml").read_text() == before

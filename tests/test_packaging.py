@@ -52,3 +52,17 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_lints(wheel, tmp_path):
     assert codes == ["GL001"] * 4
     rule = subprocess.run([str(script), "rule", "GL001"], capture_output=True, text=True, cwd=work)
     assert rule.stdout.startswith("GL001 parse-error")
+
+
+def test_rule_families_and_explain_import_no_engine_cli_or_report():
+    """Data flows one way: rule families and the explain commands get what they need from
+    neutral modules, never from the engine, the command line or a report format."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "gpulint"
+    for path in [*sorted((package / "checks").glob("*.py")), package / "explain.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                assert not name.startswith(("gpulint.engine", "gpulint.cli", "gpulint.report")), (path.name, name)

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import SimpleNamespace
 
 from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operator_declarations,
                            pod_driver)
+from gpulint.imagemap import mapped_dockerfile
 from gpulint.k8s import env_vars, is_gpu_management, pod_specs, requests_gpus, scalar_str
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.registry import Context, check, finding
 
 _BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
+# A space-separated term of its own: any driver from that version on satisfies it.
+_BARE_DRIVER = re.compile(r"(?:^|\s)driver>=(\d{3})(?:\.[\d.]*)?(?=\s|$)")
 # The values Go's strconv.ParseBool reads as true: the container toolkit parses
 # NVIDIA_DISABLE_REQUIRE with it, so `yes` or `on` leave the check on.
 _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
@@ -73,12 +75,13 @@ class ImageCuda:
 
 def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
-    from gpulint.knowledge.images import cuda_image, require_cuda_branches
+    from gpulint.knowledge.cuda import image_admits
+    from gpulint.knowledge.images import cuda_image
 
     img = cuda_image(ref)
     if img is None:
         return None
-    branches = require_cuda_branches(img.cuda) if img.family == "nvidia-cuda" else None
+    branches = image_admits(img.cuda_major_minor) if img.family == "nvidia-cuda" else None
     return ImageCuda(f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
                      img.has_start_check, branches, img, img.family, img.release, img.cuda_exact)
 
@@ -90,8 +93,14 @@ def disables_require(value: str | None) -> bool:
 
 def require_brands(require: str) -> tuple[int, ...]:
     """Driver branches the `brand=...,driver>=N,driver<N+1` clauses of an
-    `NVIDIA_REQUIRE_CUDA` value accept; () when it has none (only `cuda>=X.Y`)."""
-    return tuple(sorted({int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}))
+    `NVIDIA_REQUIRE_CUDA` value accept, and every known branch from N on for a bare
+    `driver>=N` clause; () when it has none (only `cuda>=X.Y`)."""
+    from gpulint.knowledge.cuda import branch_numbers
+
+    admitted = {int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
+    for floor in _BARE_DRIVER.findall(require):
+        admitted |= {n for n in branch_numbers() if n >= int(floor)}
+    return tuple(sorted(admitted))
 
 
 def dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
@@ -148,36 +157,6 @@ def _wheel_cuda(doc: Document, final) -> tuple[ImageCuda, Span] | None:
     major, word, cmd = max(wheels, key=lambda wheel: wheel[0])
     img = ImageCuda("", str(major), major, None, False)
     return _built(doc, img, f"CUDA {major} wheels: `{word}`"), locate(doc, cmd.instruction, word)
-
-
-def mapped_dockerfile(ctx: Context, ref: str) -> Document | None:
-    """The Dockerfile `[tool.gpulint.images]` says builds `ref` (loaded when not linted)."""
-    from gpulint.knowledge.images import parse_image_ref
-
-    wanted = parse_image_ref(ref)
-    images = getattr(ctx.settings, "images", None) or {}
-    if wanted is None or not isinstance(images, dict):
-        return None
-    for name, dockerfile in images.items():
-        mapped = parse_image_ref(str(name))
-        if mapped is not None and (mapped.registry, mapped.repository) == (wanted.registry, wanted.repository):
-            return _dockerfile_document(ctx, Path(ctx.settings.base) / str(dockerfile))
-    return None
-
-
-def _dockerfile_document(ctx: Context, path: Path) -> Document | None:
-    import os
-
-    target = os.path.abspath(path)
-    for doc in ctx.of_kind("dockerfile"):
-        if doc.abspath == target:
-            return doc
-    if not path.is_file():
-        return None
-    from gpulint.engine import Source, load
-
-    doc, error = load(Source(path), "dockerfile")
-    return doc if doc is not None and error is None else None
 
 
 def container_cuda(ctx: Context, container) -> ImageCuda | None:
@@ -285,6 +264,13 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
         return None
     head = f"{img.label} needs {img.cuda_text}, but {_driver_text(driver, level)} is older"
     branch = driver.branch
+    if branch is not None and img.brand_branches is None and not _forward_compat(img, branch) \
+            and fleet.gpu_class != "consumer":
+        # Only the branch's absence from NVIDIA's forward-compatibility lists speaks
+        # against it, and those lists drop branches that went end of life.
+        return Verdict("warning", f"{head}; no NVIDIA source gpulint knows lists R{branch} among the branches "
+                                  f"that run {img.cuda_text} through forward compatibility, so most likely "
+                                  f"{_refused(img, driver)}. It needs {_needs(img)}")
     if branch is None or not _forward_compat(img, branch):
         return Verdict("error", f"{head}: {_refused(img, driver)}{_not_accepted(img, branch)}. "
                                 f"It needs {_needs(img)}")

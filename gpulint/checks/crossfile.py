@@ -8,16 +8,23 @@ a repository with several node pools is only faulted when none could run it.
 
 from __future__ import annotations
 
+import re
+
+from gpulint.imagemap import mapped_dockerfile
 from gpulint.k8s import (
     GPU_OPERATOR_RUNTIME_CLASSES,
+    env_vars,
     is_handler_name,
+    is_kustomize_patch,
     is_nvml_daemon,
+    node_selection,
     object_name,
     pod_specs,
+    requests_gpus,
     runtime_classes,
     scalar_str,
 )
-from gpulint.model import Span
+from gpulint.model import Document, Related, Span
 from gpulint.registry import Context, check, finding, related
 
 # RuntimeClasses that platforms create themselves: the GPU Operator's, and GKE
@@ -110,6 +117,8 @@ def device_plugin_without_nvidia_runtime(ctx: Context):
     if any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
         return
     for doc in ctx.of_kind("kubernetes"):
+        if is_kustomize_patch(doc):
+            continue  # the base it is merged into may set the runtime class
         for pod in pod_specs(doc):
             if not is_nvml_daemon(pod) or pod.spec.get("runtimeClassName") is not None:
                 continue
@@ -138,3 +147,79 @@ def _default_setting(config):
     found = effective_cri(config.docs)
     node = found[1].get("containerd", "default_runtime_name") if found else None
     return (found[0], node) if node is not None else (config.doc, Span.point(1, 1))
+
+
+# GKE labels its GPU nodes with the accelerator type; its device plugin mounts the
+# driver at /usr/local/nvidia without the NVIDIA runtime hook, so the image's own
+# LD_LIBRARY_PATH must lead there.
+GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+_DRIVER_DIR = "/usr/local/nvidia/lib64"
+_SELF = re.compile(r"\$\{?LD_LIBRARY_PATH\b")
+
+
+@check("GL704", kinds=("kubernetes",))
+def gke_driver_path_missing(doc: Document, ctx: Context):
+    for pod in pod_specs(doc):
+        accelerator = node_selection(pod).get(GKE_ACCELERATOR)
+        if accelerator is None:
+            continue
+        nodes = related(doc, accelerator, f"GKE GPU nodes (`{GKE_ACCELERATOR}: {scalar_str(accelerator)}`)")
+        for container in pod.containers:
+            if not requests_gpus(container):
+                continue
+            missing = _library_path(ctx, container)
+            if missing is None:
+                continue
+            where, what, value, source = missing
+            yield finding(
+                doc, "GL704", where,
+                f"container `{container.name or '?'}` runs on GKE GPU nodes (`{GKE_ACCELERATOR}: "
+                f"{scalar_str(accelerator)}`), which mount the driver at /usr/local/nvidia without the NVIDIA "
+                f"runtime hook, but {what} sets LD_LIBRARY_PATH to `{value}`, without {_DRIVER_DIR}: CUDA "
+                f"fails with `libcuda.so.1: cannot open shared object file` (`torch.cuda.is_available()` is "
+                f"false); add {_DRIVER_DIR} to LD_LIBRARY_PATH",
+                related=(nodes, *source))
+
+
+def _library_path(ctx: Context, container):
+    """(where to point, what sets it, the value, related locations) when the container's
+    LD_LIBRARY_PATH leaves out the driver path; None when it has it or is not known."""
+    for name, _, value in env_vars(container):
+        if name == "LD_LIBRARY_PATH":  # the pod's value replaces the image's
+            text = scalar_str(value)
+            if text is None or _DRIVER_DIR in text:
+                return None
+            return value.span, "the container's `env`", text, ()
+    ref = container.image or ""
+    dockerfile = mapped_dockerfile(ctx, ref)
+    if dockerfile is not None:
+        return _built_library_path(container, dockerfile)
+    return _base_library_path(container, ref, ())
+
+
+def _built_library_path(container, dockerfile: Document):
+    from gpulint.dockerfile_facts import facts
+
+    final = facts(dockerfile).final if dockerfile.tree is not None else None
+    if final is None:
+        return None
+    env = final.env.get("LD_LIBRARY_PATH")
+    if env is not None and _DRIVER_DIR in env.value:
+        return None
+    if env is not None and not _SELF.search(env.value):
+        here = Related(dockerfile.path, env.span.line, env.span.column, "LD_LIBRARY_PATH is set here")
+        return (container.image_node.span, f"image `{container.image}` (built by {dockerfile.path})", env.value,
+                (here,))
+    here = Related(dockerfile.path, final.root.instructions[0].line, 1, f"built on `{final.image}`")
+    return _base_library_path(container, final.image or "", (here,))
+
+
+def _base_library_path(container, ref: str, source: tuple):
+    from gpulint.knowledge.images import cuda_image, drops_driver_path
+
+    image = cuda_image(ref)
+    value = drops_driver_path(image.cuda) if image is not None and image.family == "nvidia-cuda" else None
+    if value is None:
+        return None
+    what = f"image `{container.image}`" + (f", on `{ref}`," if ref != container.image else "")
+    return (container.image_node.span, f"{what} (nvidia/cuda 12.8.1 to 12.9.x)", value, source)

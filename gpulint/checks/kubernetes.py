@@ -7,12 +7,14 @@ import re
 
 from gpulint.k8s import (
     Container,
+    is_gpu_resource,
     PodSpec,
     env_vars,
     gpu_limits,
     gpu_requests,
     is_gpu_management,
     is_handler_name,
+    is_kustomize_patch,
     GPU_OPERATOR_RUNTIME_CLASSES,
     is_nvml_daemon,
     object_kind,
@@ -82,6 +84,21 @@ def _replace(doc: Document, span: Span, text: str, description: str, safe: bool 
     return Fix(description, (Edit(doc.abspath, start, end, text),), safe)
 
 
+def _no_fix_in_patches(check_fn):
+    """Findings in a Kustomize patch come without a fix: rewriting a partial object
+    could contradict the base it is merged into."""
+    import functools
+
+    @functools.wraps(check_fn)
+    def wrapper(doc: Document, ctx: Context):
+        patch = is_kustomize_patch(doc)
+        for found in check_fn(doc, ctx):
+            if patch:
+                found.fix = None
+            yield found
+    return wrapper
+
+
 # ---------------------------------------------------------------- GPU resources
 
 
@@ -100,6 +117,8 @@ def _label(container: Container) -> str:
 
 @check("GL501", kinds=("kubernetes",))
 def gpu_request_without_limit(doc: Document, ctx: Context):
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may hold the limit
     for _, container in _containers(doc):
         limits = gpu_limits(container)
         if doc.templated and _filled_by_template(container.node.get("resources", "limits")):
@@ -151,6 +170,7 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
 
 
 @check("GL502", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gpu_request_limit_differ(doc: Document, ctx: Context):
     for _, container in _containers(doc):
         limits = gpu_limits(container)
@@ -260,6 +280,7 @@ def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
 
 
 @check("GL504", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gpu_resource_name_unknown(doc: Document, ctx: Context):
     for _, container in _containers(doc):
         for section in ("limits", "requests"):
@@ -440,16 +461,69 @@ def gpu_in_init_container(doc: Document, ctx: Context):
                 f"app containers")
 
 
+# ---------------------------------------------------------------- misplaced GPU quantities
+
+# Keys users write for `limits` / `requests` that the API does not know.
+_RESOURCE_KEYS = {"limit": "limits", "request": "requests", "Limits": "limits", "Requests": "requests",
+                  "limitations": "limits", "limts": "limits", "requets": "requests"}
+
+
+def misplaced_gpu_resources(container: Container) -> list[tuple[Node, str, str | None]]:
+    """(the entry, where it is, the key it belongs under) of each `nvidia.com/*` quantity
+    the API server does not read: under a misspelt `resources` key such as `limit`,
+    directly under `resources`, or in `limits`/`requests` outside `resources`."""
+    found = []
+    resources = container.node.get("resources")
+    if resources is not None and resources.is_map:
+        for key, entry in resources.items():
+            if key in ("limits", "requests", "claims"):
+                continue
+            if is_gpu_resource(key):
+                found.append((entry, f"`resources.{key}`", None))
+            elif entry.is_map and any(is_gpu_resource(name) for name in entry.value):
+                found.append((entry, f"`resources.{key}`", _RESOURCE_KEYS.get(key)))
+    for key in ("limits", "requests"):
+        entry = container.node.get(key)
+        if entry is not None and entry.is_map and any(is_gpu_resource(name) for name in entry.value):
+            found.append((entry, f"`{key}` outside `resources`", None))
+    return found
+
+
+@check("GL515", kinds=("kubernetes",))
+@_no_fix_in_patches
+def gpu_resources_misplaced(doc: Document, ctx: Context):
+    for _pod, container in _containers(doc):
+        for entry, where, meant in misplaced_gpu_resources(container):
+            hint = f"write `resources.{meant}`" if meant else "put it under `resources.limits`"
+            effect = ("its GPUs still come from `resources.limits`" if gpu_limits(container)
+                      else "the container requests no GPU")
+            yield finding(
+                doc, "GL515", entry,
+                f"{_label(container)} names a GPU quantity in {where}, which is not a field there: kubectl's "
+                f"default strict field validation rejects the object (`strict decoding error: unknown field`), "
+                f"and where validation is off or lenient the API server drops it ({effect}); {hint}",
+                fix=_rename_resource_key(doc, container, entry, meant))
+
+
+def _rename_resource_key(doc: Document, container: Container, entry: Node, meant: str | None) -> Fix | None:
+    """Rename a misspelt `resources` key when the right one is not there already."""
+    if meant is None or entry.key_span is None or container.node.get("resources", meant) is not None:
+        return None
+    return _replace(doc, entry.key_span, meant, f"rename the key to `{meant}`")
+
+
 # ---------------------------------------------------------------- runtime classes
 
 @check("GL509", kinds=("kubernetes",))
+@_no_fix_in_patches
 def runtime_class_misplaced(doc: Document, ctx: Context):
     for where, entry, pods in _misplaced_runtime_classes(doc):
         yield finding(
             doc, "GL509", entry,
-            f"`runtimeClassName` in {where} is not a field there: the API server drops it "
-            f"(at most a client warning) and the pod runs on the node's default runtime, "
-            f"usually without GPUs; it belongs in the pod spec",
+            f"`runtimeClassName` in {where} is not a field there: kubectl's default strict field "
+            f"validation rejects the object (`strict decoding error: unknown field`), and where "
+            f"validation is off or lenient the API server drops it and the pod runs on the node's "
+            f"default runtime, usually without GPUs; it belongs in the pod spec",
             fix=_move_runtime_class(doc, pods, entry))
 
 
@@ -501,6 +575,7 @@ _OLD_NODE_API = ("node.k8s.io/v1beta1", "node.k8s.io/v1alpha1")
 
 
 @check("GL510", kinds=("kubernetes",))
+@_no_fix_in_patches
 def runtime_class_invalid(doc: Document, ctx: Context):
     for obj in runtime_classes(doc):
         api = obj.get("apiVersion")
@@ -579,6 +654,7 @@ def _affinity_keys(pod: PodSpec):
 
 
 @check("GL511", kinds=("kubernetes",))
+@_no_fix_in_patches
 def gfd_selector_invalid(doc: Document, ctx: Context):
     for selector in _selectors(doc):
         for label, value in selector.items() if selector is not None else ():
@@ -649,14 +725,22 @@ def devel_image_in_pod(doc: Document, ctx: Context):
 @check("GL513", kinds=("kubernetes",))
 def cuda_image_without_gpu(doc: Document, ctx: Context):
     nvidia_classes = _nvidia_runtime_classes(ctx)
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may hold the GPU limit
     for pod, container in _containers(doc):
         runtime_class = scalar_str(pod.spec.get("runtimeClassName"))
-        if runtime_class not in nvidia_classes or is_gpu_management(pod):
+        if is_gpu_management(pod):
             continue
         if requests_gpus(container) or not _is_cuda_image(container.image) or _opted_out(container):
             continue
-        if gpu_requests(container) or ("GL505" in ctx.enabled and _sets_visible_devices(container)):
-            continue  # GL501/GL502 (the pod is rejected) or GL505 report the missing limit
+        if gpu_requests(container) or ("GL505" in ctx.enabled and _sets_visible_devices(container)) \
+                or misplaced_gpu_resources(container):
+            continue  # GL501/GL502 (the pod is rejected), GL505 or GL515 report the missing limit
+        if runtime_class is None and gpu_limits(container):
+            yield _zero_gpus_default_runtime(doc, ctx, container)
+            continue
+        if runtime_class not in nvidia_classes:
+            continue
         limit = "with a GPU limit of 0" if gpu_limits(container) else "without a GPU limit"
         yield finding(
             doc, "GL513", container.image_node.span,
@@ -665,6 +749,27 @@ def cuda_image_without_gpu(doc: Document, ctx: Context):
             f"so the runtime exposes every GPU of the node to it, unaccounted by the scheduler; "
             f"request `nvidia.com/gpu` in limits, or set NVIDIA_VISIBLE_DEVICES=void if it must "
             f"not use GPUs")
+
+
+def _zero_gpus_default_runtime(doc: Document, ctx: Context, container: Container):
+    """A CUDA image with an explicit GPU limit of 0 and no runtime class: what it gets
+    depends on the node's default runtime."""
+    from gpulint.nodeconfig import node_configs
+
+    name, value = next(iter(gpu_limits(container).items()))
+    defaults = [config.runtimes.get(config.default_runtime) for config in node_configs(ctx)]
+    nvidia_default = any(entry is not None and entry.is_nvidia for entry in defaults)
+    where = ("the linted node configuration makes the NVIDIA runtime the default, so it gets every GPU of the "
+             "node" if nvidia_default else
+             "it gets none where runc is the node's default runtime, and every GPU of the node where the NVIDIA "
+             "runtime is the default (as the GPU Operator configures containerd)")
+    return finding(
+        doc, "GL513", value.span,
+        f"{_label(container)} runs the CUDA image `{container.image}` with `{name}: 0`: {where}, since the image "
+        f"sets NVIDIA_VISIBLE_DEVICES=all and the device plugin allocates nothing to override it (unless the "
+        f"container toolkit ignores that variable in unprivileged containers); request the "
+        f"GPUs it needs, or set NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs",
+        severity="warning" if nvidia_default else "info")
 
 
 def _nvidia_runtime_classes(ctx: Context) -> set[str]:
@@ -791,8 +896,8 @@ def gpu_taint_not_tolerated(ctx: Context):
             if not daemon and not any(requests_gpus(c) for c in pod.containers):
                 continue
             tolerations = pod.spec.get("tolerations")
-            if tolerations is None and doc.templated:
-                continue  # charts usually template their tolerations in from values
+            if tolerations is None and (doc.templated or is_kustomize_patch(doc)):
+                continue  # charts template their tolerations in; a patch's base may hold them
             untolerated = [[t for t in pool if not _tolerates(tolerations, *t[:3])] for pool in pools]
             # a node daemon must reach every GPU pool; a workload needs one it can land on
             blocked = any(untolerated) if daemon else all(untolerated)

@@ -7,7 +7,8 @@ rules need three different thresholds, because NVIDIA has three:
   * the minor-version-compatibility floor of a major (`minor_version_floor`): the
     lowest driver that runs any binary of that major at all;
   * forward compatibility (`forward_compat_ok`): an older driver branch running a newer
-    CUDA through the cuda-compat package, on data-center GPUs only.
+    CUDA through the cuda-compat package, on data-center GPUs only; nvidia/cuda images
+    state the branches they admit in their own `NVIDIA_REQUIRE_CUDA` (`image_admits`).
 The facts live in `rules/cuda-driver.yaml`; nothing is loaded until first use.
 """
 
@@ -31,10 +32,13 @@ __all__ = [
     "toolkit",
     "latest_release",
     "branch",
+    "branch_numbers",
     "supported_branches",
     "driver_max_cuda",
     "minor_version_floor",
     "forward_compat_ok",
+    "image_admits",
+    "images_admitting",
     "compute_capability",
     "gpu_info",
     "required_compute_capability",
@@ -216,13 +220,66 @@ class Branch:
 
 
 @functools.lru_cache(maxsize=1)
+def _image_requirements() -> dict[tuple[int, int], tuple[int, ...]]:
+    """CUDA X.Y -> the branches its nvidia/cuda images admit (a bare `driver>=N`
+    clause admits every listed branch from N on)."""
+    out = {}
+    for row in _data()["image_requirements"]:
+        cuda = _xy(str(row["cuda"]))
+        admitted = {int(b) for b in row["branches"]}
+        if row.get("admits_from") is not None:
+            admitted |= {int(b["number"]) for b in _data()["branches"]
+                         if int(b["number"]) >= int(row["admits_from"]) and _xy(str(b["max_cuda"])) < cuda}
+        out[cuda] = tuple(sorted(admitted))
+    return out
+
+
+def image_admits(cuda: tuple[int, int]) -> tuple[int, ...] | None:
+    """Branches an nvidia/cuda image of CUDA X.Y starts on through forward compatibility
+    (its `NVIDIA_REQUIRE_CUDA` brand clauses); None where gpulint has not read them."""
+    return _image_requirements().get((int(cuda[0]), int(cuda[1])))
+
+
+def images_admitting(driver_branch: int) -> tuple[str, ...]:
+    """CUDA X.Y versions whose nvidia/cuda images start on `driver_branch` through
+    forward compatibility, oldest first."""
+    return tuple(f"{xy[0]}.{xy[1]}" for xy, numbers in sorted(_image_requirements().items())
+                 if int(driver_branch) in numbers)
+
+
+@functools.lru_cache(maxsize=1)
 def _forward_compat_index() -> dict[int, tuple[str, ...]]:
-    """Invert the per-package forward-compat table into branch -> CUDA versions."""
+    """Branch -> CUDA versions it runs through forward compatibility: the cuda-compat
+    tables and every branch an nvidia/cuda image admits (its cuda-compat libraries
+    work there, or NVIDIA would not start it)."""
     index: dict[int, set[str]] = {}
     for row in _data()["forward_compat"]:
         for number in row.get("branches") or ():
             index.setdefault(int(number), set()).add(str(row["cuda"]))
+    for (major, minor), numbers in _image_requirements().items():
+        for number in numbers:
+            index.setdefault(number, set()).add(f"{major}.{minor}")
+    _fill_gaps(index)
     return {n: tuple(sorted(v, key=_parts)) for n, v in index.items()}
+
+
+def _fill_gaps(index: dict[int, set[str]]) -> None:
+    """A CUDA X.Y whose neighbours both run on a branch runs there too, unless a source
+    says it does not (`refuses` in image_requirements): the lists are snapshots of
+    different months, and a missing entry is no evidence of a refusal."""
+    native = {int(row["number"]): _xy(str(row["max_cuda"])) for row in _data()["branches"]}
+    refused = {(_xy(str(row["cuda"])), int(number)) for row in _data()["image_requirements"]
+               for number in row.get("refuses") or ()}
+    known = sorted({r.major_minor for r in _releases()})
+    for number, max_cuda in native.items():
+        listed = {_xy(v) for v in index.get(number, ())}
+
+        def runs(xy: tuple[int, int]) -> bool:
+            return xy <= max_cuda or xy in listed
+
+        for before, xy, after in zip(known, known[1:], known[2:]):
+            if not runs(xy) and runs(before) and runs(after) and (xy, number) not in refused:
+                index.setdefault(number, set()).add(f"{xy[0]}.{xy[1]}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -259,6 +316,11 @@ def branch(driver: str | int) -> Branch | None:
     """The branch a driver version belongs to; None if gpulint does not list it."""
     number = _branch_number(driver)
     return _branches().get(number) if number is not None else None
+
+
+def branch_numbers() -> tuple[int, ...]:
+    """Every driver branch gpulint knows, ascending."""
+    return tuple(_branches())
 
 
 def supported_branches() -> tuple[Branch, ...]:

@@ -29,8 +29,8 @@ __all__ = [
     "cuda_image",
     "tag_status",
     "smallest_flavor_with",
-    "require_cuda_branches",
     "cudnn_major_for",
+    "drops_driver_path",
     "ngc_cuda",
     "images_as_of",
 ]
@@ -280,7 +280,6 @@ class _Version:
     superseded_by: str | None
     complete: bool
     source: str
-    require_cuda_branches: tuple[int, ...] | None
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -307,7 +306,6 @@ def _versions() -> dict[str, _Version]:
     for row in _data()["versions"]:
         os_list = tuple(row.get("os") or ())
         cudnn = tuple(row.get("cudnn") or ())
-        branches = row.get("require_cuda_branches")
         out[row["version"]] = _Version(
             version=row["version"],
             os=os_list,
@@ -319,7 +317,6 @@ def _versions() -> dict[str, _Version]:
             superseded_by=row.get("superseded_by"),
             complete=bool(row.get("complete", True)),
             source=row["source"],
-            require_cuda_branches=tuple(branches) if branches else None,
         )
     return out
 
@@ -345,15 +342,12 @@ def _latest_version() -> _Version:
     return max(_versions().values(), key=lambda v: v.key)
 
 
-def require_cuda_branches(version: str) -> tuple[int, ...] | None:
-    """Driver branches named in NVIDIA_REQUIRE_CUDA `brand=...` clauses of that nvidia/cuda version.
-
-    The container toolkit lets the image start on those branches (data-center GPUs,
-    through the bundled cuda-compat) even when the driver's CUDA level is lower.
-    None when gpulint has no record for the version.
-    """
-    v = _versions().get(version)
-    return v.require_cuda_branches if v else None
+def drops_driver_path(version: str) -> str | None:
+    """The LD_LIBRARY_PATH of an nvidia/cuda release whose base images leave out the
+    driver mount point /usr/local/nvidia/lib64; None for the others."""
+    row = _data()["driver_path_dropped"]
+    key = _vtuple(version)
+    return str(row["value"]) if _vtuple(row["from"]) <= key < _vtuple(row["until"]) else None
 
 
 def cudnn_major_for(version: str) -> int | None:
