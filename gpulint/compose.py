@@ -200,10 +200,41 @@ def image(doc: Document, service: Service) -> tuple[Node, str] | None:
 
 
 def gpu_service_images(doc: Document) -> list[tuple[str, Span]]:
-    """(image, where) of the services that ask for GPUs."""
+    """(image, where) of the services that ask for GPUs and pull their image (a service
+    with `build` names the image it builds)."""
     out = []
     for service in services(doc):
         found = image(doc, service)
-        if found is not None and requests_gpus(doc, service):
+        if found is not None and service.get("build") is None and requests_gpus(doc, service):
             out.append((found[1], found[0].span))
+    return out
+
+
+def build_dockerfile(doc: Document, service: Service) -> str | None:
+    """The path of the Dockerfile a service builds from; None for remote contexts, inline
+    Dockerfiles and values that depend on a variable the `.env` does not set."""
+    build = service.get("build")
+    if build is None or not (build.is_scalar or build.is_map):
+        return None
+    if build.is_scalar:
+        context, dockerfile = value_of(doc, build), "Dockerfile"
+    else:
+        if build.get("dockerfile_inline") is not None:
+            return None
+        context = value_of(doc, build.get("context")) if build.get("context") is not None else "."
+        dockerfile = value_of(doc, build.get("dockerfile")) if build.get("dockerfile") is not None \
+            else "Dockerfile"
+    if not context or not dockerfile or re.match(r"^[a-z][a-z0-9+.-]*://|^git@", context):
+        return None
+    return os.path.normpath(os.path.join(os.path.dirname(doc.abspath), context, dockerfile))
+
+
+def gpu_service_builds(doc: Document) -> list[tuple[str, Node, str]]:
+    """(Dockerfile path, the `build` node, service name) of the services that ask for
+    GPUs and build their image."""
+    out = []
+    for service in services(doc):
+        path = build_dockerfile(doc, service) if requests_gpus(doc, service) else None
+        if path is not None:
+            out.append((path, service.get("build"), service.name))
     return out

@@ -190,3 +190,12 @@ def test_fleet_gpu_is_compared_with_the_image(tmp_path):
     run = run_gpulint("--format", "json", "--failure-threshold", "none", "--select", "GL604", ".", cwd=tmp_path)
     assert run.at() == [("GL604", 3, 12)]
     assert "Kepler" in run.findings[0]["message"]
+
+
+def test_a_built_image_is_judged_by_its_dockerfile():
+    run = lint_fixture("compose/build", "--failure-threshold", "none", "--driver", "470.57.02")
+    compose = [(f["code"], f["line"], f["column"]) for f in run.findings if f["path"].endswith("compose.yaml")]
+    assert compose == [("GL601", 3, 5)]  # `image:` next to `build:` names the result: no GL301
+    finding = next(f for f in run.findings if f["path"].endswith("compose.yaml"))
+    assert "the image service `trainer` builds" in finding["message"]
+    assert finding["related"][0]["path"].endswith("trainer/Dockerfile")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import SimpleNamespace
 
 from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operator_declarations,
@@ -441,6 +442,7 @@ def _subjects(doc: Document, ctx: Context):
             img = image_cuda(ref)
             if img is not None:
                 yield Subject(img, where, fleet_for(ctx))
+        yield from _compose_builds(doc, ctx)
         return
     for pod in pod_specs(doc):
         if is_gpu_management(pod):
@@ -453,6 +455,22 @@ def _subjects(doc: Document, ctx: Context):
             if img is not None:
                 fleet = fleet or fleet_for(ctx, pod)
                 yield Subject(img, container.image_node.span, fleet)
+
+
+def _compose_builds(doc: Document, ctx: Context):
+    """The images GPU services of a Compose file build, judged by their Dockerfile."""
+    from gpulint.compose import gpu_service_builds
+    from gpulint.imagemap import dockerfile_at
+
+    for path, node, name in gpu_service_builds(doc) if doc.kind == "compose" else ():
+        dockerfile = dockerfile_at(ctx, Path(path))
+        built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
+        if built is not None:
+            img, where = built
+            img = replace(img, label=f"the image service `{name}` builds ({dockerfile.path}, {img.basis})",
+                          related=(Related(dockerfile.path, where.line, where.column,
+                                           f"the image's CUDA {img.version} comes from here"),))
+            yield Subject(img, node.key_span or node.span, fleet_for(ctx))
 
 
 def _origin_related(origin: Origin | None, message: str) -> tuple[Related, ...]:

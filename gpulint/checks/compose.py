@@ -402,8 +402,8 @@ def service_image_tags(doc: Document, ctx: Context):
     seen = set()
     for service in services(doc):
         found = image(doc, service)
-        if found is None or found[0].span in seen:
-            continue
+        if found is None or found[0].span in seen or service.get("build") is not None:
+            continue  # with `build`, `image` names what is built, not what is pulled
         seen.add(found[0].span)
         node, ref = found
         written = node.str()
