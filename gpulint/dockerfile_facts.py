@@ -183,16 +183,19 @@ def _build(doc: Document) -> Facts:
         parent = out[chain[1].index] if len(chain) > 1 else None
         sf.env = dict(parent.env) if parent is not None else {}
         variables: dict[str, str | None] = {}
+        # what `$NAME` means at this point: ENV wins over an ARG of the same name
+        known: dict[str, str | None] = {k: v.value for k, v in sf.env.items()}
         for ins in stage.instructions:
             if ins.keyword == "ENV":
                 for env in env_values(doc, ins):
-                    known = {**variables, **{k: v.value for k, v in sf.env.items()}}
                     sf.env[env.name] = replace(env, value=expand(env.value, known))
+                    known[env.name] = sf.env[env.name].value
                     sf.assignments.append(sf.env[env.name])
             elif ins.keyword == "ARG":
-                variables.update(_stage_args(ins, variables, df.global_args))
+                declared = _stage_args(ins, variables, df.global_args)
+                variables.update(declared)
+                known.update((k, v) for k, v in declared.items() if k not in sf.env)
             elif ins.keyword == "RUN":
-                known = {**variables, **{k: v.value for k, v in sf.env.items()}}
                 commands = run_commands(ins, known)
                 sf.commands.extend(commands)
                 sf.packages.extend(p for c in commands for p in installed_packages(c))
@@ -718,9 +721,6 @@ _MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet
 # packaging job that only uses a CUDA base as its operating system.
 _NON_CUDA_PROGRAM = re.compile(r"[\w.-]*device-plugin(?![\w.])|[\w.-]*[-_]exporter(?![\w.])|"
                                r"\b(?:rpmbuild|rpmrebuild|dpkg-deb|dpkg-buildpackage|debuild)\b")
-# A RUN that deletes the CUDA forward-compatibility libraries the base image ships.
-_COMPAT_REMOVED = re.compile(r"\brm\s[^;&|\n]*?/usr/local/cuda[\w.-]*/compat\b|"
-                             r"\b(?:remove|purge|erase|autoremove)\b[^;&|\n]*?\bcuda-compat")
 _TRUE = ("1", "t", "true")
 
 
@@ -735,9 +735,13 @@ def not_cuda_workload(doc: Document) -> Hit | None:
       device plugins and GPU exporters run (they must see every GPU on any driver);
     - an ENTRYPOINT or CMD that runs a device plugin, an exporter or a packaging tool
       (rpmbuild, rpmrebuild, dpkg-deb);
-    - a RUN that deletes the image's CUDA forward-compatibility libraries;
-    - NVIDIA_DRIVER_CAPABILITIES without `compute` (or `all`): the runtime then mounts
-      NVML and nvidia-smi but not libcuda, so the image can only use NVML."""
+    - NVIDIA_DRIVER_CAPABILITIES=utility alone: the runtime then mounts NVML and
+      nvidia-smi but not libcuda, so the image can only use NVML (graphics or video
+      capabilities make it a GPU workload of another kind, still judged).
+
+    Deleting the image's cuda-compat libraries is no such evidence on its own: CUDA
+    workloads do it too, to keep forward compatibility from being forced on them
+    (NCCL test images on EFA purge `cuda-compat-*`)."""
     final = facts(doc).final
     if final is None:
         return None
@@ -756,12 +760,9 @@ def not_cuda_workload(doc: Document) -> Hit | None:
     hit = first_mention(final.chain, ("ENTRYPOINT", "CMD"), _NON_CUDA_PROGRAM)
     if hit is not None:
         return replace(hit, label=f"`{hit.text}` (a device plugin, exporter or packaging tool)")
-    hit = first_mention(final.chain, ("RUN",), _COMPAT_REMOVED)
-    if hit is not None:
-        return replace(hit, label=f"`{hit.text}` (deletes the CUDA compatibility libraries)")
     caps = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
-    named = {c.strip().lower() for c in caps.value.split(",")} if caps is not None else set()
-    if caps is not None and "$" not in caps.value and not named & {"compute", "all"}:
+    named = {c.strip().lower() for c in caps.value.split(",")} - {""} if caps is not None else set()
+    if named and named <= {"utility"}:  # empty means the default, compute,utility
         return Hit(caps.instruction, "NVIDIA_DRIVER_CAPABILITIES",
                    f"`NVIDIA_DRIVER_CAPABILITIES={caps.value}` (no `compute`: NVML only, no libcuda)")
     return None
@@ -853,6 +854,8 @@ def is_nvidia_image(image: str | None) -> bool:
 
 _CODENAMES = {"bionic": ("ubuntu", "18.04"), "focal": ("ubuntu", "20.04"),
               "jammy": ("ubuntu", "22.04"), "noble": ("ubuntu", "24.04"),
+              "oracular": ("ubuntu", "24.10"), "plucky": ("ubuntu", "25.04"),
+              "questing": ("ubuntu", "25.10"),
               "buster": ("debian", "10"), "bullseye": ("debian", "11"),
               "bookworm": ("debian", "12"), "trixie": ("debian", "13")}
 _GLIBC = {("ubuntu", "18.04"): 2.27, ("ubuntu", "20.04"): 2.31, ("ubuntu", "22.04"): 2.35,

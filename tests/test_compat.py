@@ -466,3 +466,20 @@ def test_every_gpu_class_can_be_stated_on_the_command_line(klass, severity, word
     assert finding["severity"] == severity
     assert words in finding["message"]
     assert f"`--gpu-class {klass}`" in finding["message"]
+
+
+def test_cuda_stated_by_the_tag_is_judged_with_lower_confidence():
+    """`-cu128` in a tag is what the image says of itself: the message says so, and it does
+    not claim the image has (or lacks) a start check. A tag without X.Y is not judged."""
+    run = _lint("tagged/ray.yaml", "--driver", "535.104.05")
+    assert _found(run, "GL601") == [("ray.yaml", 8, 14, "warning"), ("ray.yaml", 13, 14, "warning")]
+    cu128, cu130 = (f["message"] for f in run.findings if f["code"] == "GL601")
+    assert "(its tag says CUDA 12.8)" in cu128
+    assert "is not known to check the driver at start" in cu130
+    assert "CUDA fails (or the container does not start)" in cu130
+
+
+def test_cuda_stated_by_the_tag_gets_no_verdict_on_data_center_gpus():
+    """There it may run through forward compatibility, if the image carries cuda-compat."""
+    run = _lint("tagged/ray.yaml", "--driver", "535.104.05", "--gpu-class", "datacenter")
+    assert _found(run, "GL601") == []

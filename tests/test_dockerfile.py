@@ -68,6 +68,8 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("caps/all-in-build.Dockerfile", [("GL308", 2, 32)]),
     ("toolkit/bad.Dockerfile", [("GL309", 2, 24), ("GL309", 2, 64), ("GL309", 5, 42), ("GL309", 6, 20)]),
     ("toolkit/good.Dockerfile", []),
+    ("toolkit/apt-key-gone.Dockerfile", [("GL309", 2, 70), ("GL309", 4, 5), ("GL309", 6, 106),
+                                         ("GL309", 8, 70)]),
     ("buildtime/bad.Dockerfile", [("GL310", 2, 5), ("GL310", 3, 31), ("GL310", 4, 31), ("GL310", 5, 5)]),
     ("buildtime/good.Dockerfile", []),
     ("ldpath/bad.Dockerfile", [("GL311", 3, 21), ("GL311", 4, 45), ("GL312", 5, 21), ("GL312", 6, 10)]),
@@ -81,8 +83,9 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("workload/device-plugin.Dockerfile", []),
     ("workload/packaging.Dockerfile", []),
     ("workload/exporter.Dockerfile", []),
-    ("workload/compat-removed.Dockerfile", []),
+    ("workload/compat-removed.Dockerfile", [("GL303", 1, 6)]),
     ("workload/nvml-only.Dockerfile", []),
+    ("workload/graphics.Dockerfile", [("GL307", 3, 28)]),  # graphics still takes a GPU
     ("workload/app.Dockerfile", [("GL313", 3, 28)]),  # `model_exporter.py` is no exporter binary
     ("env/repeats-base.Dockerfile", []),  # the nvidia/cuda base sets `all` already
     ("jetson/l4t.Dockerfile", []),
@@ -194,16 +197,18 @@ def test_visible_devices_on_a_base_that_sets_all_recommends_void():
 @pytest.mark.parametrize("relative", ["workload/device-plugin.Dockerfile",
                                       "workload/packaging.Dockerfile",
                                       "workload/exporter.Dockerfile",
-                                      "workload/compat-removed.Dockerfile",
                                       "workload/nvml-only.Dockerfile"])
 def test_images_that_never_run_cuda_get_no_driver_verdict(relative):
     run = lint_fixture(f"dockerfile/{relative}", "--failure-threshold", "none", "--driver", "535")
     assert [f for f in run.findings if f["code"] == "GL601"] == []
 
 
-def test_a_cuda_application_still_gets_a_driver_verdict():
-    run = lint_fixture("dockerfile/workload/app.Dockerfile", "--failure-threshold", "none",
-                       "--driver", "535")
+@pytest.mark.parametrize("relative", ["workload/app.Dockerfile",
+                                      "workload/compat-removed.Dockerfile"])
+def test_a_cuda_application_still_gets_a_driver_verdict(relative):
+    """Purging cuda-compat is something CUDA workloads do too: it is no evidence that the
+    image never runs CUDA."""
+    run = lint_fixture(f"dockerfile/{relative}", "--failure-threshold", "none", "--driver", "535")
     assert [f["code"] for f in run.findings if f["code"] == "GL601"] == ["GL601"]
 
 
@@ -213,6 +218,17 @@ def test_expanded_values_are_shown_beside_what_is_written():
     assert "(`/usr/local/cuda/compat:${LD_LIBRARY_PATH}` expanded)" in compat["message"]
     (clobber,) = _messages("ldpath/doubling.Dockerfile", "GL311")
     assert len(clobber["message"]) < 1000  # a runaway `ARG A=$A$A` chain stays unexpanded
+
+
+def test_apt_key_severity_follows_the_distribution_release():
+    """APT 2.9.15 removed apt-key: Debian 13 and Ubuntu 25.04 fail the build; Ubuntu 24.04
+    still has it (NVIDIA's own 12.8.1 ubuntu24.04 base uses it); an unknown base keeps
+    the rule's default."""
+    found = _messages("toolkit/apt-key-gone.Dockerfile", "GL309")
+    assert [f["severity"] for f in found] == ["error", "error", "info", "warning"]
+    assert "does not exist in Debian 13" in found[0]["message"]
+    assert "`apt-key: not found`" in found[1]["message"]
+    assert "still exists in Ubuntu 24.04" in found[2]["message"]
 
 
 def test_second_toolkit_is_a_warning():
@@ -317,3 +333,30 @@ def test_every_suggested_tag_is_supported(tmp_path):
     again = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none",
                         "--select", "GL301,GL302", str(check))
     assert again.findings == []
+
+
+def _image(ref: str) -> dict | None:
+    run = run_gpulint("image", ref, "--format", "json")
+    return run.json if run.rc == 0 else None
+
+
+@pytest.mark.parametrize("ref, cuda, exact", [
+    # the CUDA sample images name their CUDA; the sample without a version is not described
+    ("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04", "12.5.0", True),
+    ("nvcr.io/nvidia/k8s/cuda-sample:nbody-cuda11.7.1-ubuntu18.04", "11.7.1", True),
+    ("nvcr.io/nvidia/k8s/cuda-sample:nbody", None, None),
+    # Triton's TensorRT-LLM images lag the month's CUDA (24.07 is 12.4.1, not 12.5.1)
+    ("nvcr.io/nvidia/tritonserver:24.07-trtllm-python-py3", "12.4.1", True),
+    ("nvcr.io/nvidia/tritonserver:24.07-py3", "12.5.1", True),
+    ("nvcr.io/nvidia/tritonserver:25.03-trtllm-python-py3", "12.8", False),
+    # TensorRT and Kaldi containers share the month's CUDA
+    ("nvcr.io/nvidia/tensorrt:24.05-py3", "12.4.1", True),
+    ("nvcr.io/nvidia/kaldi:22.08-py3", "11.7.1", True),
+    # integrated-GPU builds are not described as data-center images
+    ("nvcr.io/nvidia/pytorch:24.08-py3-igpu", None, None),
+    # NeMo months are built on older PyTorch months: no CUDA is claimed for them
+    ("nvcr.io/nvidia/nemo:25.04.01", None, None),
+])
+def test_image_families_that_state_their_cuda(ref, cuda, exact):
+    found = _image(ref)
+    assert (found["cuda"], found["cuda_exact"]) == (cuda, exact) if cuda else found is None

@@ -491,7 +491,7 @@ def test_cuda_image_ngc() -> None:
     img = cuda_image("nvcr.io/nvidia/tensorflow:23.01-tf2-py3")
     assert img.cuda == "12.0.1"
     img = cuda_image("nvcr.io/nvidia/tritonserver:24.09-trtllm-python-py3")
-    assert img.cuda_major_minor == (12, 6) and not img.cuda_exact  # lower bound from 24.08
+    assert img.cuda == "12.5.1" and img.cuda_exact  # the TensorRT-LLM images lag the month
     assert cuda_image("nvcr.io/nvidia/pytorch:19.10-py3") is None
     assert cuda_image("nvcr.io/nvidia/pytorch:latest") is None
 
@@ -522,7 +522,7 @@ def test_cuda_image_ngc() -> None:
         # later months that were missing
         ("nvcr.io/nvidia/pytorch:23.03-py3", "12.1.0", True),
         ("nvcr.io/nvidia/tritonserver:24.06-py3", "12.5.0", True),
-        ("nvcr.io/nvidia/tritonserver:24.07-trtllm-python-py3", "12.5.1", True),
+        ("nvcr.io/nvidia/tritonserver:24.07-trtllm-python-py3", "12.4.1", True),
         ("nvcr.io/nvidia/pytorch:25.04-py3", "12.9.0", True),
         ("nvcr.io/nvidia/pytorch:26.08-py3", "13.4.1", True),
     ],

@@ -77,13 +77,14 @@ class ImageCuda:
 def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
     from gpulint.knowledge.cuda import image_admits
-    from gpulint.knowledge.images import cuda_image
+    from gpulint.knowledge.images import cuda_image, tag_cuda
 
-    img = cuda_image(ref)
+    img = cuda_image(ref) or tag_cuda(ref)
     if img is None:
         return None
-    branches = image_admits(img.cuda_major_minor) if img.family == "nvidia-cuda" else None
-    return ImageCuda(f"image `{ref.strip()}`", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
+    branches = image_admits(img.cuda_major_minor) if img.family in ("nvidia-cuda", "cuda-sample") else None
+    said = f" (its tag says CUDA {img.cuda})" if img.family == "tag" else ""
+    return ImageCuda(f"image `{ref.strip()}`{said}", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
                      img.has_start_check, branches, img, img.family, img.release, img.cuda_exact)
 
 
@@ -200,9 +201,21 @@ def judge(img: ImageCuda, fleet: Fleet) -> Verdict | None:
     driver = fleet.driver
     if driver is None or is_beyond_data(img):
         return None
+    if img.family == "tag":  # only the tag speaks: whether cuda-compat rides along is unknown
+        return _judge_tag(img, driver, fleet)
     if img.start_check and img.major_minor is not None:
         return _judge_start_check(img, driver, fleet)
     return _judge_minor_compat(img, driver)
+
+
+def _judge_tag(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict | None:
+    """An image whose CUDA only its tag states: on data-center or Jetson GPUs it may run
+    through forward compatibility if it carries cuda-compat, which nothing says, so no
+    verdict there; elsewhere the minor-version rules, at most a warning."""
+    if fleet.gpu_class in ("datacenter", "embedded"):
+        return None
+    verdict = _judge_minor_compat(img, driver)
+    return replace(verdict, severity="warning") if verdict is not None else None
 
 
 def is_beyond_data(img: ImageCuda) -> bool:
@@ -369,7 +382,8 @@ def _judge_minor_compat(img: ImageCuda, driver: Driver) -> Verdict | None:
     floor = minor_version_floor(img.major)
     full = native_driver(img)
     insufficient = "`CUDA driver version is insufficient for CUDA runtime version`"
-    head = f"{img.label} has no start check"
+    head = f"{img.label} has no start check" if img.family != "tag" else \
+        f"{img.label} is not known to check the driver at start"
     if driver.version is None:
         return _judge_minor_by_level(img, driver, head, insufficient)
     text = _driver_text(driver, _native_max(driver))
@@ -380,8 +394,10 @@ def _judge_minor_compat(img: ImageCuda, driver: Driver) -> Verdict | None:
                                     f"{insufficient}")
         return None
     if _below(driver, floor):
-        return Verdict("error", f"{head} and {text} is below the CUDA {img.major}.x minimum {floor}: the "
-                                f"container starts, then CUDA fails with {insufficient}. It needs driver >= "
+        fails = "the container starts, then CUDA fails" if img.family != "tag" else \
+            "CUDA fails (or the container does not start)"
+        return Verdict("error", f"{head} and {text} is below the CUDA {img.major}.x minimum {floor}: "
+                                f"{fails} with {insufficient}. It needs driver >= "
                                 f"{floor}" + (f" (>= {full} for every CUDA {img.xy} feature)" if full else ""))
     if full and _below(driver, full):
         return Verdict("warning", f"{img.label} needs driver >= {full} for CUDA {img.xy}; {text} runs it only "

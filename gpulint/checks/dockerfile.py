@@ -11,8 +11,8 @@ import re
 
 from gpulint.dockerfile_facts import (
     REQUIRE_CUDA, Hit, StageFacts, command_name, cuda_builds, cuda_variant, driver_container,
-    env_values, facts, first_mention, installs_toolkit, is_nvidia_image, jetson_image, locate,
-    not_cuda_workload, plain_image, stage_cuda,
+    env_values, facts, first_mention, image_os, installs_toolkit, is_nvidia_image, jetson_image,
+    locate, not_cuda_workload, plain_image, stage_cuda,
 )
 from gpulint.containers import selects_gpus
 from gpulint.model import Document, Edit, Fix, Span
@@ -418,16 +418,43 @@ def deprecated_toolkit_install(doc: Document, ctx: Context):
         yield from _apt_key(doc, sf)
 
 
+# The first release of each distribution without `apt-key`: APT removed it in 2.9.15
+# (APT 3.0), which Debian 13 and Ubuntu 25.04 ship; Ubuntu 24.04 (APT 2.7) still has it.
+_APT_KEY_GONE = {"debian": (13,), "ubuntu": (25, 4)}
+
+
+def _apt_key_exists(sf: StageFacts) -> bool | None:
+    """Whether the stage's distribution release still has `apt-key`; None when unknown."""
+    os_name = image_os(sf)
+    gone = _APT_KEY_GONE.get(os_name[0]) if os_name else None
+    if gone is None or not re.fullmatch(r"\d+(\.\d+)?", os_name[1]):
+        return None
+    return tuple(int(p) for p in os_name[1].split(".")) < gone
+
+
 def _apt_key(doc: Document, sf: StageFacts):
     for cmd in sf.commands:
         name, args = command_name(cmd)
         if name == "apt-key" and args[:1] in (["add"], ["adv"]) \
                 and _NVIDIA_KEY_SOURCE.search(cmd.instruction.value):
-            yield finding(doc, "GL309", locate(doc, cmd.instruction, "apt-key"),
-                          "`apt-key` is deprecated (removed after Debian 12 / Ubuntu 24.04) and "
-                          "trusts the NVIDIA key for every repository; store the key with "
-                          "`gpg --dearmor -o /usr/share/keyrings/...` and reference it with "
-                          "`signed-by=` in the source list")
+            exists = _apt_key_exists(sf)
+            distro, version = image_os(sf) or ("", "")
+            release = f"{distro.capitalize()} {version}"
+            advice = ("store the key with `gpg --dearmor -o /usr/share/keyrings/...` and "
+                      "reference it with `signed-by=` in the source list")
+            if exists is False:
+                message = (f"`apt-key` does not exist in {release} (APT 2.9.15 removed it; Debian "
+                           f"13 and Ubuntu 25.04 ship without it), so this RUN fails with "
+                           f"`apt-key: not found`; {advice}")
+                severity = "error"
+            else:
+                where = f"it still exists in {release}, but " if exists else ""
+                message = (f"`apt-key` is deprecated ({where}APT 2.9.15 removed it: Debian 13 and "
+                           f"Ubuntu 25.04 no longer have it) and trusts the NVIDIA key for every "
+                           f"repository; {advice}")
+                severity = "info" if exists else None
+            yield finding(doc, "GL309", locate(doc, cmd.instruction, "apt-key"), message,
+                          severity=severity)
 
 
 # ---------------------------------------------------------------- GL310 GPU at build time

@@ -27,6 +27,7 @@ __all__ = [
     "parse_image_ref",
     "parse_cuda_tag",
     "cuda_image",
+    "tag_cuda",
     "tag_status",
     "smallest_flavor_with",
     "cudnn_major_for",
@@ -407,6 +408,8 @@ def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
         return None
     if _is_nvidia_cuda(ref):
         return _nvidia_cuda_image(ref)
+    if ref.registry == "nvcr.io" and ref.repository == "nvidia/k8s/cuda-sample":
+        return _cuda_sample_image(ref)
     if ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/"):
         return _ngc_image(ref)
     if ref.is_docker_hub and ref.repository == "pytorch/pytorch":
@@ -449,14 +452,15 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
 _NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:\.(?P<patch>\d+))?(?:-|$)")
 
 
-def ngc_cuda(release: str) -> tuple[str, bool] | None:
-    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact.
+def ngc_cuda(release: str, table: str = "releases") -> tuple[str, bool] | None:
+    """CUDA version of an NGC YY.MM (or YY.MM.P patch) release and whether it is exact;
+    `table` names the release table (`trtllm_releases` for Triton's TensorRT-LLM images).
 
     Months without their own row take the nearest earlier row's X.Y as a lower bound,
     because CUDA never goes backwards between monthly releases; a patch release
     without its own row likewise takes its month's X.Y.
     """
-    rows = sorted(_data()["ngc"]["releases"], key=lambda r: r["release"])
+    rows = sorted(_data()["ngc"][table], key=lambda r: r["release"])
     exact = [r for r in rows if r["release"] == release]
     if exact:
         return str(exact[0]["cuda"]), True
@@ -477,7 +481,9 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
     release = f"{m.group('yy')}.{m.group('mm')}"
     if m.group("patch") is not None:
         release = f"{release}.{m.group('patch')}"
-    found = ngc_cuda(release)
+    variant = next((v for v in _data()["ngc"]["variants"]
+                    if v["framework"] == framework and v["tag_contains"] in (ref.tag or "")), None)
+    found = ngc_cuda(release, variant["table"] if variant else "releases")
     if found is None:
         return None
     cuda, exact = found
@@ -495,6 +501,59 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
         libraries=libraries,
         cuda_exact=exact,
         release=release,
+    )
+
+
+# `cu128`, `cu118`, `cu92` or `cuda12.1` / `cuda-12.1.1` as one dash/underscore-separated
+# part of a tag (vLLM, Ray, TGI and many community images name their CUDA this way).
+_TAG_CUDA_RE = re.compile(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
+
+
+def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
+    """The CUDA X.Y an image's tag states (`rayproject/ray-llm:2.52.0-py311-cu128` -> 12.8),
+    for images gpulint knows nothing else about: lower confidence than `cuda_image`
+    (nothing says whether the image checks the driver at start), so family "tag" and
+    no start check. None when `cuda_image` describes the image or the tag names no X.Y."""
+    ref = _coerce(text_or_ref)
+    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref):
+        return None
+    m = _TAG_CUDA_RE.search(ref.tag.lower())
+    if m is None:
+        return None
+    if m.group("short"):
+        digits = m.group("short")
+        major, minor = (digits[:-1], digits[-1])
+    else:
+        major, minor = m.group("x"), m.group("y")
+    if not 7 <= int(major) <= 20:
+        return None
+    version = f"{int(major)}.{minor}"
+    return CudaImage(ref=ref, family="tag", cuda=version, cuda_major_minor=_mm(version),
+                     flavor="", os=None, cudnn=None, has_start_check=False, is_devel=False,
+                     libraries=frozenset())
+
+
+_CUDA_SAMPLE_RE = re.compile(r"-cuda(\d+\.\d+\.\d+)(?:-|$)")
+
+
+def _cuda_sample_image(ref: ImageRef) -> CudaImage | None:
+    """NVIDIA's Kubernetes CUDA samples (`vectoradd-cuda12.5.0-ubuntu22.04`): the sample
+    copied onto the nvidia/cuda base image of the CUDA the tag names."""
+    m = _CUDA_SAMPLE_RE.search(ref.tag or "")
+    if m is None:
+        return None
+    info = _data()["cuda_sample"]
+    return CudaImage(
+        ref=ref,
+        family="cuda-sample",
+        cuda=m.group(1),
+        cuda_major_minor=_mm(m.group(1)),
+        flavor=info["base_flavor"],
+        os=None,
+        cudnn=None,
+        has_start_check=True,
+        is_devel=False,
+        libraries=FLAVOR_LIBRARIES[info["base_flavor"]],
     )
 
 
