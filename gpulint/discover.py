@@ -52,7 +52,7 @@ _COMPOSE_SERVICE_KEY = re.compile(
     r"^[ \t]+(image|build|deploy|runtime|gpus|extends|devices|container_name|environment|volumes):",
     re.MULTILINE)
 _FIRST_ENTRY = re.compile(r"\n(?:[ \t]*(?:#.*)?\n)*[ \t]+([^\s#-][^:\n]*):[ \t]*(#.*)?(\n|$)")
-_COMPOSE_NAME = re.compile(r"^(docker-compose.*|compose|.*\.compose)\.ya?ml$")
+_COMPOSE_NAME = re.compile(r"^(docker-compose.*|compose(\.[^/]+)?|.*\.compose)\.ya?ml$")
 # GitHub Actions workflows and GitLab CI files, whose steps run shell commands
 _WORKFLOW = re.compile(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".rst", ".mk")
