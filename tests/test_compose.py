@@ -226,3 +226,9 @@ def test_a_built_image_is_judged_by_its_dockerfile():
     finding = next(f for f in run.findings if f["path"].endswith("compose.yaml"))
     assert "the image service `trainer` builds" in finding["message"]
     assert finding["related"][0]["path"].endswith("trainer/Dockerfile")
+
+
+def test_a_runtime_from_an_unknown_variable_may_give_gpus(lint_files):
+    run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    runtime: ${RUNTIME}\n"
+                                      "    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"})
+    assert run.findings == []

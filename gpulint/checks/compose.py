@@ -309,8 +309,10 @@ def gpu_request_in_service_devices(doc: Document, ctx: Context):
 @check("GL910", kinds=KINDS)
 def visible_devices_without_gpu(doc: Document, ctx: Context):
     for service in services(doc):
-        if requests_gpus(doc, service) or service.get("extends") is not None:
-            continue  # an extended service may bring the request
+        found = runtime(doc, service)
+        if requests_gpus(doc, service) or service.get("extends") is not None \
+                or (found is not None and found[1] is None):
+            continue  # an extended service, or a runtime set by a variable, may bring the GPUs
         for name, where, value in environment(doc, service):
             if name != "NVIDIA_VISIBLE_DEVICES" or value is None:
                 continue
