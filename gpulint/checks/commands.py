@@ -161,7 +161,8 @@ def _limited(command: ContainerCommand) -> str | None:
     for flag in command.flag("--gpus"):
         value = (flag.text or "").strip()
         if command.tool in _DOCKER_GPUS and value and value != "all" and gpus_problem(value) is None \
-                and not (flag.value and flag.value.expands) and "all" not in value.split(","):
+                and not (flag.value and flag.value.expands) \
+                and not any(field.split("=")[-1] == "all" for field in value.split(",")):
             return f"the ones `--gpus {value}` selects"
     return None
 
@@ -186,7 +187,7 @@ def podman_gpus_flag(doc: Document, ctx: Context):
             continue
         for flag in command.flag("--gpus"):
             yield finding(doc, "GL914", _span(doc, flag.word),
-                          "`podman run --gpus`: Podman reaches GPUs through CDI, and releases that do "
+                          f"{command.label} with `--gpus`: Podman reaches GPUs through CDI, and releases that do "
                           "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
                           "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
                           "cdi generate`) works with every CDI-capable release")
