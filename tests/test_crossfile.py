@@ -105,7 +105,7 @@ def test_missing_handler_points_at_the_runtimes_of_a_drop_in(tmp_path):
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL702", ".", cwd=tmp_path)
     [finding] = result.findings
     assert [(r["path"], r["line"], r["column"], r["message"]) for r in finding["related"]] == [
-        ("node/conf.d/99-nvidia.toml", 6, 1, "containerd config searched (runtimes: `nvidia`)")]
+        ("node/conf.d/99-nvidia.toml", 6, 1, "containerd config searched (runtimes: `nvidia`, `runc`)")]
 
 
 GKE_POD = """\
@@ -154,3 +154,32 @@ def test_gke_follows_the_pod_to_the_dockerfile_that_builds_its_image(tmp_path, d
     assert (found["path"], found["line"], found["column"]) == ("deploy/serve.yaml", 14, 18)
     assert f"sets LD_LIBRARY_PATH to `{value}`" in found["message"]
     assert [(r["path"], r["line"]) for r in found["related"]] == [("deploy/serve.yaml", 11), dockerfile_line]
+
+
+RUNC_CLASS = ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: plain\n"
+              "handler: runc\n")
+NVIDIA_ONLY = ('version = {version}\n[plugins.{plugin}.containerd]\n  default_runtime_name = "nvidia"\n'
+               '[plugins.{plugin}.containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n'
+               '[plugins.{plugin}.containerd.runtimes.nvidia.options]\n'
+               '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+
+
+@pytest.mark.parametrize("version, plugin, found", [
+    (2, '"io.containerd.grpc.v1.cri"', ["GL702"]),   # containerd 1.x drops the built-in runc
+    (3, '"io.containerd.cri.v1.runtime"', []),       # a version 3 file is read by 2.x only, which keeps it
+])
+def test_a_runc_handler_needs_runc_written_where_containerd_1_reads_the_config(tmp_path, version, plugin, found):
+    write_files(tmp_path, {"runtimeclass.yaml": RUNC_CLASS,
+                           "config.toml": NVIDIA_ONLY.format(version=version, plugin=plugin)})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL702", ".", cwd=tmp_path)
+    assert result.codes() == found
+    if found:
+        assert "containerd 1.6/1.7 keep no built-in `runc`" in result.findings[0]["message"]
+        assert (result.findings[0]["line"], result.findings[0]["column"]) == (5, 10)
+
+
+def test_a_runc_handler_is_fine_when_the_config_writes_no_runtimes(tmp_path):
+    write_files(tmp_path, {"runtimeclass.yaml": RUNC_CLASS,
+                           "config.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  sandbox_image = "pause:3.9"\n'})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL702", ".", cwd=tmp_path)
+    assert result.codes() == []

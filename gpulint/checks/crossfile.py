@@ -80,15 +80,29 @@ def runtime_handler_undefined(ctx: Context):
         # a node defines runc, its declared runtimes, and any a template may render;
         # a name the API server rejects is GL510's, and no runtime table can fix it
         if handler is None or not configs or not is_handler_name(handler) \
-                or any(c.defines(handler) for c in configs):
+                or any(c.defines(handler) and not _runc_dropped(c, handler, ctx.settings) for c in configs):
             continue
+        why = ("; containerd 1.6/1.7 keep no built-in `runc` once a config writes its own "
+               "`containerd.runtimes` (containerd 2.x does)" if handler == "runc" else "")
         yield finding(
             doc, "GL702", node.span,
             f"RuntimeClass `{object_name(obj) or '?'}` uses handler `{handler}`, which no linted "
-            f"node configuration defines: pods of this class fail with \"failed to get sandbox "
+            f"node configuration defines{why}: pods of this class fail with \"failed to get sandbox "
             f"runtime: no runtime for \"{handler}\" is configured\"; add a `{handler}` runtime "
             f"to the containerd config (or daemon.json) of the GPU nodes",
             related=[related(*_first_runtime(c), _searched(c)) for c in configs])
+
+
+def _runc_dropped(config, handler: str, settings) -> bool:
+    """containerd 1.x decodes the CRI table with go-toml v1, which replaces the built-in
+    runtime map, `runc` included, with the runtimes a config writes (GL101 says the same
+    of a default runtime)."""
+    from gpulint.nodeconfig import file_majors, includes_template, is_placeholder
+
+    return (handler == "runc" and config.kind == "containerd" and bool(config.runtimes)
+            and "runc" not in config.runtimes and 1 in file_majors(config.doc, settings)
+            and not any(map(is_placeholder, config.runtimes))
+            and not any(map(includes_template, config.docs)))
 
 
 def _first_runtime(config):
