@@ -768,6 +768,30 @@ def not_cuda_workload(doc: Document) -> Hit | None:
     return None
 
 
+_REMOVE_VERBS = {"purge", "remove", "autoremove", "erase"}
+_PACKAGE_TOOLS = {"apt-get", "apt", "dnf", "yum", "microdnf", "zypper"}
+_COMPAT_DIR = re.compile(r"^/usr/local/cuda(?:-[\d.]+)?/compat/?(?:\*|lib\*?)?$")
+
+
+def compat_removed(doc: Document) -> Hit | None:
+    """Where the shipped stage (or a stage it is built on) deletes the base image's
+    cuda-compat libraries: a package manager removing `cuda-compat-*`, `rpm -e`, or
+    `rm` of `/usr/local/cuda*/compat`. Such an image keeps its `NVIDIA_REQUIRE_CUDA`
+    but can no longer run through forward compatibility."""
+    final = facts(doc).final
+    if final is None:
+        return None
+    for cmd in final.chain_commands():
+        words = [w.lower() for w in cmd.words]
+        program = words[0].rsplit("/", 1)[-1] if words else ""
+        removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(words[1:])) or \
+            (program == "rpm" and any(w.startswith("-e") for w in words[1:]))
+        for word, raw in zip(words[1:], cmd.raw[1:]):
+            if removing and word.startswith("cuda-compat") or program == "rm" and _COMPAT_DIR.match(word):
+                return Hit(cmd.instruction, raw, f"`{raw}`")
+    return None
+
+
 # How a Dockerfile builds the CUDA layer of a Jetson image: NVIDIA's Jetson package
 # repository, L4T packages, the Tegra driver directory.
 _JETSON_BUILD = re.compile(r"repo\.download\.nvidia\.com/jetson|\bnvidia-l4t-[\w-]+|"
