@@ -518,3 +518,13 @@ def test_deleted_cuda_compat_message_says_forward_compatibility_is_gone():
                "GL601", 1)
     assert "below the CUDA 12.x minimum 525.60.13" in old["message"]
     assert "`CUDA driver version is insufficient for CUDA runtime version`" in old["message"]
+
+
+def test_bionemo_releases_take_the_cuda_of_the_pytorch_month_they_are_built_on():
+    # BioNeMo Framework 2.5 is built FROM nvcr.io/nvidia/pytorch:25.01-py3 (CUDA 12.8.0)
+    run = _lint("built-on", "--driver", "535.104.05")
+    assert _found(run, "GL601") == [("Dockerfile.release", 1, 6, "warning")]
+    message = _one(run, "GL601", 1)["message"]
+    assert "`FROM nvcr.io/nvidia/clara/bionemo-framework:2.5`) needs CUDA 12.8" in message
+    assert "driver >= 570.26" in message
+    assert _found(_lint("built-on", "--driver", "570.124.06"), "GL601") == []
