@@ -543,6 +543,10 @@ _MAKE_CUDA = re.compile(r"(?:CUDA_HOME|CUDA_PATH|NVCC|NVCC_GENCODE)=")
 _CUDA_HEADER = re.compile(r"#\s*include\s*[<\"](?:cuda|cuda_runtime|cuda_runtime_api|cublas_v2|"
                           r"cublas|cufft|curand|cusparse|cusolverDn|cudnn|nccl|npp|nvjpeg)\.h[>\"]")
 _EXTENSION_ENV = ("TORCH_CUDA_ARCH_LIST", "FORCE_CUDA")
+# Horovod is published as a source distribution only: `pip install horovod` compiles it,
+# and with GPU operations requested (HOROVOD_GPU_OPERATIONS=NCCL ...) it builds its CUDA
+# kernels with nvcc.
+_HOROVOD_GPU_ENV = ("HOROVOD_GPU", "HOROVOD_GPU_OPERATIONS", "HOROVOD_GPU_ALLREDUCE", "HOROVOD_GPU_BROADCAST")
 
 
 def cuda_builds(sf: StageFacts) -> list[Hit]:
@@ -562,6 +566,10 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
             if word is not None:
                 setting = word.split("=", 1)[0] + "="
                 out.append(Hit(cmd.instruction, setting, f"`{name} {setting}...`"))
+        elif any(k in sf.env or k in inline for k in _HOROVOD_GPU_ENV) and \
+                any(w.lower().startswith("horovod") for w in pip_arguments(cmd) or ()):
+            word = program_word(cmd)
+            out.append(Hit(cmd.instruction, word, f"`{word}` (a Horovod GPU build)"))
         elif any(k in sf.env or k in inline for k in _EXTENSION_ENV) and _source_build(cmd):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a CUDA extension build, "
