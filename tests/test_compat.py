@@ -477,6 +477,11 @@ def test_cuda_stated_by_the_tag_is_judged_with_lower_confidence():
     assert "(its tag says CUDA 12.8)" in cu128
     assert "is not known to check the driver at start" in cu130
     assert "CUDA fails (or the container does not start)" in cu130
+    # nothing says whether cuda-compat rides along: minor-version compatibility is not the only way
+    assert "on data-center GPUs it may run through forward compatibility instead" in cu128
+    consumer = _lint("tagged/ray.yaml", "--driver", "535.104.05", "--gpu-class", "consumer")
+    assert _found(consumer, "GL601") == [("ray.yaml", 8, 14, "warning"), ("ray.yaml", 13, 14, "warning")]
+    assert all("forward compatibility" not in f["message"] for f in consumer.findings if f["code"] == "GL601")
 
 
 def test_cuda_stated_by_the_tag_gets_no_verdict_on_data_center_gpus():

@@ -225,7 +225,13 @@ def _judge_tag(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict | None:
     if fleet.gpu_class in ("datacenter", "embedded"):
         return None
     verdict = _judge_minor_compat(img, driver)
-    return replace(verdict, severity="warning") if verdict is not None else None
+    if verdict is None:
+        return None
+    if fleet.gpu_class is None:  # data-center GPUs among them may run it through cuda-compat
+        return Verdict("warning", f"{verdict.message}; on data-center GPUs it may run through forward "
+                                  f"compatibility instead, if the image carries cuda-compat (state the GPU "
+                                  f"class with `--gpu-class` to judge it)")
+    return replace(verdict, severity="warning")
 
 
 def is_beyond_data(img: ImageCuda) -> bool:
