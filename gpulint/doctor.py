@@ -9,6 +9,7 @@ driver that PATHS (manifests, Dockerfiles) are judged against.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -50,7 +51,7 @@ def doctor_parser():
 
 def doctor_command(argv: list[str]) -> int:
     from gpulint import checks
-    from gpulint.cli import UsageError, _emit, _settings
+    from gpulint.cli import UsageError, _emit, _settings, lint_parser
     from gpulint.config import ConfigError
     from gpulint.engine import Options, Source, collect_sources, exit_code, print_internal_errors, run
     from gpulint.node import config_files, probe
@@ -60,7 +61,8 @@ def doctor_command(argv: list[str]) -> int:
     try:
         if not root.is_dir():
             raise UsageError(f"--root {args.root}: not a directory")
-        settings = _settings(args)
+        # the lint options doctor does not take keep their defaults
+        settings = _settings(argparse.Namespace(**{**vars(lint_parser().parse_args([])), **vars(args)}))
         workloads = collect_sources(args.paths, settings) if args.paths else []
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
@@ -68,26 +70,32 @@ def doctor_command(argv: list[str]) -> int:
     except FileNotFoundError as exc:
         print(f"gpulint: {exc.args[0]}: no such file or directory", file=sys.stderr)
         return EXIT_ERROR
-    files = config_files(root)
+    files, unreadable = config_files(root)
     texts = [_text(path) for path, kind in files if kind in _RUNTIME_KINDS]
     facts = probe(root, texts)
     checks.load_for({"node"})
-    sources = [Source(path, kind=kind, display=_shown(facts, root, path)) for path, kind in files] \
-        + workloads
-    result = run(sources, settings, Options(facts=_fleet_facts(facts, args.gpu_class)))
-    layer_of = _layer_of(result, {_shown(facts, root, path): "kubernetes" if kind == "kubernetes"
-                                  else "runtime" for path, kind in files})
+    shown = {path: _shown(facts, root, path) for path, _ in files}
+    sources = [Source(path, kind=kind, display=shown[path]) for path, kind in files] + workloads
+    try:
+        result = run(sources, settings, Options(facts=_fleet_facts(facts, args.gpu_class)))
+    except OSError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    layer_of = _layer_of(result, {shown[path]: "kubernetes" if kind == "kubernetes" else "runtime"
+                                  for path, kind in files})
     layers = _layers(result, layer_of)
+    unreadable = [_shown(facts, root, path) for path in unreadable]
     if args.format == "text":
         color = not args.output and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         _emit(_text_report(result, facts, layers, layer_of, bool(args.paths),
-                           not args.no_show_source, color),
+                           not args.no_show_source, color, unreadable),
               args.output)
     elif args.format == "json":
         from gpulint.report import render
 
         payload = json.loads(render("json", result))
         payload["node"] = _node_json(facts, layers)
+        payload["node"]["unreadable"] = unreadable
         _emit(json.dumps(payload, indent=2) + "\n", args.output)
     else:
         from gpulint.report import render
@@ -113,7 +121,6 @@ def _text(path: Path) -> str:
 def _fleet_facts(facts, gpu_class: str | None) -> dict:
     """The node's driver and GPU class as the fleet facts the compatibility rules read."""
     from gpulint.fleet import Origin, driver_version
-    from gpulint.knowledge.cuda import gpu_info
 
     out: dict = {"node": facts}
     version = driver_version(facts.driver_version)
@@ -122,10 +129,10 @@ def _fleet_facts(facts, gpu_class: str | None) -> dict:
         out["driver"] = version
         out["driver_origin"] = Origin("the driver loaded on this node", where.path if where else None,
                                       where.span if where else None)
-    info = gpu_info(facts.smi["name"]) if facts.smi else None
-    klass = gpu_class or (info.gpu_class if info is not None else None)
-    if klass:
-        out["gpu_class"] = klass
+    if facts.smi:
+        out["gpu_product"] = facts.smi["name"]
+    if gpu_class:
+        out["gpu_class"] = gpu_class
     return out
 
 
@@ -180,7 +187,7 @@ def _host_lines(facts) -> list[str]:
 
 
 def _text_report(result, facts, layers, layer_of, with_workloads: bool, show_source: bool,
-                 color: bool) -> str:
+                 color: bool, unreadable: list[str]) -> str:
     from gpulint.report.text import finding_lines, summary_line
 
     out = [f"gpulint doctor: node {facts.root}", ""]
@@ -192,6 +199,8 @@ def _text_report(result, facts, layers, layer_of, with_workloads: bool, show_sou
         checked = [path for path, layer in layer_of.items() if layer == key]
         notes = _host_lines(facts) if key == "host" else \
             ["checked " + ", ".join(checked) if checked else "no configuration found"]
+        if key == "runtime" and unreadable:
+            notes.append("could not read (run as root): " + ", ".join(unreadable))
         out.extend(f"  {line}" for line in notes)
         if found:
             out.append("")

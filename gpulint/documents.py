@@ -64,7 +64,8 @@ def _parse_error(doc: Document, exc: ParseError, code: str, message: str) -> Fin
 def parse(doc: Document) -> Finding | None:
     """Fill doc.tree; return the GL001/GL004 finding when the file does not parse."""
     text = doc.text
-    templated = doc.templated or (doc.kind in ("kubernetes", "containerd") and has_template_syntax(text))
+    templated = doc.templated or (doc.kind in ("kubernetes", "containerd", "nvidia-toolkit")
+                                 and has_template_syntax(text))
     doc.templated = templated
     if templated:
         text = neutralise(text)

@@ -198,8 +198,14 @@ def _cli_driver(ctx) -> Driver | None:
 
 
 def _cli_gpu(ctx) -> Gpu | None:
+    """`--gpu-class`, over the GPU `gpulint doctor` found on the node (nvidia-smi's name)."""
     klass = ctx.options.get("gpu_class")
-    return Gpu(None, klass, None, Origin(f"`--gpu-class {klass}`")) if klass else None
+    stated = Gpu(None, klass, None, Origin(f"`--gpu-class {klass}`")) if klass else None
+    product = ctx.options.get("gpu_product")
+    if not product:
+        return stated
+    found = _gpu_from_product(product, Origin(f"this node's {product}"))
+    return _merge_gpus([g for g in (stated, found) if g is not None])
 
 
 # ------------------------------------------------------------------ 3. the configuration

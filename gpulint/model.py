@@ -225,8 +225,8 @@ class Suppression:
 class Document:
     """One file, parsed. `tree` depends on the kind:
 
-    containerd: Node (the TOML table); daemon-json: Node (the JSON object);
-    kubernetes: list of Node (one per object, List items flattened);
+    containerd, nvidia-toolkit: Node (the TOML table); daemon-json: Node (the JSON object);
+    cdi: Node (the spec's mapping); kubernetes: list of Node (one per object, List items flattened);
     dockerfile: gpulint.parse.dockerfile.Dockerfile.
     """
 

@@ -5,7 +5,7 @@ node): the running kernel, the loaded modules, the kernel driver's version, the
 nvidia.ko files for the running kernel, the driver's user-space libraries, the
 programs on the default PATH, and every absolute path the node's runtime
 configurations name. `nvidia-smi` runs only when `root` is `/` and it is
-installed, with a timeout. The result is plain data; the rules in
+on the PATH, with a timeout. The result is plain data; the rules in
 gpulint/checks/node.py judge it.
 
 `config_files(root)` lists the runtime and Kubernetes configuration files of the
@@ -15,7 +15,9 @@ node, each with the kind gpulint reads it as.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +31,11 @@ SERVICE_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/
 OPERATOR_TOOLKIT = "/usr/local/nvidia/toolkit"
 LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
                 "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/lib64", "/usr/local/nvidia/lib64",
-                "/run/nvidia/driver/usr/lib/x86_64-linux-gnu")
+                # the GPU Operator's driver container mounts its root here
+                "/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "/run/nvidia/driver/usr/lib64")
 # The libraries whose version must equal the kernel module's (NVML checks it).
 _LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
+_SONAMES = ("libcuda.so.1", "libnvidia-ml.so.1")
 _DRIVER_LINE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
 _MODULE_FILE = re.compile(r"^nvidia\.ko(\.(xz|zst|gz))?$")
 _ABSOLUTE = re.compile(r"""(?<![\w.$}-])@?(/(?:[\w.+-]+/)*[\w.+-]+)""")
@@ -53,6 +57,8 @@ CONTAINERD_FILES = (
     ("/etc/k0s/containerd.d/*.toml", "containerd"),
     ("/etc/docker/daemon.json", "daemon-json"),
     ("/etc/nvidia-container-runtime/config.toml", "nvidia-toolkit"),
+    # the GPU Operator's toolkit installer writes its own beside its binaries
+    (f"{OPERATOR_TOOLKIT}/.config/nvidia-container-runtime/config.toml", "nvidia-toolkit"),
 )
 CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
 KUBELET_FILES = (("/var/lib/kubelet/config.yaml", "kubernetes"),)
@@ -78,7 +84,7 @@ class NodeFacts:
     modules_dir: str = ""  # display path of /lib/modules/<kernel>
     module_files: tuple[str, ...] = ()  # nvidia.ko for the running kernel (display paths)
     dkms_kernels: tuple[str, ...] = ()  # kernels DKMS built an nvidia module for
-    libraries: dict[str, str] = field(default_factory=dict)  # display path -> version
+    libraries: dict[str, str] = field(default_factory=dict)  # display path -> driver version
     nvidia_pci: tuple[str, ...] | None = None  # vendor:device of NVIDIA PCI functions; None unknown
     smi: dict[str, str] | None = None  # nvidia-smi: driver_version, name, compute_cap
     smi_error: str | None = None
@@ -105,7 +111,15 @@ class NodeFacts:
 
 def under(root: Path, node_path: str, hops: int = 40) -> Path | None:
     """The file a node path names, following symbolic links inside `root` (an
-    absolute link target restarts at `root`, as in a chroot); None when absent."""
+    absolute link target restarts at `root`, as in a chroot); None when absent or
+    when a folder on the way cannot be read (without root privileges)."""
+    try:
+        return _under(root, node_path, hops)
+    except OSError:
+        return None
+
+
+def _under(root: Path, node_path: str, hops: int) -> Path | None:
     parts = [p for p in node_path.split("/") if p not in ("", ".")]
     current = root
     while parts:
@@ -131,33 +145,67 @@ def under(root: Path, node_path: str, hops: int = 40) -> Path | None:
 def _kind_of(path: Path | None) -> str | None:
     if path is None:
         return None
-    if path.is_dir():
-        return "dir"
+    try:
+        if path.is_dir():
+            return "dir"
+    except OSError:
+        return None
     return "executable" if os.access(path, os.X_OK) else "file"
 
 
 def _glob(root: Path, pattern: str) -> list[Path]:
     folder, _, name = pattern.rpartition("/")
     base = under(root, folder)
-    if base is None or not base.is_dir():
+    try:
+        return sorted(p for p in base.glob(name) if p.is_file()) if base is not None else []
+    except OSError:
         return []
-    return sorted(p for p in base.glob(name) if p.is_file())
 
 
-def config_files(root: Path) -> list[tuple[Path, str]]:
-    """The node's runtime configuration files, CDI specs and kubelet config, with kinds."""
+def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
+    """The node's runtime configuration files, CDI specs and kubelet config, with kinds;
+    and those that exist but cannot be read (without root privileges)."""
     found: list[tuple[Path, str]] = []
+    unreadable: list[Path] = []
     seen: set[str] = set()
-    patterns = list(CONTAINERD_FILES) + [(f"{d}/*.{ext}", "cdi") for d in CDI_DIRS
-                                         for ext in ("yaml", "json")] + list(KUBELET_FILES)
-    for pattern, kind in patterns:
+    pending = list(CONTAINERD_FILES) + [(f"{d}/*.{ext}", "cdi") for d in CDI_DIRS
+                                        for ext in ("yaml", "json")] + list(KUBELET_FILES)
+    while pending:
+        pattern, kind = pending.pop(0)
         matches = _glob(root, pattern) if "*" in pattern else [under(root, pattern)]
         for path in matches:
-            if path is None or not path.is_file() or str(path.resolve()) in seen:
+            if path is None or _kind_of(path) not in ("file", "executable") or str(path.resolve()) in seen:
                 continue
             seen.add(str(path.resolve()))
-            found.append((path, kind))
-    return found
+            if os.access(path, os.R_OK):
+                found.append((path, kind))
+                if kind == "containerd":
+                    pending += [(p, kind) for p in _imports(root, path)]
+            else:
+                unreadable.append(path)
+    return [f for f in found if not _rendered(f[0])], unreadable
+
+
+def _imports(root: Path, path: Path) -> list[str]:
+    """The node paths a containerd file's `imports` name (relative ones against its
+    folder), so drop-ins outside the usual folders are read too."""
+    from gpulint.parse.errors import ParseError
+    from gpulint.parse.tomlpos import load_toml
+
+    try:
+        entries = load_toml(path.read_text(encoding="utf-8")).get("imports")
+    except (OSError, UnicodeDecodeError, ParseError):
+        return []
+    folder = "/" + path.parent.relative_to(root).as_posix()
+    return [posixpath.normpath(posixpath.join(folder, e)) for e in entries
+            if isinstance(e, str)] if isinstance(entries, list) else []
+
+
+def _rendered(path: Path) -> bool:
+    """A k3s/RKE2 config.toml that the template beside it renders at every start: the
+    template is what to check (and what to edit)."""
+    return path.name == "config.toml" and "rancher" in path.parts and any(
+        (path.parent / name).is_file() for name in ("config.toml.tmpl", "config-v3.toml.tmpl"))
 
 
 # ------------------------------------------------------------------ the probe
@@ -196,7 +244,7 @@ def _modules(root: Path, facts: NodeFacts) -> None:
 
 def _module_files(root: Path, kernel: str) -> list[Path]:
     base = under(root, f"/lib/modules/{kernel}")
-    if base is None or not base.is_dir():
+    if _kind_of(base) != "dir":
         return []
     out = []
     for dirpath, _, filenames in os.walk(base):
@@ -205,18 +253,25 @@ def _module_files(root: Path, kernel: str) -> list[Path]:
 
 
 def _dkms_kernels(root: Path) -> list[str]:
+    """/var/lib/dkms/nvidia/<version>/<kernel>/: the kernels DKMS built the module for."""
     base = under(root, "/var/lib/dkms/nvidia")
-    if base is None or not base.is_dir():
+    try:
+        kernels = {k.name for version in base.iterdir() if version.is_dir() and not version.is_symlink()
+                   for k in version.iterdir() if k.is_dir() and k.name[:1].isdigit()} if base else set()
+    except OSError:
         return []
-    kernels = {k.name for version in base.iterdir() if version.is_dir() and not version.is_symlink()
-               for k in version.iterdir() if k.is_dir() and (k.name[:1].isdigit())}
     return sorted(kernels)
 
 
 def _libraries(root: Path, facts: NodeFacts) -> None:
+    """The driver library versions the loader picks: those `libcuda.so.1` and
+    `libnvidia-ml.so.1` link to; without such links, every versioned file (a leftover
+    copy elsewhere is then counted too)."""
+    linked: dict[str, str] = {}
+    versioned: dict[str, str] = {}
     for folder in LIBRARY_DIRS:
         base = under(root, folder)
-        if base is None or not base.is_dir():
+        if _kind_of(base) != "dir":
             continue
         try:
             names = sorted(os.listdir(base))
@@ -225,7 +280,13 @@ def _libraries(root: Path, facts: NodeFacts) -> None:
         for name in names:
             match = _LIBRARY.match(name)
             if match:
-                facts.libraries.setdefault(facts.display(f"{folder}/{name}"), match[2])
+                versioned.setdefault(facts.display(f"{folder}/{name}"), match[2])
+            elif name in _SONAMES:
+                target = under(root, f"{folder}/{name}")
+                match = _LIBRARY.match(target.name) if target is not None else None
+                if match:
+                    linked.setdefault(facts.display(f"{folder}/{name}"), match[2])
+    facts.libraries = linked or versioned
 
 
 def _nvidia_pci(root: Path) -> tuple[str, ...] | None:
@@ -242,15 +303,21 @@ def _nvidia_pci(root: Path) -> tuple[str, ...] | None:
 
 def _programs(root: Path) -> frozenset[str]:
     names = set()
+    scanned: set[Path] = set()
     for folder in SERVICE_PATH + (OPERATOR_TOOLKIT,):
         base = under(root, folder)
-        if base is None or not base.is_dir():
+        if _kind_of(base) != "dir" or base in scanned:  # /bin is /usr/bin on merged-/usr systems
             continue
+        scanned.add(base)
         try:
-            entries = list(base.iterdir())
+            with os.scandir(base) as entries:
+                for entry in entries:
+                    # a link resolves inside the root (/usr/bin/runc -> /etc/alternatives/runc ...)
+                    path = under(root, f"{folder}/{entry.name}") if entry.is_symlink() else Path(entry.path)
+                    if _kind_of(path) == "executable":
+                        names.add(entry.name)
         except OSError:
             continue
-        names.update(e.name for e in entries if e.is_file() and os.access(e, os.X_OK))
     return frozenset(names)
 
 
@@ -310,6 +377,6 @@ def probe(root: Path, config_texts: list[str]) -> NodeFacts:
     facts.nvidia_pci = _nvidia_pci(root)
     facts.programs = _programs(root)
     facts.paths = _named_paths(root, config_texts)
-    if live and "nvidia-smi" in facts.programs:
+    if live and shutil.which("nvidia-smi"):
         facts.smi, facts.smi_error = _smi()
     return facts

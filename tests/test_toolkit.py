@@ -58,3 +58,18 @@ def test_kind_option_reads_a_spec_under_any_name(tmp_path):
     write_files(tmp_path, {"spec": "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\n"})
     result = lint(tmp_path / "spec", "--kind", "cdi")
     assert result.at() == [("GL811", 1, 1)]
+
+
+def test_keys_in_capitals_are_read_by_the_toolkit(tmp_path):
+    # go-toml v1 tries the tag name, in lower case and in capitals
+    write_files(tmp_path, {"config.toml": '[nvidia-container-cli]\nNO-CGROUPS = true\nLdconfig = "@/sbin/ldconfig"\n'})
+    result = lint(tmp_path)
+    assert [(f["code"], f["line"]) for f in result.findings] == [("GL809", 3)]
+
+
+def test_templated_values_are_left_to_the_template(tmp_path):
+    write_files(tmp_path, {"config.toml.j2": (
+        '[nvidia-container-cli]\nload-kmods = {{ load_kmods }}\nldconfig = "{{ ldconfig_path }}"\n\n'
+        '[nvidia-container-runtime]\nmode = "{{ toolkit_mode }}"\nno-cgroups = true\n')})
+    result = lint(tmp_path)
+    assert [(f["code"], f["line"]) for f in result.findings] == [("GL809", 7)]

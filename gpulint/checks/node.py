@@ -36,23 +36,38 @@ def _at(code: str, where: Located | None, path: str, message: str, severity: str
 
 
 def _has_user_space(facts: NodeFacts) -> bool:
-    return bool(facts.libraries) or "nvidia-smi" in facts.programs
+    return bool(facts.libraries) or "nvidia-smi" in facts.programs or facts.smi is not None \
+        or facts.smi_error is not None
 
 
 # ------------------------------------------------------------------ host
 
 
+def _no_gpu(facts: NodeFacts) -> bool:
+    """/proc/bus/pci lists the node's devices and none is NVIDIA's."""
+    return facts.nvidia_pci == ()
+
+
+def _driver_traces(facts: NodeFacts) -> bool:
+    return _has_user_space(facts) or bool(facts.module_files) or bool(facts.dkms_kernels)
+
+
 @check("GL801", project=True)
 def no_nvidia_driver(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or facts.driver_version or "nvidia" in facts.loaded or _has_user_space(facts) \
-            or facts.module_files or facts.nvidia_pci:
+    if facts is None or facts.driver_version or "nvidia" in facts.loaded or facts.nvidia_pci:
         return
-    pci = " and no NVIDIA PCI device" if facts.nvidia_pci is not None else ""
-    yield _at("GL801", None, facts.root,
-              f"no NVIDIA GPU driver on this node{pci}: no `nvidia` module is loaded and no driver "
-              f"libraries or nvidia-smi are installed; the container runtime and Kubernetes layers "
-              f"are checked without a driver")
+    if not _driver_traces(facts):
+        pci = " and no NVIDIA PCI device" if _no_gpu(facts) else ""
+        yield _at("GL801", None, facts.root,
+                  f"no NVIDIA GPU driver on this node{pci}: no `nvidia` module is loaded and no "
+                  f"driver libraries or nvidia-smi are installed; the container runtime and "
+                  f"Kubernetes layers are checked without a driver")
+    elif _no_gpu(facts):  # driver files without a GPU: nothing for the module to drive
+        yield _at("GL801", None, facts.root,
+                  "no NVIDIA GPU on this node: /proc/bus/pci lists no NVIDIA device and no `nvidia` "
+                  "module is loaded, although NVIDIA driver files are installed; the container "
+                  "runtime and Kubernetes layers are checked without a driver")
 
 
 @check("GL802", project=True)
@@ -60,8 +75,8 @@ def nvidia_module_missing(ctx: Context):
     facts = _facts(ctx)
     if facts is None or not facts.kernel or "nvidia" in facts.loaded or facts.module_files:
         return
-    if not (_has_user_space(facts) or facts.nvidia_pci or facts.dkms_kernels):
-        return  # no driver at all: GL801
+    if _no_gpu(facts) or not (_has_user_space(facts) or facts.nvidia_pci or facts.dkms_kernels):
+        return  # no GPU, or no driver at all: GL801
     installed = sorted(facts.user_space_versions)
     what = f"the NVIDIA driver {', '.join(installed)} is installed" if installed else \
         "an NVIDIA GPU is present" if facts.nvidia_pci else "the NVIDIA driver is installed"
@@ -77,7 +92,8 @@ def nvidia_module_missing(ctx: Context):
 @check("GL803", project=True)
 def nvidia_module_not_loaded(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or not facts.modules_known or "nvidia" in facts.loaded or not facts.module_files:
+    if facts is None or not facts.modules_known or "nvidia" in facts.loaded or not facts.module_files \
+            or _no_gpu(facts):
         return
     if "nouveau" in facts.loaded:
         return  # GL804 names the cause
@@ -122,11 +138,10 @@ def driver_library_mismatch(ctx: Context):
 @check("GL602", project=True)
 def node_driver_branch_eol(ctx: Context):
     facts = _facts(ctx)
-    if facts is None or facts.driver is None:
-        return
-    problem = branch_problem(facts.driver.value)
-    if problem is not None:
-        yield _at("GL602", facts.driver, "", f"the node runs driver {facts.driver.value}; {problem[1]}",
+    version = facts.driver_version if facts is not None else None
+    problem = branch_problem(version) if version else None
+    if problem is not None:  # where no file shows the version (nvidia-smi's), at the node
+        yield _at("GL602", facts.driver, facts.root, f"the node runs driver {version}; {problem[1]}",
                   severity=problem[0])
 
 
@@ -198,6 +213,21 @@ def configured_program_missing(ctx: Context):
             yield finding(doc, "GL806", value.span,
                           f"{what} is `{program}`, {problem}: containers that use it fail to start; "
                           f"install the NVIDIA Container Toolkit or correct the path")
+    yield from _low_level_runtimes(ctx, facts)
+
+
+def _low_level_runtimes(ctx: Context, facts: NodeFacts):
+    """The NVIDIA runtime runs the first of its `runtimes` candidates it finds."""
+    for doc in ctx.of_kind("nvidia-toolkit"):
+        node = doc.tree.get("nvidia-container-runtime", "runtimes")
+        names = [v.value for v in node.value if isinstance(v.value, str)] if node is not None and \
+            node.is_seq else []
+        if names and all(_program_problem(facts, name) for name in names):
+            shown = ", ".join(f"`{n}`" for n in names)
+            yield finding(doc, "GL806", node.span,
+                          f"none of the runtimes the NVIDIA runtime may run ({shown}) is on this node: "
+                          f"every container fails with `no runtime binary found from candidate list`; "
+                          f"install runc (or crun) or list the one the node has")
 
 
 # ------------------------------------------------------------------ CDI

@@ -13,6 +13,7 @@ from gpulint.checks.containerd import _suggest
 from gpulint.model import Document, Node, str_value
 from gpulint.registry import Context, check, finding
 from gpulint.resources import load_yaml
+from gpulint.template import is_placeholder
 
 _CDI_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_.-]*[A-Za-z0-9])?")
 _DEVICE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?")
@@ -28,8 +29,10 @@ def _tables() -> dict[str, dict[str, str]]:
 
 
 def _walk(node: Node, table: str):
-    """(table name, key, node) of every key in the file, tables included."""
-    for key, child in node.items():
+    """(table name, key, node) of every key in the file, tables included. go-toml also
+    reads a key written all in capitals (`NO-CGROUPS`): it is given as the toolkit's name."""
+    for written, child in node.items():
+        key = written.lower() if written.isupper() else written
         yield table, key, child
         name = f"{table}.{key}" if table else key
         if child.is_map and name in _tables():
@@ -37,6 +40,8 @@ def _walk(node: Node, table: str):
 
 
 def _type_ok(node: Node, expected: str) -> bool:
+    if is_placeholder(node.value):  # a template fills it in
+        return True
     if expected == "table":
         return node.is_map
     if expected == "list":
@@ -97,7 +102,7 @@ def _mode(doc: Document):
                            _data()["cuda_compat_modes"])):
         node = doc.tree.get(*path)
         value = str_value(node)
-        if value is not None and value not in allowed:
+        if value is not None and value not in allowed and not is_placeholder(value):
             yield finding(doc, "GL810", node.span,
                           f"`{path[-1]} = \"{value}\"` is not one the toolkit knows "
                           f"({', '.join(allowed)}): the NVIDIA runtime fails to create every container")
@@ -107,7 +112,8 @@ def _ldconfig(doc: Document):
     node = doc.tree.get("nvidia-container-cli", "ldconfig")
     value = str_value(node)
     allowed = doc.tree.get("features", "allow-ldconfig-from-container")
-    if value and not value.startswith("@") and not (allowed is not None and allowed.value is True):
+    if value and not value.startswith("@") and not is_placeholder(value) \
+            and not (allowed is not None and allowed.value is True):
         yield finding(doc, "GL810", node.span,
                       f"`ldconfig = \"{value}\"` is a path inside the container: since toolkit 1.18 "
                       f"the toolkit refuses it (`is not host-relative (does not start with a '@')`); "
@@ -155,8 +161,8 @@ def cdi_spec_invalid(doc: Document, ctx: Context):
     kind = tree.get("kind")
     if str_value(kind) is None:
         yield finding(doc, "GL811", kind.span if kind is not None else tree.span,
-                      "the CDI spec has no `kind` (such as `nvidia.com/gpu`): runtimes reject it and "
-                      "no device in it can be requested")
+                      "the CDI spec has no `kind` string (such as `nvidia.com/gpu`): runtimes reject it "
+                      "and no device in it can be requested")
     elif _qualifier_problem(kind.value):
         yield finding(doc, "GL811", kind.span,
                       f"`kind: {kind.value}` {_qualifier_problem(kind.value)}: runtimes reject the spec")
