@@ -790,11 +790,11 @@ def compat_removed(doc: Document) -> Hit | None:
     if final is None:
         return None
     for cmd in final.chain_commands():
-        words = [w.lower() for w in cmd.words]
-        program = words[0].rsplit("/", 1)[-1] if words else ""
-        removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(words[1:])) or \
-            (program == "rpm" and any(w.startswith("-e") for w in words[1:]))
-        for word, raw in zip(words[1:], cmd.raw[1:]):
+        program, args = command_name(cmd)
+        offset = len(cmd.words) - len(args)
+        removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(args)) or \
+            (program == "rpm" and any(a.startswith("-e") for a in args))
+        for word, raw in zip(args, cmd.raw[offset:]):
             if removing and word.startswith("cuda-compat") or program == "rm" and _COMPAT_DIR.match(word):
                 return Hit(cmd.instruction, raw, f"`{raw}`")
     return None
