@@ -543,6 +543,10 @@ _MAKE_CUDA = re.compile(r"(?:CUDA_HOME|CUDA_PATH|NVCC|NVCC_GENCODE)=")
 _CUDA_HEADER = re.compile(r"#\s*include\s*[<\"](?:cuda|cuda_runtime|cuda_runtime_api|cublas_v2|"
                           r"cublas|cufft|curand|cusparse|cusolverDn|cudnn|nccl|npp|nvjpeg)\.h[>\"]")
 _EXTENSION_ENV = ("TORCH_CUDA_ARCH_LIST", "FORCE_CUDA")
+# Horovod is published as a source distribution only: `pip install horovod` compiles it,
+# and with GPU operations requested (HOROVOD_GPU_OPERATIONS=NCCL ...) it builds its CUDA
+# kernels with nvcc.
+_HOROVOD_GPU_ENV = ("HOROVOD_GPU", "HOROVOD_GPU_OPERATIONS", "HOROVOD_GPU_ALLREDUCE", "HOROVOD_GPU_BROADCAST")
 
 
 def cuda_builds(sf: StageFacts) -> list[Hit]:
@@ -562,6 +566,10 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
             if word is not None:
                 setting = word.split("=", 1)[0] + "="
                 out.append(Hit(cmd.instruction, setting, f"`{name} {setting}...`"))
+        elif any(k in sf.env or k in inline for k in _HOROVOD_GPU_ENV) and \
+                any(w.lower().startswith("horovod") for w in pip_arguments(cmd) or ()):
+            word = program_word(cmd)
+            out.append(Hit(cmd.instruction, word, f"`{word}` (a Horovod GPU build)"))
         elif any(k in sf.env or k in inline for k in _EXTENSION_ENV) and _source_build(cmd):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a CUDA extension build, "
@@ -765,6 +773,30 @@ def not_cuda_workload(doc: Document) -> Hit | None:
     if named and named <= {"utility"}:  # empty means the default, compute,utility
         return Hit(caps.instruction, "NVIDIA_DRIVER_CAPABILITIES",
                    f"`NVIDIA_DRIVER_CAPABILITIES={caps.value}` (no `compute`: NVML only, no libcuda)")
+    return None
+
+
+_REMOVE_VERBS = {"purge", "remove", "autoremove", "erase"}
+_PACKAGE_TOOLS = {"apt-get", "apt", "dnf", "yum", "microdnf", "zypper"}
+_COMPAT_DIR = re.compile(r"^/usr/local/cuda(?:-[\d.]+)?/compat/?(?:\*|lib\*?)?$")
+
+
+def compat_removed(doc: Document) -> Hit | None:
+    """Where the shipped stage (or a stage it is built on) deletes the base image's
+    cuda-compat libraries: a package manager removing `cuda-compat-*`, `rpm -e`, or
+    `rm` of `/usr/local/cuda*/compat`. Such an image keeps its `NVIDIA_REQUIRE_CUDA`
+    but can no longer run through forward compatibility."""
+    final = facts(doc).final
+    if final is None:
+        return None
+    for cmd in final.chain_commands():
+        program, args = command_name(cmd)
+        offset = len(cmd.words) - len(args)
+        removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(args)) or \
+            (program == "rpm" and any(a.startswith("-e") for a in args))
+        for word, raw in zip(args, cmd.raw[offset:]):
+            if removing and word.startswith("cuda-compat") or program == "rm" and _COMPAT_DIR.match(word):
+                return Hit(cmd.instruction, raw, f"`{raw}`")
     return None
 
 

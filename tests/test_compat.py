@@ -477,9 +477,59 @@ def test_cuda_stated_by_the_tag_is_judged_with_lower_confidence():
     assert "(its tag says CUDA 12.8)" in cu128
     assert "is not known to check the driver at start" in cu130
     assert "CUDA fails (or the container does not start)" in cu130
+    # nothing says whether cuda-compat rides along: minor-version compatibility is not the only way
+    assert "on data-center GPUs it may run through forward compatibility instead" in cu128
+    consumer = _lint("tagged/ray.yaml", "--driver", "535.104.05", "--gpu-class", "consumer")
+    assert _found(consumer, "GL601") == [("ray.yaml", 8, 14, "warning"), ("ray.yaml", 13, 14, "warning")]
+    assert all("forward compatibility" not in f["message"] for f in consumer.findings if f["code"] == "GL601")
 
 
 def test_cuda_stated_by_the_tag_gets_no_verdict_on_data_center_gpus():
     """There it may run through forward compatibility, if the image carries cuda-compat."""
     run = _lint("tagged/ray.yaml", "--driver", "535.104.05", "--gpu-class", "datacenter")
     assert _found(run, "GL601") == []
+
+
+# ------------------------------------------------------------------ images that delete cuda-compat
+
+
+@pytest.mark.parametrize("args, expected", [
+    # the brand clauses still start it on data-center GPUs; CUDA then runs by minor-version compatibility
+    (("--driver", "550.54.15", "--gpu-class", "datacenter"),
+     [("Dockerfile.kept", 1, 6, "info"), ("Dockerfile.purged", 1, 6, "warning"), ("Dockerfile.rm", 1, 6, "warning")]),
+    (("--driver", "535.104.05"),
+     [("Dockerfile.kept", 1, 6, "warning"), ("Dockerfile.purged", 1, 6, "warning"), ("Dockerfile.rm", 1, 6, "warning")]),
+    # R470 is admitted by 12.8.1's brand clauses but is below the CUDA 12.x minimum: without cuda-compat CUDA fails
+    (("--driver", "470.82.01", "--gpu-class", "datacenter"),
+     [("Dockerfile.kept", 1, 6, "info"), ("Dockerfile.purged", 1, 6, "error"), ("Dockerfile.rm", 1, 6, "error")]),
+    (("--driver", "550.54.15", "--gpu-class", "consumer"),
+     [("Dockerfile.kept", 1, 6, "error"), ("Dockerfile.purged", 1, 6, "error"), ("Dockerfile.rm", 1, 6, "error")]),
+    (("--driver", "570.124.06"), []),
+])
+def test_deleted_cuda_compat_leaves_minor_version_compatibility(args, expected):
+    assert _found(_lint("compat-removed", *args), "GL601") == expected
+
+
+def test_deleted_cuda_compat_message_says_forward_compatibility_is_gone():
+    run = _lint("compat-removed", "--driver", "550.54.15", "--gpu-class", "datacenter")
+    gl601 = [f for f in run.findings if f["code"] == "GL601"]
+    purged = next(f for f in gl601 if f["path"].endswith("Dockerfile.purged"))
+    assert "deletes its cuda-compat libraries (`cuda-compat-*` on line 3)" in purged["message"]
+    assert "minor-version compatibility (CUDA 12.x needs >= 525.60.13)" in purged["message"]
+    assert "the image's cuda-compat libraries" not in purged["message"]
+    kept = next(f for f in gl601 if f["path"].endswith("Dockerfile.kept"))
+    assert "runs through forward compatibility (the image's cuda-compat libraries)" in kept["message"]
+    old = _one(_lint("compat-removed/Dockerfile.rm", "--driver", "470.82.01", "--gpu-class", "datacenter"),
+               "GL601", 1)
+    assert "below the CUDA 12.x minimum 525.60.13" in old["message"]
+    assert "`CUDA driver version is insufficient for CUDA runtime version`" in old["message"]
+
+
+def test_bionemo_releases_take_the_cuda_of_the_pytorch_month_they_are_built_on():
+    # BioNeMo Framework 2.5 is built FROM nvcr.io/nvidia/pytorch:25.01-py3 (CUDA 12.8.0)
+    run = _lint("built-on", "--driver", "535.104.05")
+    assert _found(run, "GL601") == [("Dockerfile.release", 1, 6, "warning")]
+    message = _one(run, "GL601", 1)["message"]
+    assert "`FROM nvcr.io/nvidia/clara/bionemo-framework:2.5`) needs CUDA 12.8" in message
+    assert "driver >= 570.26" in message
+    assert _found(_lint("built-on", "--driver", "570.124.06"), "GL601") == []

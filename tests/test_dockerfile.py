@@ -43,6 +43,9 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("devel/jit-requirements.Dockerfile", [("GL303", 1, 6)]),
     ("devel/torch-compile.Dockerfile", [("GL303", 1, 6)]),
     ("devel/tritonserver.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/horovod-gpu.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/horovod-cpu.Dockerfile", [("GL303", 1, 6)]),
+    ("devel/mlx.Dockerfile", [("GL303", 1, 6)]),
     ("devel/eol.Dockerfile", [("GL302", 1, 6), ("GL303", 1, 6)]),
     ("devel/eol-major.Dockerfile", [("GL302", 1, 6), ("GL303", 1, 6)]),
     ("nvcc/bad.Dockerfile", [("GL304", 3, 5), ("GL304", 8, 5), ("GL304", 11, 29), ("GL304", 14, 1)]),
@@ -171,6 +174,11 @@ def test_devel_severity_and_split_advice():
     assert "pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime" in plain["message"]
     serving = _messages("devel/tritonserver.Dockerfile", "GL303")[0]
     assert serving["severity"] == "warning"  # the Triton Inference Server compiles no kernels
+    horovod = _messages("devel/horovod-gpu.Dockerfile", "GL303")[0]
+    assert horovod["severity"] == "info" and "line 3" in horovod["message"]  # nvcc builds its GPU kernels
+    assert _messages("devel/horovod-cpu.Dockerfile", "GL303")[0]["severity"] == "warning"
+    mlx = _messages("devel/mlx.Dockerfile", "GL303")[0]  # MLX's CUDA backend compiles with NVRTC
+    assert mlx["severity"] == "info" and "`mlx` compiles CUDA kernels at run time" in mlx["message"]
 
 
 def test_devel_advice_names_a_supported_runtime_tag():

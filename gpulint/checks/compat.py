@@ -62,6 +62,7 @@ class ImageCuda:
     release: str | None = None
     exact: bool = True
     basis: str | None = None  # what in a Dockerfile states the CUDA ("final stage `FROM ...`")
+    compat_removed: str | None = None  # how the Dockerfile deletes the cuda-compat libraries
     related: tuple[Related, ...] = field(default_factory=tuple)
 
     @property
@@ -123,6 +124,7 @@ def _dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
         return _wheel_cuda(doc, final)
     env = {name: value.value for name, value in final.env.items()}
     start = not disables_require(env.get("NVIDIA_DISABLE_REQUIRE"))
+    removed = _compat_removed(doc)
     # An NVIDIA_REQUIRE_CUDA set here replaces the base image's, brand clauses and all;
     # a custom base with CUDA_VERSION alone is a "legacy" image: `cuda>=X.Y`, no brands.
     require = env.get("NVIDIA_REQUIRE_CUDA")
@@ -132,12 +134,21 @@ def _dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
         if found is None:
             return None
         return replace(_built(doc, found, f"final stage `FROM {final.image}`"),
-                       start_check=found.start_check and start,
+                       start_check=found.start_check and start, compat_removed=removed,
                        brand_branches=found.brand_branches if brands is None else brands), cuda.where
     name = "CUDA_VERSION" if "CUDA_VERSION" in final.env and final.env["CUDA_VERSION"].span == cuda.where \
         else "NVIDIA_REQUIRE_CUDA"
-    img = ImageCuda("", cuda.version, cuda.major, cuda.major_minor, start, brands or ())
+    img = ImageCuda("", cuda.version, cuda.major, cuda.major_minor, start, brands or (), compat_removed=removed)
     return _built(doc, img, f"`{name}` says CUDA {cuda.version}"), cuda.where
+
+
+def _compat_removed(doc: Document) -> str | None:
+    from gpulint.dockerfile_facts import compat_removed, locate
+
+    hit = compat_removed(doc)
+    if hit is None:
+        return None
+    return f"{hit.shown} on line {locate(doc, hit.instruction, hit.text).line}"
 
 
 def _built(doc: Document, img: ImageCuda, basis: str) -> ImageCuda:
@@ -215,7 +226,13 @@ def _judge_tag(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict | None:
     if fleet.gpu_class in ("datacenter", "embedded"):
         return None
     verdict = _judge_minor_compat(img, driver)
-    return replace(verdict, severity="warning") if verdict is not None else None
+    if verdict is None:
+        return None
+    if fleet.gpu_class is None:  # data-center GPUs among them may run it through cuda-compat
+        return Verdict("warning", f"{verdict.message}; on data-center GPUs it may run through forward "
+                                  f"compatibility instead, if the image carries cuda-compat (state the GPU "
+                                  f"class with `--gpu-class` to judge it)")
+    return replace(verdict, severity="warning")
 
 
 def is_beyond_data(img: ImageCuda) -> bool:
@@ -289,6 +306,8 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
         return Verdict("error", f"{head}: {_refused(img, driver)}{_not_accepted(img, branch)}. "
                                 f"It needs {_needs(img)}")
     klass, origin = fleet.gpu_class, fleet.class_origin
+    if img.compat_removed:
+        return _judge_without_compat(img, driver, fleet, head)
     if klass in ("datacenter", "embedded"):
         return Verdict("info", by_class=True, message=(
             f"{head}; it runs through forward compatibility (the image's cuda-compat libraries) on these "
@@ -311,6 +330,35 @@ def _judge_start_check(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict 
 
 
 _CLASS_WORDS = {"datacenter": "data-center", "embedded": "Jetson (embedded)"}
+
+
+def _judge_without_compat(img: ImageCuda, driver: Driver, fleet: Fleet, head: str) -> Verdict:
+    """The image deletes its cuda-compat libraries but keeps the brand clauses of its
+    `NVIDIA_REQUIRE_CUDA`: on data-center and workstation GPUs the container starts on
+    the older branch, and CUDA then runs on the host driver alone, by minor-version
+    compatibility; on GeForce cards it does not start."""
+    from gpulint.knowledge.cuda import minor_version_floor
+
+    klass, origin = fleet.gpu_class, fleet.class_origin
+    if klass == "consumer":
+        return Verdict("error", by_class=True, message=(
+            f"{head}: on consumer GPUs ({origin.description}) {_on_geforce(img)}. It needs {_needs(img)}"))
+    floor = minor_version_floor(img.major)
+    gone = (f"{head}; its `NVIDIA_REQUIRE_CUDA` still admits R{driver.branch} on data-center and workstation "
+            f"GPUs, but the image deletes its cuda-compat libraries ({img.compat_removed}), so there is no "
+            f"forward compatibility and CUDA {img.xy} runs on the host driver alone")
+    below = driver.max_cuda[0] < img.major if driver.version is None else floor is None or _below(driver, floor)
+    if below:
+        minimum = f"the CUDA {img.major}.x minimum {floor}" if floor else f"what CUDA {img.version} needs"
+        return Verdict("error", f"{gone}, and the driver is below {minimum}: the container starts, then CUDA "
+                                f"fails with `CUDA driver version is insufficient for CUDA runtime version`. "
+                                f"It needs {_needs(img)}")
+    geforce = "" if klass in ("datacenter", "embedded", "workstation") else \
+        "; on GeForce cards the container does not start"
+    return Verdict("warning", f"{gone}, through minor-version compatibility (CUDA {img.major}.x needs >= "
+                              f"{floor}): PTX JIT compilation and APIs newer than the driver fail "
+                              f"(`cudaErrorCallRequiresNewerDriver`, `the provided PTX was compiled with an "
+                              f"unsupported toolchain`){geforce}. Every CUDA {img.xy} feature needs {_needs(img)}")
 
 
 def _refused(img: ImageCuda, driver: Driver) -> str:

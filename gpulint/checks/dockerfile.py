@@ -106,8 +106,10 @@ def _placeholder(doc: Document, written: str, ref) -> bool:
 
 # Applications that compile CUDA kernels at run time and so may need the toolkit in the
 # image: DeepSpeed ops, vLLM/SGLang/FlashInfer kernels, DeepGEMM, OpenAI Triton (not the
-# Triton Inference Server), torch.compile, flash-attn source builds.
-_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|"
+# Triton Inference Server), torch.compile, flash-attn source builds, MLX's CUDA backend
+# (NVRTC with the toolkit's headers, found from CUDA_HOME: ml-explore/mlx
+# mlx/backend/cuda/jit_module.cpp).
+_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|mlx|"
                         r"torch\.compile|TORCHINDUCTOR_\w+|"
                         r"triton(?![-_.]?(?:inference|server|client|sdk)))\b", re.I)
 # where they show: installed or started, or their requirements copied in

@@ -472,11 +472,18 @@ def ngc_cuda(release: str, table: str = "releases") -> tuple[str, bool] | None:
 
 
 def _ngc_image(ref: ImageRef) -> CudaImage | None:
-    """Describe an NGC framework image from its YY.MM[.P] tag."""
+    """Describe an NGC framework image from its YY.MM[.P] tag, or an image versioned by
+    its own release that is built on a framework month (`built_on`)."""
     framework = ref.repository.split("/", 1)[1]
+    built_on = _data()["ngc"]["built_on"].get(framework)
+    if built_on is not None:
+        base = next((r["base"] for r in built_on["releases"] if r["release"] == ref.tag), None)
+        framework, tag = built_on["framework"], base
+    else:
+        tag = ref.tag or ""
     info = _data()["ngc"]["frameworks"].get(framework)
-    m = _NGC_TAG_RE.match(ref.tag or "")
-    if info is None or m is None or _data()["ngc"]["integrated_gpu_suffix"] in (ref.tag or ""):
+    m = _NGC_TAG_RE.match(tag or "")
+    if info is None or m is None or _data()["ngc"]["integrated_gpu_suffix"] in tag:
         return None
     release = f"{m.group('yy')}.{m.group('mm')}"
     if m.group("patch") is not None:
