@@ -336,7 +336,7 @@ def test_the_library_the_loader_picks_decides(tmp_path):
     assert sorted(result.codes()) == ["GL805", "GL808"]  # the CDI spec is the old driver's too
     gl805 = next(f for f in result.findings if f["code"] == "GL805")
     assert (gl805["line"], gl805["column"]) == (1, 49)
-    assert "libnvidia-ml.so.1 is 580.105.08" in gl805["message"]
+    assert "user-space driver is 580.105.08 (libnvidia-ml.so.1)" in gl805["message"]
 
 
 def test_links_on_the_path_resolve_inside_the_root(tmp_path):

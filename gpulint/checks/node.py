@@ -128,8 +128,8 @@ def driver_library_mismatch(ctx: Context):
         return
     path, version = sorted(others.items())[0]
     yield _at("GL805", facts.driver, "",
-              f"the loaded nvidia kernel module is {kernel} but the user-space driver library "
-              f"{posixpath.basename(path)} is {version}: NVML fails with `Failed to initialize NVML: "
+              f"the loaded nvidia kernel module is {kernel} but the installed user-space driver is "
+              f"{version} ({posixpath.basename(path)}): NVML fails with `Failed to initialize NVML: "
               f"Driver/library version mismatch` and CUDA cannot start; reboot (or unload and reload "
               f"the nvidia modules) so the module matches the installed driver",
               related_=(Related(path, 1, 1, f"driver library {version}"),))
