@@ -9,16 +9,14 @@ Without node facts (a static run) they say nothing.
 from __future__ import annotations
 
 import posixpath
-import re
 
 from gpulint.checks.compat import branch_problem
 from gpulint.model import Document, Finding, Node, Related, Span, str_value
-from gpulint.node import OPERATOR_TOOLKIT, SERVICE_PATH, Located, NodeFacts
+from gpulint.node import DRIVER_LIBRARY, OPERATOR_TOOLKIT, SERVICE_PATH, Located, NodeFacts
 from gpulint.nodeconfig import NVIDIA_BINARIES, node_configs
 from gpulint.registry import Context, check, finding
 from gpulint.template import is_placeholder
 
-_SPEC_LIBRARY = re.compile(r"/lib(?:cuda|nvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
 CDI_GPU_KIND = "nvidia.com/gpu"
 
 
@@ -270,9 +268,9 @@ def _spec_driver(doc: Document) -> tuple[str, Node] | None:
     for edit in edits:
         for mount in _items(edit.get("mounts") if edit is not None else None):
             host = mount.get("hostPath")
-            match = _SPEC_LIBRARY.search(str_value(host) or "")
+            match = DRIVER_LIBRARY.match(posixpath.basename(str_value(host) or ""))
             if match:
-                return match[1], host
+                return match[2], host
     return None
 
 
