@@ -167,8 +167,11 @@ def _program_problem(facts: NodeFacts, program: str) -> str | None:
            f"{OPERATOR_TOOLKIT}"
 
 
+_INSTALL = "install the NVIDIA Container Toolkit or correct the path"
+
+
 def _runtime_programs(ctx: Context):
-    """(document, value node, owner words, program) for each runtime's binary."""
+    """(document, value node, owner words, program, advice) for each runtime's binary."""
     for config in node_configs(ctx):
         for entry in config.runtimes.values():
             if entry.binary is None or is_placeholder(entry.binary):
@@ -180,7 +183,7 @@ def _runtime_programs(ctx: Context):
                 value = entry.node.get("path")
                 what = f"path of runtime `{entry.name}`"
             if value is not None:
-                yield entry.doc, value, what, entry.binary
+                yield entry.doc, value, what, entry.binary, _INSTALL
 
 
 TOOLKIT_PROGRAMS = (("nvidia-container-cli", "path"), ("nvidia-ctk", "path"),
@@ -193,11 +196,12 @@ def _toolkit_programs(ctx: Context):
             value = doc.tree.get(table, key)
             program = str_value(value)
             if program:
-                yield doc, value, f"`{table}.{key}`", program
+                yield doc, value, f"`{table}.{key}`", program, _INSTALL
         ldconfig = doc.tree.get("nvidia-container-cli", "ldconfig")
         program = str_value(ldconfig)
         if program and program.startswith("@/"):  # a path inside the container is GL810's
-            yield doc, ldconfig, "`nvidia-container-cli.ldconfig`", program
+            yield doc, ldconfig, "`nvidia-container-cli.ldconfig`", program, \
+                "point it at the host's ldconfig (`@/sbin/ldconfig` on most distributions)"
 
 
 @check("GL806", project=True)
@@ -205,12 +209,11 @@ def configured_program_missing(ctx: Context):
     facts = _facts(ctx)
     if facts is None:
         return
-    for doc, value, what, program in list(_runtime_programs(ctx)) + list(_toolkit_programs(ctx)):
+    for doc, value, what, program, advice in list(_runtime_programs(ctx)) + list(_toolkit_programs(ctx)):
         problem = _program_problem(facts, program)
         if problem is not None:
             yield finding(doc, "GL806", value.span,
-                          f"{what} is `{program}`, {problem}: containers that use it fail to start; "
-                          f"install the NVIDIA Container Toolkit or correct the path")
+                          f"{what} is `{program}`, {problem}: containers that use it fail to start; {advice}")
     yield from _low_level_runtimes(ctx, facts)
 
 
@@ -237,7 +240,7 @@ def _cdi_users(ctx: Context):
         mode = doc.tree.get("nvidia-container-runtime", "mode")
         if str_value(mode) == "cdi":
             yield doc, mode, "the NVIDIA Container Toolkit runs in `mode = \"cdi\"`"
-    for doc, value, what, program in _runtime_programs(ctx):
+    for doc, value, what, program, _ in _runtime_programs(ctx):
         if posixpath.basename(program) == NVIDIA_BINARIES[1]:
             yield doc, value, f"the {what} is {NVIDIA_BINARIES[1]}"
 
