@@ -40,6 +40,8 @@ class Rule:
     fixable: str = "never"  # never | sometimes | always
     references: tuple[str, ...] = ()
     sources: tuple[str, ...] = field(default=())
+    # GitHub code scanning's 0.0-10.0 score, for rules whose finding exposes GPUs or the host
+    security_severity: str | None = None
 
     @property
     def preview(self) -> bool:
@@ -59,6 +61,7 @@ def _rule(data: dict) -> Rule:
         bad=_example(data["example"]["bad"]), good=_example(data["example"]["good"]),
         kinds=tuple(data.get("kinds", ())), fixable=data.get("fixable", "never"),
         references=tuple(data.get("references", ())), sources=tuple(data.get("sources", ())),
+        security_severity=data.get("security-severity"),
     )
 
 
@@ -108,3 +111,39 @@ def resolve_selector(selector: str) -> list[str]:
         return [code for code in catalog if code.startswith(upper)]
     code = by_slug().get(selector)
     return [code] if code else []
+
+
+def closest(selector: str) -> str | None:
+    """The code or slug a mistyped selector most likely meant."""
+    import difflib
+
+    catalog = load_catalog()
+    upper = selector.strip().upper()
+    if upper.startswith("GL"):
+        match = difflib.get_close_matches(upper, list(catalog), n=1, cutoff=0.6)
+    else:
+        match = difflib.get_close_matches(selector.strip(), list(by_slug()), n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def unknown_selector_message(selector: str) -> str:
+    """`X` names no gpulint rule, with the closest code or slug when one is near."""
+    guess = closest(selector)
+    hint = f"; did you mean `{guess}`?" if guess else "; `gpulint rules` lists them"
+    return f"`{selector}` names no gpulint rule{hint}"
+
+
+def severity_by_code(table: dict[str, str]) -> dict[str, str]:
+    """`[severity]` keys are selectors; a more specific one (a code over its prefix,
+    a longer prefix over a shorter one, anything over ALL) wins."""
+    def specificity(selector: str) -> int:
+        upper = selector.strip().upper()
+        if upper == "ALL":
+            return 0
+        return len(upper) if upper.startswith("GL") else 99
+
+    out: dict[str, str] = {}
+    for selector in sorted(table, key=specificity):
+        for code in resolve_selector(selector):
+            out[code] = table[selector]
+    return out

@@ -7,6 +7,8 @@
     gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
     gpulint image REF           an image's CUDA and the driver it needs
     gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
+    gpulint completion SHELL    a completion script for bash, zsh or fish
+    gpulint check [PATHS...]    lint, for a path named like one of these commands
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ def lint_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpulint", description="A static linter for the GPU container stack: "
                 "containerd config.toml, Docker daemon.json, Dockerfiles and Kubernetes manifests.",
                 epilog="Other commands: `gpulint rule CODE`, `gpulint rules`, `gpulint cuda VERSION`, "
-                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`.")
+                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`, `gpulint doctor`, "
+                "`gpulint completion bash|zsh|fish`. `gpulint check PATH...` lints too, for a "
+                "path named like a command.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or directories to lint (default: .); `-` reads stdin")
     p.add_argument("--version", action="store_true", help="print the version and the data dates")
@@ -61,16 +65,41 @@ def lint_parser() -> argparse.ArgumentParser:
     out.add_argument("--format", choices=FORMATS, default="text")
     out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     out.add_argument("--no-show-source", action="store_true", help="text: omit the source lines")
+    out.add_argument("--show-suppressed", action="store_true",
+                     help="also report findings silenced inline, marked (SARIF `suppressions`, "
+                     "JSON `suppressed`)")
     out.add_argument("--failure-threshold", choices=("error", "warning", "info", "none"),
                      help="lowest severity that makes the exit code 1 (default: warning)")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even with findings (--failure-threshold none)")
+    out.add_argument("--quiet", "-q", action="store_true",
+                     help="text: the findings only, no summary")
+    out.add_argument("--statistics", action="store_true",
+                     help="counts per rule instead of the findings (text or json)")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="text colour; auto: on a terminal, unless NO_COLOR is set (non-empty) "
+                     "or TERM=dumb; FORCE_COLOR (non-empty) forces it")
     fx = p.add_argument_group("fixes")
     fx.add_argument("--fix", action="store_true", help="apply safe fixes")
-    fx.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
+    fx.add_argument("--unsafe-fixes", action="store_true",
+                    help="with --fix or --diff, also apply unsafe fixes; alone, count them as fixable")
     fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    fx.add_argument("--show-fixes", action="store_true",
+                    help="with --fix, list what was fixed, per file and rule")
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", metavar="PATH", help="use this config file")
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
-    cfg.add_argument("--exclude", help="comma-separated patterns to exclude (added to the config)")
+    cfg.add_argument("--exclude", help="comma-separated patterns to exclude, gitignore syntax "
+                     "(added to the config)")
+    cfg.add_argument("--force-exclude", action="store_true", default=None,
+                     help="apply excludes and .gitignore to files named on the command line too "
+                     "(for pre-commit)")
+    cfg.add_argument("--no-respect-gitignore", action="store_true",
+                     help="also lint files that .gitignore or .git/info/exclude leave out")
+    cfg.add_argument("--baseline", metavar="FILE",
+                     help="report only findings that FILE (from --baseline-write) does not know")
+    cfg.add_argument("--baseline-write", metavar="FILE",
+                     help="record today's findings in FILE, then report as with --baseline FILE")
     cfg.add_argument("--no-inline-suppressions", action="store_true",
                      help="ignore `# gpulint: disable` comments and annotations")
     cfg.add_argument("--kind", choices=KINDS,
@@ -87,10 +116,49 @@ def _split(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in (value or "").split(",") if v.strip())
 
 
+def _check_selectors(args, settings) -> None:
+    """Every selector must name at least one rule: a typo must not switch gpulint off."""
+    from gpulint import catalog
+    from gpulint.config import ConfigError
+
+    for option in ("select", "extend_select", "ignore"):
+        for selector in _split(getattr(args, option)):
+            if not catalog.resolve_selector(selector):
+                flag = "--" + option.replace("_", "-")
+                raise UsageError(f"{flag}: {catalog.unknown_selector_message(selector)}")
+    table = settings.tree
+    if table is None:
+        return
+    for key, node in _config_selectors(table):
+        name = node.str() or ""
+        if not catalog.resolve_selector(name):
+            from gpulint.discover import display_path
+
+            raise ConfigError(f"{display_path(settings.path)}:{node.span.line}:{node.span.column}: "
+                              f"{key}: {catalog.unknown_selector_message(name)}")
+
+
+def _config_selectors(table):
+    """(key, node) for every selector written in the configuration, in file order."""
+    from gpulint.model import Node, sequence
+
+    out = []
+    for key in ("select", "extend-select", "ignore"):
+        out.extend((key, node) for node in sequence(table.get(key)))
+    ignores = table.get("per-file-ignores")
+    for pattern, codes in ignores.items() if ignores is not None else ():
+        out.extend((f"per-file-ignores.\"{pattern}\"", node) for node in sequence(codes))
+    severity = table.get("severity")
+    for name, level in severity.items() if severity is not None else ():
+        out.append(("severity", Node(name, level.key_span or level.anchor)))
+    return sorted(out, key=lambda item: (item[1].span.line, item[1].span.column))
+
+
 def _settings(args):
     from gpulint.config import load_settings
 
     settings = load_settings(args.config, args.isolated)
+    _check_selectors(args, settings)
     if args.select is not None:
         settings.select = _split(args.select)
     settings.extend_select += _split(args.extend_select)
@@ -99,7 +167,14 @@ def _settings(args):
         settings.preview = True
     if args.failure_threshold:
         settings.failure_threshold = args.failure_threshold
+    # `gpulint doctor` shares this with a smaller set of options
+    if getattr(args, "exit_zero", False):
+        settings.failure_threshold = "none"
     settings.extend_exclude += _split(args.exclude)
+    if getattr(args, "force_exclude", False):
+        settings.force_exclude = True
+    if getattr(args, "no_respect_gitignore", False):
+        settings.respect_gitignore = False
     return settings
 
 
@@ -120,9 +195,47 @@ def _sources(args, settings):
         raise UsageError(f"{exc.args[0]}: no such file or directory") from None
 
 
+def project_root(settings) -> Path | None:
+    """Where the project around the linted files starts: the configuration file's folder,
+    else the repository holding the current directory."""
+    if settings.path is not None:
+        return settings.base
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _around(args, settings, sources):
+    """The project's other files, read for cross-file context, so a pre-commit call that
+    names only the changed files judges them as `gpulint .` would."""
+    from gpulint.engine import Source
+    from gpulint.discover import walk
+
+    root = None if args.isolated or args.paths == ["-"] else project_root(settings)
+    if root is None:
+        return []
+    root_key = os.path.abspath(root)
+    for raw in args.paths or ["."]:
+        path = os.path.abspath(raw)
+        if os.path.isdir(path) and (root_key + os.sep).startswith(path.rstrip(os.sep) + os.sep):
+            return []  # the whole project is linted already
+    linted = {os.path.abspath(s.path) for s in sources}
+    return [Source(p) for p in walk([str(root)], settings.excludes, base=settings.base,
+                                    gitignore=settings.respect_gitignore)
+            if os.path.abspath(p) not in linted]
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        path = Path(output)
+        try:  # a report path in a folder CI has not created yet (reports/gpulint.sarif)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--output {output}: cannot write the report: "
+                             f"{exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
 
@@ -153,18 +266,21 @@ def lint(argv: list[str]) -> int:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
     facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class)) if v}
-    options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts)
+    options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
+                      around=_around(args, settings, sources))
     try:
         result = run(sources, settings, options)
     except OSError as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
 
-    fixed = 0
+    fixed, fixed_codes = 0, None
     stdin = bool(sources) and sources[0].text is not None and args.paths == ["-"]
-    if args.fix or args.unsafe_fixes or args.diff:
+    if args.fix or args.diff:
+        before = result
         result, fixed, changed, originals = _fix_loop(result, sources, settings, options,
                                                       args.unsafe_fixes)
+        fixed_codes = _gone(before, result)
         if args.diff:
             from gpulint.fix import unified_diff
 
@@ -179,12 +295,59 @@ def lint(argv: list[str]) -> int:
             return exit_code(result, settings.failure_threshold)
         _write_all(originals, changed)
 
-    color = (args.format == "text" and not args.output and sys.stdout.isatty()
-             and "NO_COLOR" not in os.environ)
-    _emit(render(args.format, result, show_source=not args.no_show_source, color=color,
-                 fixed=fixed), args.output)
+    _baseline(args, result)
+    color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
+    if args.statistics:
+        from gpulint.report.statistics import render as statistics
+
+        report = statistics(result, args.format, args.unsafe_fixes)
+    else:
+        report = render(args.format, result, show_source=not args.no_show_source, color=color,
+                        fixed=fixed, unsafe_fixes=args.unsafe_fixes,
+                        show_suppressed=args.show_suppressed, quiet=args.quiet)
+    if args.show_fixes and fixed_codes and args.format == "text":
+        from gpulint.report.text import fixes_listing
+
+        report += fixes_listing(fixed_codes)
+    _emit(report, args.output)
     print_internal_errors(result)
     return exit_code(result, settings.failure_threshold)
+
+
+def _baseline(args, result) -> None:
+    from gpulint import baseline
+
+    try:
+        if args.baseline_write:
+            count = baseline.write(args.baseline_write, result)
+            print(f"gpulint: wrote {count} finding{'' if count == 1 else 's'} to {args.baseline_write}",
+                  file=sys.stderr)
+        path = args.baseline_write or args.baseline
+        if path:
+            baseline.apply(path, result)
+    except baseline.BaselineError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def use_color(choice: str, to_file: bool, tty: bool) -> bool:
+    """--color, then no-color.org: NO_COLOR (non-empty) wins, FORCE_COLOR (non-empty)
+    forces, TERM=dumb and anything but a terminal turn colour off."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return tty and not to_file and os.environ.get("TERM") != "dumb"
+
+
+def _gone(before, after):
+    """(path, code) -> how many fixable findings the fixes made disappear."""
+    from collections import Counter
+
+    left = Counter((f.path, f.code) for f in after.active)
+    had = Counter((f.path, f.code) for f in before.active if f.fix is not None)
+    return {key: n - left.get(key, 0) for key, n in sorted(had.items()) if n > left.get(key, 0)}
 
 
 def _fix_loop(result, sources, settings, options, unsafe):
@@ -273,22 +436,48 @@ def list_rules(argv: list[str]) -> int:
     return EXIT_CLEAN
 
 
+def _doctor(argv):
+    from gpulint.doctor import doctor_command
+
+    return doctor_command(argv)
+
+
+def _explain(name):
+    def command(argv):
+        from gpulint import explain
+
+        return getattr(explain, f"{name}_command")(argv)
+
+    return command
+
+
+def _completion(argv):
+    from gpulint.completion import completion_command
+
+    return completion_command(argv)
+
+
+# The first word picks a command; anything else is a path to lint. A folder named like a
+# command is linted with `gpulint check NAME` or `gpulint ./NAME`.
+COMMANDS = {
+    "check": lint, "rule": show_rule, "rules": list_rules,
+    "doctor": _doctor, "cuda": _explain("cuda"), "driver": _explain("driver"),
+    "image": _explain("image"), "completion": _completion,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv and argv[0] == "rule":
-            return show_rule(argv[1:])
-        if argv and argv[0] == "rules":
-            return list_rules(argv[1:])
-        if argv and argv[0] == "doctor":
-            from gpulint.doctor import doctor_command
-
-            return doctor_command(argv[1:])
-        if argv and argv[0] in ("cuda", "driver", "image"):
-            from gpulint import explain
-
-            return getattr(explain, f"{argv[0]}_command")(argv[1:])
+        if argv and argv[0] in COMMANDS:
+            if argv[0] != "check" and os.path.exists(argv[0]):
+                print(f"gpulint: `{argv[0]}` is a command here; to lint the path {argv[0]}, run "
+                      f"`gpulint check {argv[0]}` or `gpulint ./{argv[0]}`", file=sys.stderr)
+            return COMMANDS[argv[0]](argv[1:])
         return lint(argv)
+    except UsageError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     except KeyboardInterrupt:

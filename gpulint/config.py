@@ -37,6 +37,8 @@ class Settings:
     preview: bool = False
     exclude: tuple[str, ...] = DEFAULT_EXCLUDES
     extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
     fleet: dict = field(default_factory=dict)
     images: dict[str, str] = field(default_factory=dict)
     path: Path | None = None  # the config file, when there is one

@@ -7,7 +7,6 @@ Kubernetes manifest, whatever their extensions say.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from pathlib import Path
@@ -73,7 +72,7 @@ def kind_by_name(name: str) -> str | None:
 def may_need_content(name: str) -> bool:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
-    return lower.endswith(_CONTENT_SUFFIXES) or "dockerfile" in lower or "containerfile" in lower \
+    return lower.endswith(_CONTENT_SUFFIXES + (".part",)) or "dockerfile" in lower or "containerfile" in lower \
         or bool(_TOOLKIT_VARIANT.search(lower))
 
 
@@ -97,7 +96,7 @@ def kind_by_content(name: str, text: str) -> str | None:
         return "dockerfile" if _looks_like_dockerfile(text) else None
     if _TOOLKIT_VARIANT.search(lower):
         return "nvidia-toolkit" if _TOOLKIT_TABLE.search(text) else None
-    if lower.endswith(".toml"):
+    if lower.endswith((".toml", ".part")):  # Talos merges CRI fragments named *.part
         if lower == "pyproject.toml":
             return None
         if _TOOLKIT_TABLE.search(text):
@@ -126,50 +125,47 @@ def kind_by_content(name: str, text: str) -> str | None:
     return None
 
 
-def excluded(rel: str, inner: str, patterns: tuple[str, ...]) -> bool:
-    """Whether a path matches an exclude pattern.
+def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = None,
+         gitignore: bool = True, force_exclude: bool = False) -> list[Path]:
+    """Every file under `paths`, excluded and git-ignored ones left out, in a stable order.
 
-    `rel` is the display path (for patterns with a `/`); `inner` is the part below
-    the directory being walked, so a checkout that happens to live under a folder
-    named `build` is not excluded wholesale.
+    A file named on the command line is linted even when a pattern or .gitignore
+    matches it, unless `force_exclude` (pre-commit names files one by one).
     """
-    parts = [p for p in inner.split("/") if p not in ("", ".")]
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if "/" in pattern:
-            pattern = pattern.lstrip("./") if pattern.startswith("./") else pattern
-            if any(fnmatch.fnmatch(rel, p) for p in (pattern, pattern + "/*", "*/" + pattern,
-                                                   "*/" + pattern + "/*")):
-                return True
-        elif any(fnmatch.fnmatch(part, pattern) for part in parts):
-            return True
-    return False
+    from gpulint.ignore import Excludes, GitIgnores
 
+    excludes = Excludes(patterns, base or Path.cwd())
+    ignores = GitIgnores() if gitignore else None
 
-def walk(paths: list[str], patterns: tuple[str, ...]) -> list[Path]:
-    """Every file under `paths`, excluded ones left out, in a stable order."""
+    def left_out(path: str, is_dir: bool, anchor: str, walked: bool = True) -> bool:
+        return excludes.matches(path, is_dir, anchor, walked) or (
+            ignores is not None and ignores.ignored(path, is_dir, walked))
+
     found: list[Path] = []
     seen: set[str] = set()
     for raw in paths:
         root = Path(raw)
+        top = os.path.abspath(root)
         if root.is_file():
-            candidates = [(root, root.name)]
+            if force_exclude and left_out(top, False, excludes.base, walked=False):
+                continue
+            candidates = [root]
         elif root.is_dir():
             candidates = []
+            anchor = excludes.anchor(top)
             for dirpath, dirnames, filenames in os.walk(root):
-                inner_dir = Path(os.path.relpath(dirpath, root)).as_posix()
-                dirnames[:] = sorted(
-                    d for d in dirnames
-                    if not excluded(_rel(Path(dirpath, d)), f"{inner_dir}/{d}", patterns))
-                candidates.extend((Path(dirpath, f), f"{inner_dir}/{f}") for f in sorted(filenames))
+                absdir = os.path.abspath(dirpath)
+                dirnames[:] = sorted(d for d in dirnames
+                                     if not left_out(os.path.join(absdir, d), True, anchor))
+                candidates.extend(Path(dirpath, f) for f in sorted(filenames)
+                                  if not left_out(os.path.join(absdir, f), False, anchor))
         else:
             raise FileNotFoundError(raw)
-        for path, inner in candidates:
+        for path in candidates:
             key = os.path.abspath(path)
-            if key in seen or excluded(_rel(path), inner, patterns):
-                continue
-            seen.add(key)
-            found.append(path)
+            if key not in seen:
+                seen.add(key)
+                found.append(path)
     return found
 
 

@@ -1,4 +1,5 @@
-"""Generated documentation: the rule table in README.md and docs/rules.md.
+"""Generated documentation: the rule table in README.md, docs/rules.md, and one page
+per rule in docs/rules/GLxxx.md (the `helpUri` of SARIF rule descriptors).
 
 Run `python -m gpulint.docgen` after changing a rule file; a test fails while the
 generated parts are stale.
@@ -55,12 +56,29 @@ def rules_markdown() -> str:
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
+def rule_pages() -> dict[str, str]:
+    """{file name: Markdown} for docs/rules/: one page per rule."""
+    pages = {}
+    for rule in load_catalog().values():
+        pages[f"{rule.code}.md"] = "\n".join([
+            rule_markdown(rule).replace(f"## {rule.code}", f"# {rule.code}", 1).replace("\n### ", "\n## "),
+            "---", "",
+            f"Generated from `rules/{rule.code}.yaml`; every rule: [rules.md](../rules.md).", ""])
+    return pages
+
+
 def main() -> int:
     readme = ROOT / "README.md"
     readme.write_text(readme_text(readme.read_text(encoding="utf-8")), encoding="utf-8")
     docs = ROOT / "docs" / "rules.md"
     docs.parent.mkdir(exist_ok=True)
     docs.write_text(rules_markdown(), encoding="utf-8")
+    pages = ROOT / "docs" / "rules"
+    pages.mkdir(exist_ok=True)
+    for stale in set(p.name for p in pages.glob("GL*.md")) - set(rule_pages()):
+        (pages / stale).unlink()
+    for name, text in rule_pages().items():
+        (pages / name).write_text(text, encoding="utf-8")
     return 0
 
 

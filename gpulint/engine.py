@@ -38,6 +38,7 @@ class Result:
     files_checked: int = 0
     files_skipped: int = 0
     internal_errors: list[str] = field(default_factory=list)
+    baselined: int = 0  # findings left out because the baseline knows them
 
     @property
     def active(self) -> list[Finding]:
@@ -49,6 +50,9 @@ class Options:
     inline_suppressions: bool = True
     kind: str | None = None
     facts: dict = field(default_factory=dict)  # --driver, --gpu-class
+    # files of the project around the linted ones: cross-file checks read them, and
+    # nothing is reported on them (pre-commit names only the changed files)
+    around: list[Source] = field(default_factory=list)
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
@@ -65,7 +69,9 @@ def enabled_codes(settings: Settings) -> frozenset[str]:
 
 
 def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
-    return [Source(p) for p in walk(paths, settings.excludes)]
+    return [Source(p) for p in walk(paths, settings.excludes, base=settings.base,
+                                    gitignore=settings.respect_gitignore,
+                                    force_exclude=settings.force_exclude)]
 
 
 def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Finding | None]:
@@ -115,10 +121,11 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if parse_finding is not None:
             raw.append(parse_finding)
     parsed = [d for d in docs if d.tree is not None]
-    checks.load_for({d.kind for d in parsed})
+    around = _around(options)
+    checks.load_for({d.kind for d in parsed + around})
     for doc in docs:  # comments are found even in a file that does not parse
         doc.suppressions = find_suppressions(doc)
-    context = Context(parsed, settings, dict(options.facts), enabled)
+    context = Context(parsed + around, settings, dict(options.facts), enabled)
     errors: list[str] = []
     for chk in CHECKS:
         if not enabled.intersection(chk.codes):
@@ -137,6 +144,9 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         # holding it, or its name), not to a pre-commit call on other files
         config = os.path.abspath(settings.path) if settings.path else None
         raw = [f for f in raw if os.path.abspath(f.path) != config]
+    if around:
+        outside = {d.path for d in around}
+        raw = [f for f in raw if f.path not in outside]
     findings = postprocess(raw, docs, settings, options, enabled)
     templated = {d.path for d in docs if d.templated}
     for f in findings:
@@ -144,6 +154,20 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             f.fix = None
     return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
                   internal_errors=errors)
+
+
+def _around(options: Options) -> list[Document]:
+    """The parsed documents of the surrounding project; one that does not read is left
+    to the runs that lint it."""
+    out = []
+    for source in options.around:
+        try:
+            doc, _ = load(source, None)
+        except OSError:
+            continue
+        if doc is not None and doc.tree is not None:
+            out.append(doc)
+    return out
 
 
 def _config_linted(sources: list[Source], settings: Settings) -> bool:
@@ -174,6 +198,7 @@ def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, op
                 enabled: frozenset[str]) -> list[Finding]:
     rules = catalog.load_catalog()
     by_path = {d.path: d for d in docs}
+    severities = catalog.severity_by_code(settings.severity)
     out: list[Finding] = []
     seen = set()
     for f in raw:
@@ -185,11 +210,11 @@ def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, op
         seen.add(key)
         rule = rules[f.code]
         f.slug = rule.slug
-        f.severity = settings.severity.get(f.code) or f.severity or rule.severity
+        f.severity = severities.get(f.code) or f.severity or rule.severity
         out.append(f)
     if options.inline_suppressions:
         _mark_suppressed(out, by_path)
-        extra = [f for doc in docs for f in _suppression_findings(doc, enabled, rules, settings)]
+        extra = [f for doc in docs for f in _suppression_findings(doc, enabled, rules, severities)]
         _mark_suppressed(extra, by_path)  # GL002/GL003 can be silenced like any other code
         out.extend(extra)
     out.sort(key=lambda f: f.sort_key)
@@ -218,7 +243,7 @@ def _resolve_one(name: str) -> list[str]:
     return [code] if code else []
 
 
-def _suppression_findings(doc: Document, enabled, rules, settings) -> list[Finding]:
+def _suppression_findings(doc: Document, enabled, rules, severities) -> list[Finding]:
     out = []
     for sup in doc.suppressions:
         unused = []
@@ -228,20 +253,20 @@ def _suppression_findings(doc: Document, enabled, rules, settings) -> list[Findi
                 if "GL003" in enabled:
                     start, end = sup.code_spans.get(name, (None, None))
                     span = doc.index.span(start, end) if start is not None else sup.span
-                    out.append(_general(doc, "GL003", span, rules, settings,
-                                        f"unknown rule code `{name}` in a suppression; "
-                                        f"`gpulint rules` lists the codes"))
+                    out.append(_general(doc, "GL003", span, rules, severities,
+                                        f"the suppression's "
+                                        f"{catalog.unknown_selector_message(name)}"))
             elif codes[0] in enabled and codes[0] not in sup.used and codes[0] != "GL002":
                 unused.append(name)
         if unused and "GL002" in enabled:
-            out.append(_general(doc, "GL002", sup.span, rules, settings,
+            out.append(_general(doc, "GL002", sup.span, rules, severities,
                                 f"unused suppression: no {', '.join(unused)} finding here to silence",
                                 _removal_fix(doc, sup, unused)))
     return out
 
 
-def _general(doc, code, span, rules, settings, message, fix=None) -> Finding:
-    return Finding(code, rules[code].slug, settings.severity.get(code) or rules[code].severity,
+def _general(doc, code, span, rules, severities, message, fix=None) -> Finding:
+    return Finding(code, rules[code].slug, severities.get(code) or rules[code].severity,
                    doc.path, span, message, fix)
 
 

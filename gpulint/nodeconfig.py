@@ -100,6 +100,16 @@ def is_shim_name(name: str) -> bool:
 
 # --- containerd, one file ---------------------------------------------------
 
+DROP_IN_DIRS = re.compile(r".*\.d$")
+
+
+def is_drop_in(doc: Document) -> bool:
+    """A fragment that another config or the platform merges: a file in a `*.d` folder
+    (containerd's `conf.d`, Talos' `/etc/cri/conf.d/*.part`) or a `.part` file."""
+    parts = doc.abspath.replace("\\", "/").split("/")
+    return parts[-1].lower().endswith(".part") or (len(parts) >= 2 and bool(DROP_IN_DIRS.match(parts[-2])))
+
+
 @dataclass
 class ContainerdFile:
     doc: Document
@@ -115,8 +125,12 @@ class ContainerdFile:
 
     @property
     def cri(self) -> Node | None:
-        """The CRI runtime plugin table for the file's version, if present."""
-        return _map(self.plugins.get(self.cri_id)) if self.plugins and self.cri_id else None
+        """The CRI runtime plugin table for the file's version, if present; for a file
+        whose version is not known, its one CRI table."""
+        if self.cri_id is None:
+            tables = self.cri_tables()
+            return tables[0][1] if len(tables) == 1 else None
+        return _map(self.plugins.get(self.cri_id)) if self.plugins else None
 
     def cri_tables(self) -> list[tuple[str, Node]]:
         """Every CRI plugin table in the file, under any of the known IDs."""
@@ -144,7 +158,8 @@ def containerd_file(doc: Document) -> ContainerdFile:
         root = doc.tree
         version_node = root.get("version")
         if version_node is None:
-            version = 1
+            # a drop-in is read with the version of the config it is merged into
+            version = None if is_drop_in(doc) else 1
         elif isinstance(version_node.value, int) and not isinstance(version_node.value, bool):
             version = version_node.value
         else:

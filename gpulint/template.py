@@ -25,7 +25,7 @@ def neutralise(text: str) -> str:
     for start, end, dead in _pieces(text):
         out.append(text[last:start])
         piece = text[start:end]
-        silent = dead or _is_statement(piece)
+        silent = dead or (_is_statement(piece) and not _inline_loop(piece))
         out.append(_blank(piece) if silent else _replacement(text, start, end))
         last = end
     out.append(text[last:])
@@ -47,13 +47,46 @@ def _is_statement(expr: str) -> bool:
             or _CLOSE.match(expr)) or expr.lstrip("{- ").startswith("/*"))
 
 
+_RANGE = re.compile(r"^(?:\{\{-?\s*range\b|\{%-?\s*for\b)")
+
+
+def _inline_loop(piece: str) -> bool:
+    """A whole loop written within one line (`[{{range .X}}{{.}}, {{end}}]`)."""
+    return bool(_RANGE.match(piece)) and "\n" not in piece and piece.count("{") > 2
+
+
+def _loop_end(text: str, start: int) -> int | None:
+    """The end of the `end` that closes the loop opening at `start`, when it is on the
+    same line: the loop renders a list of values there, which stands as one value."""
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    depth = 0
+    for match in _EXPR.finditer(text, start, line_end):
+        expr = match.group(0)
+        if _OPEN.match(expr):
+            depth += 1
+        elif _CLOSE.match(expr):
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    return None
+
+
 def _pieces(text: str):
     """(start, end, dead) for each expression, and for each stretch of text inside an
     `else`/`elif` branch: only the first branch of a conditional is kept, so the
-    alternatives (often the same key twice) do not collide."""
-    depth, dead_from, dead_depth = 0, None, None
+    alternatives (often the same key twice) do not collide. A loop within one line
+    is one piece."""
+    depth, dead_from, dead_depth, skip_to = 0, None, None, 0
     for match in _EXPR.finditer(text):
+        if match.start() < skip_to:
+            continue
         expr = match.group(0)
+        loop_end = _loop_end(text, match.start()) if _RANGE.match(expr) and dead_from is None else None
+        if loop_end is not None:
+            skip_to = loop_end
+            yield match.start(), loop_end, False
+            continue
         if _OPEN.match(expr):
             depth += 1
         elif _ALTERNATIVE.match(expr) and dead_from is None:
@@ -83,10 +116,11 @@ def _replacement(text: str, start: int, end: int) -> str:
         return " " * len(expr)
     if _inside_quotes(before):
         return "x" * len(expr)
+    rest = _EXPR.sub("", after)  # a closing `{{ end }}` after the value renders nothing
     standalone_value = (
         (not before or before[-1] in " \t[,=")
         and before.rstrip()[-1:] in ("=", ":", "[", ",", "-")
-        and (not after.strip() or after.lstrip()[0] in ",]}#")
+        and (not rest.strip() or rest.lstrip()[0] in ",]}#")
     )
     if standalone_value:
         return '"' + "x" * (len(expr) - 2) + '"'

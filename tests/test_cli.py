@@ -143,7 +143,7 @@ def test_json_contract(lint_files):
     assert edit == {"path": "sub/Dockerfile", "location": {"line": 2, "column": 1},
                     "end_location": {"line": 3, "column": 1}, "content": ""}
     assert data["summary"] == {"findings": 1, "errors": 0, "warnings": 1, "infos": 0, "fixable": 1,
-                               "suppressed": 0, "files_checked": 1, "files_skipped": 0}
+                               "unsafe_fixable": 0, "suppressed": 0, "baselined": 0, "files_checked": 1, "files_skipped": 0}
 
 
 def test_text_output_shows_source_caret_and_summary(tmp_path):
@@ -199,7 +199,7 @@ def test_sarif_is_valid_and_complete(tmp_path):
     [change] = fix["artifactChanges"]
     assert change["replacements"][0]["deletedRegion"] == {
         "startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1}
-    assert first["partialFingerprints"]["gpulint/v1"]
+    assert first["partialFingerprints"]["gpulint/v2"]
     assert run["results"][1]["level"] == "error"
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
 
@@ -210,13 +210,13 @@ def test_sarif_clean_run_has_empty_results(tmp_path):
     assert log["runs"][0]["results"] == []
 
 
-def test_sarif_keeps_inline_suppressed_findings_as_suppressed(tmp_path):
+def test_sarif_keeps_inline_suppressed_findings_as_suppressed_when_asked(tmp_path):
     write_files(tmp_path, {"daemon.json": "{,}", "Dockerfile": "# gpulint: disable=GL999 -- typo\nFROM x\n"})
     write_files(tmp_path, {"Dockerfile": "FROM x\n# gpulint: disable=GL001\nRUN true\n"})
     # GL002 on the Dockerfile, silenced for itself by a file-wide pragma
     write_files(tmp_path, {"Dockerfile": "# gpulint: disable-file=GL002 -- kept on purpose\n"
                                          "FROM x\n# gpulint: disable=GL001\nRUN true\n"})
-    result, log = _sarif(tmp_path)
+    result, log = _sarif(tmp_path, "--show-suppressed")
     suppressed = [r for r in log["runs"][0]["results"] if "suppressions" in r]
     assert [(r["ruleId"], r["suppressions"]) for r in suppressed] == [
         ("GL002", [{"kind": "inSource", "justification": "kept on purpose"}])]
@@ -342,16 +342,15 @@ def test_explicit_config_and_isolated(tmp_path):
     assert run_gpulint("--config", "missing.toml", ".", cwd=tmp_path).rc == 2
 
 
-def test_unknown_code_in_config_is_gl003(tmp_path):
+def test_unknown_code_in_config_is_a_config_error(tmp_path):
     write_files(tmp_path, {
         "pyproject.toml": '[project]\nname = "x"\n\n[tool.gpulint]\nignore = ["GL1O5", "GL002"]\n',
         "Dockerfile": "FROM x\n",
     })
     result = run_gpulint("--format", "json", ".", cwd=tmp_path)
-    assert [(f["code"], f["path"], f["line"], f["column"]) for f in result.findings] == [
-        ("GL003", "pyproject.toml", 5, 11)]
-    assert "GL1O5" in result.findings[0]["message"]
-
+    assert result.rc == 2 and result.out == ""
+    assert "pyproject.toml:5:11: ignore: `GL1O5` names no gpulint rule; did you mean `GL105`?" \
+        in result.err
 
 
 def test_findings_in_the_config_follow_an_edited_config(tmp_path):
@@ -385,8 +384,9 @@ def test_file_wide_suppression_and_no_inline_suppressions(lint_files):
 
 
 def test_unknown_code_in_suppression_is_gl003(lint_files):
-    result = lint_files({"Dockerfile": "FROM x\n# gpulint: disable=GL001,GL9X9\nRUNN y\n"})
+    result = lint_files({"Dockerfile": "FROM x\n# gpulint: disable=GL001,GL1O5\nRUNN y\n"})
     assert result.at() == [("GL003", 2, 26)]
+    assert "`GL1O5` names no gpulint rule; did you mean `GL105`?" in result.findings[0]["message"]
 
 
 def test_unused_suppression_only_for_enabled_codes(lint_files):
@@ -481,7 +481,7 @@ def test_findings_in_the_config_come_with_runs_that_lint_it(tmp_path):
     unknown code in pyproject.toml is reported when pyproject.toml is among them (or a
     directory holding it is linted), not on every commit of an unrelated Dockerfile."""
     write_files(tmp_path, {
-        "pyproject.toml": '[tool.gpulint]\nignore = ["GL1O5"]\n\n[tool.gpulint.fleet]\ndriver = "470.256.02"\n',
+        "pyproject.toml": '[tool.gpulint]\nignore = ["GL105"]\n\n[tool.gpulint.fleet]\ndriver = "470.256.02"\n',
         "Dockerfile": "FROM ubuntu:22.04\n",
     })
     alone = run_gpulint("--format", "json", "Dockerfile", cwd=tmp_path)
@@ -489,16 +489,13 @@ def test_findings_in_the_config_come_with_runs_that_lint_it(tmp_path):
     for args in (["Dockerfile", "pyproject.toml"], ["."]):
         run = run_gpulint("--format", "json", *args, cwd=tmp_path)
         assert [(f["code"], f["path"], f["line"]) for f in run.findings] == [
-            ("GL003", "pyproject.toml", 2), ("GL602", "pyproject.toml", 5)], args
+            ("GL602", "pyproject.toml", 5)], args
 
 
 def test_text_output_shows_the_configuration_line_too(tmp_path):
-    write_files(tmp_path, {".gpulint.toml": 'ignore = ["GL1O5"]\n', "Dockerfile": "FROM python:3.12\n"})
+    write_files(tmp_path, {".gpulint.toml": '[fleet]\ndriver = "470.256.02"\n',
+                           "Dockerfile": "FROM python:3.12\n"})
     result = run_gpulint(".", cwd=tmp_path)
-    assert result.out.splitlines()[:4] == [
-        ".gpulint.toml:1:11: GL003 [warning] `GL1O5` in the configuration names no gpulint rule "
-        "(codes like GL105, prefixes like GL1, slugs or ALL)",
-        "  |",
-        '1 | ignore = ["GL1O5"]',
-        "  |           ^^^^^^^",
-    ]
+    assert result.out.splitlines()[0].startswith(
+        ".gpulint.toml:2:10: GL602 [warning] the fleet configuration declares driver 470.256.02")
+    assert result.out.splitlines()[1:4] == ["  |", '2 | driver = "470.256.02"', "  |          ^^^^^^^^^^^^"]

@@ -32,8 +32,10 @@ def test_correct_configs_are_clean(path):
 def test_seed_snippet_without_version_is_reported():
     run = lint_fixture("containerd/bad/seed")
     assert gl1(run) == [("GL103", 1, 1)]
-    assert severities(run, "GL103") == ["warning"]
-    assert "ignored by containerd 1.x" in run.findings[0]["message"]
+    # containerd 1.x ignores the table, so the nvidia runtime does not exist there
+    assert severities(run, "GL103") == ["error"]
+    assert "containerd 1.x ignores the fully qualified" in run.findings[0]["message"]
+    assert "(2.x reads it)" in run.findings[0]["message"]
 
 
 def test_gl101_case_mismatch_names_the_runtime_meant():
@@ -458,3 +460,151 @@ def test_gl107_runc_from_a_k3s_template_expression():
     assert finding["severity"] == "warning" and finding["fix"] is None
     assert "`runc` takes it from the template (`{{ .SystemdCgroup }}`)" in finding["message"]
     assert [(r["line"], r["column"]) for r in finding["related"]] == [(4, 19)]
+
+
+# --- what containerd 1.x and 2.x do differently ------------------------------------------
+
+def test_gl101_runc_is_not_built_in_on_1x_once_runtimes_are_written():
+    run = lint_fixture("containerd/bad/gl101-runc.toml")
+    assert gl1(run) == [("GL101", 2, 1)]
+    message = run.findings[0]["message"]
+    assert "containerd 1.6/1.7 replace their built-in runtimes" in message
+    assert "containerd 2.x keeps its built-in `runc`" in message
+
+
+def test_gl101_runc_stays_on_2x(lint_files, tmp_path):
+    v3 = (FIXTURES / "containerd/bad/gl101-runc.toml").read_text().replace(
+        "version = 2", "version = 3").replace("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
+    assert gl1(lint_files({"config.toml": v3})) == []
+    (tmp_path / "config.toml").unlink()
+    v2 = (FIXTURES / "containerd/bad/gl101-runc.toml").read_text()
+    fleet = '[fleet]\ncontainerd-version = "2.0"\n'
+    run = lint_files({"config.toml": v2, ".gpulint.toml": fleet})
+    assert gl1(run) == [("GL101", 2, 1)]  # --isolated ignores the configuration
+    (tmp_path / "config.toml").write_text(v2)
+    configured = run_gpulint("--format", "json", "config.toml", cwd=tmp_path)
+    assert gl1(configured) == [], configured.err
+
+
+def test_gl101_drop_in_replacing_the_cri_table_loses_runc_on_1x(lint_files):
+    run = lint_files({
+        "etc/containerd/config.toml": (
+            'version = 2\nimports = ["conf.d/*.toml"]\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+            '  default_runtime_name = "nvidia"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'),
+        "etc/containerd/conf.d/99-nvidia.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  options = { BinaryName = "/usr/bin/nvidia-container-runtime" }\n'),
+    })
+    assert gl1(run) == [("GL101", 2, 1)]
+    assert run.findings[0]["path"].endswith("conf.d/99-nvidia.toml")
+    assert "replaces its whole CRI plugin table" in run.findings[0]["message"]
+
+
+def test_gl108_case_variants_follow_go_toml():
+    """go-toml v1 (1.x) matches Key, lower, UPPER and lowerFirst; v2 (2.x) any case."""
+    run = lint_fixture("containerd/bad/gl108-case.toml")
+    assert gl1(run) == [("GL108", 3, 3), ("GL108", 11, 7), ("GL108", 13, 3)]
+    assert severities(run, "GL108") == ["error", "error", "error"]
+    assert "so the default runtime stays `runc`" in run.findings[0]["message"]
+    assert "containerd 2.x reads `Binaryname`" in run.findings[1]["message"]
+    assert "runs plain runc and its pods get no GPUs on 1.6/1.7" in run.findings[1]["message"]
+    assert "`containerd.Runtimes` is not `containerd.runtimes`" in run.findings[2]["message"]
+
+
+def test_gl108_variants_go_toml_v1_honours_are_clean():
+    run = lint_fixture("containerd/good/go-toml-v1-case.toml")
+    assert run.findings == []
+
+
+def test_gl108_case_variants_are_fine_for_2x_only_files(lint_files):
+    text = (FIXTURES / "containerd/bad/gl108-case.toml").read_text().replace(
+        "version = 2", "version = 3").replace("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
+    run = lint_files({"config.toml": text})
+    assert gl1(run) == [("GL108", 3, 3)]  # only the misplaced default remains
+
+
+@pytest.mark.parametrize("default_type,severity", [("io.containerd.runc.v2", "error"),
+                                                   ("io.containerd.runtime.v1.linux", "warning")])
+def test_gl108_cri_level_systemd_cgroup_fails_unless_the_default_is_the_v1_shim(lint_files, default_type,
+                                                                                severity):
+    run = lint_files({"config.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  systemd_cgroup = true\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        f'  runtime_type = "{default_type}"\n')})
+    assert [(f["code"], f["severity"]) for f in run.findings if f["code"] == "GL108"] == [("GL108", severity)]
+
+
+def test_gl105_v1_shim_ignores_binary_name(lint_files):
+    run = lint_files({"config.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runtime.v1.linux"\n'
+        '  options = { BinaryName = "/usr/bin/nvidia-container-runtime" }\n')})
+    assert gl1(run) == [("GL105", 5, 18)]
+    assert severities(run, "GL105") == ["error"]
+    assert "ignores options.BinaryName and runs plain runc" in run.findings[0]["message"]
+
+
+def test_gl106_empty_binary_name_is_plain_runc(lint_files):
+    run = lint_files({"config.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n  options = { BinaryName = "" }\n')})
+    assert gl1(run) == [("GL106", 5, 28)]
+    assert severities(run, "GL106") == ["error"]
+    assert "is empty, so the runc shim runs plain `runc`" in run.findings[0]["message"]
+
+
+def test_gl115_invalid_and_misspelt_plugin_ids():
+    run = lint_fixture("containerd/bad/gl115.toml")
+    assert gl1(run) == [("GL115", 2, 1), ("GL115", 4, 1), ("GL115", 6, 1)]
+    messages = [f["message"] for f in run.findings]
+    assert "did you mean `io.containerd.grpc.v1.cri`?" in messages[0]
+    assert 'invalid plugin key URI "io.containerd.cri"' in messages[1]
+    assert "an unquoted `plugins.io.containerd.grpc.v1.cri` splits at every dot" in messages[2]
+
+
+def test_gl116_missing_import_only_where_the_tree_holds_the_folder():
+    run = lint_fixture("containerd/bad/gl116")
+    # the glob, the existing file and the folder the tree does not hold are not reported
+    assert gl1(run) == [("GL116", 2, 12)]
+    assert "which is not in `conf.d/` beside this config" in run.findings[0]["message"]
+
+
+def test_gl117_gl118_unknown_shim_and_option_types(tmp_path):
+    run = lint_fixture("containerd/bad/gl117-118.toml")
+    assert gl1(run) == [("GL118", 5, 21), ("GL118", 6, 13), ("GL117", 8, 18), ("GL118", 11, 21)]
+    assert 'binary not installed "containerd-shim-runc-v3"' in run.findings[2]["message"]
+    target = tmp_path / "config.toml"
+    shutil.copy(FIXTURES / "containerd/bad/gl117-118.toml", target)
+    assert run_gpulint("--isolated", "--fix", "--failure-threshold", "none", str(target)).rc == 0
+    fixed = target.read_text()
+    assert 'SystemdCgroup = true\n    IoUid = 1000\n' in fixed and 'io.containerd.runc.v2"\n  [' in fixed
+    assert gl1(run_gpulint("--isolated", "--format", "json", str(target))) == []
+
+
+def test_platform_fragments_are_drop_ins_without_a_version(lint_files):
+    assert lint_fixture("containerd/good/talos").findings == []
+    run = lint_files({"etc/cri/conf.d/20-nvidia.part": (
+        '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+        '  BinaryName = "/usr/local/bin/nvidia-container-runtime"\n')})
+    assert gl1(run) == [("GL104", 1, 1)]  # runtime rules apply; no GL103 for the missing version
+
+
+def test_k3s_template_with_loops_is_linted_for_what_it_writes():
+    # loops inside arrays and around tables; `.ExtraRuntimes` defines runtimes at run time,
+    # so `default_runtime_name = "nvidia"` is not reported, while GL107 judges the static tables
+    run = lint_fixture("containerd/bad/k3s-loops.toml.tmpl")
+    assert run.codes() == ["GL107"]
+    assert gl1(run) == [("GL107", 14, 1)]
+
+
+def test_runtimes_of_a_k3s_extra_runtimes_loop_count_for_runtime_classes(lint_files):
+    text = (FIXTURES / "containerd/bad/k3s-loops.toml.tmpl").read_text()
+    run = lint_files({"config.toml.tmpl": text, "rc.yaml": (
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia\n")})
+    assert "GL702" not in run.codes() and "GL101" not in run.codes()

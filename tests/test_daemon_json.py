@@ -122,8 +122,8 @@ def test_fix_before_after_and_idempotent(tmp_path, name, before, expected):
         target.write_text(before)
     texts = []
     for _ in range(2):
-        fix = "--unsafe-fixes" if name.startswith("gl204") else "--fix"
-        run = run_gpulint("--isolated", fix, "--failure-threshold", "none", str(target))
+        unsafe = ("--unsafe-fixes",) if name.startswith("gl204") else ()
+        run = run_gpulint("--isolated", "--fix", *unsafe, "--failure-threshold", "none", str(target))
         assert run.rc == 0, run.err
         texts.append(target.read_text())
     assert texts[0] == expected

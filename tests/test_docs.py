@@ -26,6 +26,15 @@ def test_rule_table_and_rule_docs_are_fresh():
         "run `python -m gpulint.docgen`"
 
 
+def test_every_rule_has_its_own_page():
+    from gpulint.docgen import rule_pages
+
+    pages = rule_pages()
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "rules").glob("*.md")}
+    assert on_disk == pages, "run `python -m gpulint.docgen`"
+    assert pages["GL105.md"].startswith("# GL105 `runtime-type-deprecated`")
+
+
 def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
     install_and_run, test = _quick_start()
     assert "gpulint examples/" in install_and_run

@@ -55,3 +55,38 @@ def test_hook_fails_on_a_bad_file_and_passes_on_a_good_one(hook_source, tmp_path
     _git(repo, "add", "-A")
     passing = _try_repo(hook_source, repo, home, "Dockerfile", "notes.md")
     assert passing.returncode == 0, passing.stdout + passing.stderr
+
+
+MAIN_CONFIG = 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+DROP_IN = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+           '  runtime_type = "io.containerd.runc.v2"\n'
+           '  options = { BinaryName = "/usr/bin/nvidia-container-runtime" }\n')
+
+
+def test_a_changed_file_is_judged_with_the_unchanged_files_around_it(hook_source, tmp_path_factory):
+    """The drop-in's problem (its folder is not imported) shows only next to the main
+    config, which this commit does not touch: pre-commit names the drop-in alone."""
+    repo = tmp_path_factory.mktemp("context")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    (repo / "etc" / "containerd").mkdir(parents=True)
+    (repo / "etc" / "containerd" / "config.toml").write_text(MAIN_CONFIG)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "node config")
+    (repo / "etc" / "containerd" / "config.d").mkdir()
+    (repo / "etc" / "containerd" / "config.d" / "99-nvidia.toml").write_text(DROP_IN)
+    _git(repo, "add", "-A")
+    changed = _try_repo(hook_source, repo, home, "etc/containerd/config.d/99-nvidia.toml")
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert "etc/containerd/config.d/99-nvidia.toml:1:1: GL113" in changed.stdout
+    assert "etc/containerd/config.toml:" not in changed.stdout.replace("see etc/containerd/config.toml", "")
+    everything = subprocess.run(
+        ["pre-commit", "try-repo", str(hook_source), "gpulint", "--all-files"],
+        cwd=repo, capture_output=True, text=True,
+        env={**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"})
+    assert everything.returncode == 1
+    assert _findings(everything.stdout) == _findings(changed.stdout)
+
+
+def _findings(output: str) -> list[str]:
+    return [line for line in output.splitlines() if ": GL" in line]

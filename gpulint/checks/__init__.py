@@ -10,7 +10,6 @@ import importlib
 
 # family module -> the file kinds that make it worth importing (None: always)
 FAMILIES: dict[str, tuple[str, ...] | None] = {
-    "general": None,
     "containerd": ("containerd",),
     "daemon_json": ("daemon-json",),
     "dockerfile": ("dockerfile",),

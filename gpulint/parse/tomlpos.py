@@ -1,6 +1,6 @@
 """TOML into position-carrying Nodes.
 
-Values come from tomllib (tomlkit on Python 3.10), which validates. Neither
+Values come from tomllib (its original, tomli, on Python 3.10), which validates. Neither
 gives positions, so a small scanner walks the valid text once and records, for
 every key path, where its key and its value are written: table headers, dotted
 keys, inline tables and array items.
@@ -17,8 +17,8 @@ from gpulint.parse.errors import ParseError
 
 try:  # Python 3.11+
     import tomllib as _toml
-except ImportError:  # pragma: no cover - Python 3.10
-    _toml = None
+except ImportError:  # Python 3.10: the same parser, so the same errors and positions
+    import tomli as _toml
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _WS = re.compile(r"[ \t]*")
@@ -31,24 +31,15 @@ Path = tuple
 
 def load_toml(text: str) -> dict:
     """Parse TOML into plain Python data, raising ParseError with a position."""
-    if _toml is not None:
-        try:
-            return _toml.loads(text)
-        except _toml.TOMLDecodeError as exc:
-            msg = str(exc)
-            match = _TOMLLIB_POS.search(msg)
-            clean = _TOMLLIB_POS.sub("", msg).strip()
-            if match:
-                raise ParseError(f"invalid TOML: {clean}", int(match[1]), int(match[2])) from None
-            raise ParseError(f"invalid TOML: {clean}") from None
-    import tomlkit
-    from tomlkit.exceptions import ParseError as TomlkitError
-
     try:
-        return tomlkit.parse(text).unwrap()
-    except TomlkitError as exc:  # tomlkit counts columns from 0
-        message = re.sub(r" at line \d+ col \d+$", "", str(exc))
-        raise ParseError(f"invalid TOML: {message}", exc.line, exc.col + 1) from None
+        return _toml.loads(text)
+    except _toml.TOMLDecodeError as exc:
+        msg = str(exc)
+        match = _TOMLLIB_POS.search(msg)
+        clean = _TOMLLIB_POS.sub("", msg).strip()
+        if match:
+            raise ParseError(f"invalid TOML: {clean}", int(match[1]), int(match[2])) from None
+        raise ParseError(f"invalid TOML: {clean}") from None
 
 
 def _basic_end(text: str, pos: int) -> int:

@@ -1,20 +1,37 @@
-"""Output formats, all rendered from the same Result."""
+"""Output formats, all rendered from the same Result.
+
+Findings silenced inline are left out of every format, as ruff leaves out `noqa`
+ones (GitHub code scanning would open alerts for SARIF `suppressions`);
+`--show-suppressed` brings them back, marked.
+"""
 
 from __future__ import annotations
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "json-lines", "sarif", "github", "junit", "gitlab", "checkstyle")
+_CI = {"junit": "junit", "gitlab": "gitlab", "checkstyle": "checkstyle", "json-lines": "json_lines"}
+
+
+def shown(result, show_suppressed: bool) -> list:
+    return result.findings if show_suppressed else result.active
 
 
 def render(fmt: str, result, *, show_source: bool = True, color: bool = False,
-           fixed: int = 0) -> str:
+           fixed: int = 0, unsafe_fixes: bool = False, show_suppressed: bool = False,
+           quiet: bool = False) -> str:
+    findings = shown(result, show_suppressed)
     if fmt == "json":
         from gpulint.report.jsonfmt import render as r
-        return r(result)
+        return r(result, findings)
     if fmt == "sarif":
         from gpulint.report.sarif import render as r
-        return r(result)
+        return r(result, findings)
+    if fmt in _CI:
+        from gpulint.report import ci
+
+        return getattr(ci, _CI[fmt])(result, [f for f in findings if f.suppressed is None])
     if fmt == "github":
         from gpulint.report.github import render as r
-        return r(result)
+        return r(result, [f for f in findings if f.suppressed is None])  # an annotation is open
     from gpulint.report.text import render as r
-    return r(result, show_source=show_source, color=color, fixed=fixed)
+    return r(result, findings, show_source=show_source, color=color, fixed=fixed,
+             unsafe_fixes=unsafe_fixes, quiet=quiet)

@@ -1,8 +1,16 @@
-"""GitHub Actions workflow commands: one annotation per finding."""
+"""GitHub Actions workflow commands: one annotation per finding.
+
+GitHub shows at most 10 annotations of each type (error, warning, notice) per
+step; the rest would vanish silently. Past that, findings are printed as plain
+log lines and one notice says how many were not annotated.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+PER_TYPE = 10
 
 
 def _data(text: str) -> str:
@@ -13,13 +21,35 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(result) -> str:
-    out = []
-    for f in result.active:
-        props = ",".join([
-            f"file={_prop(f.path)}", f"line={f.span.line}", f"col={f.span.column}",
-            f"endLine={f.span.end_line}", f"endColumn={f.span.end_column}",
-            f"title={_prop(f'{f.code} {f.slug}')}",
-        ])
-        out.append(f"::{_LEVEL[f.severity]} {props}::{_data(f.message)}")
+def _annotation(f) -> str:
+    props = ",".join([
+        f"file={_prop(f.path)}", f"line={f.span.line}", f"col={f.span.column}",
+        f"endLine={f.span.end_line}", f"endColumn={f.span.end_column}",
+        f"title={_prop(f'{f.code} {f.slug}')}",
+    ])
+    return f"::{_LEVEL[f.severity]} {props}::{_data(f.message)}"
+
+
+def render(result, findings) -> str:
+    shown: Counter = Counter()
+    dropped: Counter = Counter()
+    annotations, plain = [], []
+    overflow = any(n > PER_TYPE for n in Counter(f.severity for f in findings).values())
+    for f in findings:
+        level = _LEVEL[f.severity]
+        # the closing notice needs one of the ten notice slots
+        room = PER_TYPE - (1 if overflow and level == "notice" else 0)
+        if shown[level] < room:
+            shown[level] += 1
+            annotations.append(_annotation(f))
+        else:
+            dropped[level] += 1
+            plain.append(f"{f.path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}")
+    out = annotations
+    if dropped:
+        counts = ", ".join(f"{n} {level}{'' if n == 1 else 's'}" for level, n in sorted(dropped.items()))
+        out = out + plain + [
+            f"::notice title=gpulint::{counts} more than GitHub shows as annotations "
+            f"({PER_TYPE} of each type per step) are listed in the log above; "
+            f"upload --format sarif to code scanning to see every finding"]
     return "".join(line + "\n" for line in out)

@@ -11,7 +11,7 @@ JSON_VERSION = 1
 
 
 def finding_json(f, edits_of) -> dict:
-    return {
+    out = {
         "code": f.code,
         "slug": f.slug,
         "severity": f.severity,
@@ -29,16 +29,19 @@ def finding_json(f, edits_of) -> dict:
         "related": [{"path": r.path, "line": r.line, "column": r.column, "message": r.message}
                     for r in f.related],
     }
+    if f.suppressed is not None:  # only with --show-suppressed
+        out["suppressed"] = {"reason": f.suppressed or None}
+    return out
 
 
-def render(result) -> str:
+def render(result, findings) -> str:
     from gpulint.report.edits import EditLocator
 
     locate = EditLocator(result.documents)
     payload = {
         "version": JSON_VERSION,
         "tool": {"name": "gpulint", "version": __version__},
-        "findings": [finding_json(f, locate.json_edits) for f in result.active],
+        "findings": [finding_json(f, locate.json_edits) for f in findings],
         "summary": summary(result),
     }
     return json.dumps(payload, indent=2) + "\n"

@@ -1,20 +1,31 @@
-"""SARIF 2.1.0: one run, the full rule catalog, results with regions, fixes,
-inline suppressions and related locations."""
+"""SARIF 2.1.0 for GitHub code scanning and editors: one run, the full rule catalog,
+results with regions, safe fixes and related locations linked from the message.
+
+What GitHub reads (docs.github.com, "SARIF support for code scanning"):
+`partialFingerprints.primaryLocationLineHash` to follow an alert across commits,
+`relatedLocations` only when the message links them as `[text](id)`,
+`properties.security-severity` and the `security` tag on rules, and
+`runAutomationDetails.id` for the category.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from urllib.parse import quote
 
-from gpulint import __version__, catalog
+from gpulint import HOMEPAGE, __version__, catalog
 from gpulint.report.edits import EditLocator
+from gpulint.report.fingerprint import fingerprints, line_text_of
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _BASE = "%SRCROOT%"
+
+
+def help_uri(code: str) -> str:
+    return f"{HOMEPAGE}/blob/main/docs/rules/{code}.md"
 
 
 def _uri(path: str) -> str:
@@ -34,19 +45,21 @@ def _help_markdown(rule) -> str:
 
 
 def descriptor(rule) -> dict:
-    out = {
+    tags = list(rule.kinds)
+    properties = {"tags": tags, "precision": "high", "stability": rule.stability}
+    if rule.security_severity:
+        tags.append("security")
+        properties["security-severity"] = rule.security_severity
+    return {
         "id": rule.code,
         "name": rule.slug,
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.summary},
         "help": {"text": f"{rule.why}\n\nFix: {rule.fix}", "markdown": _help_markdown(rule)},
+        "helpUri": help_uri(rule.code),
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
-        "properties": {"tags": list(rule.kinds), "precision": "high",
-                       "stability": rule.stability},
+        "properties": properties,
     }
-    if rule.references:
-        out["helpUri"] = rule.references[0]
-    return out
 
 
 def _region(line: int, column: int, end_line: int, end_column_exclusive: int) -> dict:
@@ -59,56 +72,78 @@ def _location(path: str, region: dict) -> dict:
                                  "region": region}}
 
 
-def _fingerprint(f, line_text: str) -> str:
-    key = "\0".join((f.code, f.path, line_text.strip(), f.message))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+def _escape(text: str) -> str:
+    """Plain text inside a message that embeds links: brackets are literal (SARIF 3.11.6)."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def render(result) -> str:
+def _message(f) -> dict:
+    if not f.related:
+        return {"text": f.message}
+    links = ", ".join(f"[{_escape(f'{r.path}:{r.line}')}]({i})" for i, r in enumerate(f.related))
+    return {"text": f"{_escape(f.message)} (see {links})"}
+
+
+def _fixes(f, locate) -> list[dict]:
+    changes: dict[str, list] = {}
+    for edit in f.fix.edits:
+        path, line, column, end_line, end_column = locate.region(edit)
+        changes.setdefault(path, []).append({
+            "deletedRegion": {"startLine": line, "startColumn": column,
+                              "endLine": end_line, "endColumn": end_column},
+            "insertedContent": {"text": edit.content},
+        })
+    return [{
+        "description": {"text": f.fix.description},
+        "artifactChanges": [{"artifactLocation": {"uri": _uri(p), "uriBaseId": _BASE},
+                             "replacements": reps} for p, reps in changes.items()],
+    }]
+
+
+def _result(f, index_of, locate, prints) -> dict:
+    item = {
+        "ruleId": f.code,
+        "ruleIndex": index_of[f.code],
+        "level": _LEVEL[f.severity],
+        "message": _message(f),
+        "locations": [_location(f.path, _region(f.span.line, f.span.column, f.span.end_line,
+                                                f.span.end_column + 1))],
+        "partialFingerprints": prints,
+    }
+    if f.fix is not None and f.fix.safe:
+        item["fixes"] = _fixes(f, locate)
+    elif f.fix is not None:  # editors apply `fixes` without asking: an unsafe one is only named
+        item["properties"] = {"unsafeFix": f"{f.fix.description} (gpulint --fix --unsafe-fixes)"}
+    if f.suppressed is not None:
+        suppression = {"kind": "inSource"}
+        if f.suppressed:
+            suppression["justification"] = f.suppressed
+        item["suppressions"] = [suppression]
+    if f.related:
+        item["relatedLocations"] = [
+            dict(_location(r.path, {"startLine": r.line, "startColumn": r.column}),
+                 id=i, message={"text": r.message})
+            for i, r in enumerate(f.related)
+        ]
+    return item
+
+
+def _invocation(result) -> dict:
+    invocation = {"executionSuccessful": not result.internal_errors}
+    if result.internal_errors:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "descriptor": {"id": "internal-error"},
+             "message": {"text": message}} for message in result.internal_errors]
+    return invocation
+
+
+def render(result, findings) -> str:
     rules = catalog.load_catalog()
     order = list(rules)
     index_of = {code: i for i, code in enumerate(order)}
     locate = EditLocator(result.documents)
-    docs = {d.path: d for d in result.documents}
-    results = []
-    for f in result.findings:
-        doc = docs.get(f.path)
-        line_text = doc.line_text(f.span.line) if doc else ""
-        item = {
-            "ruleId": f.code,
-            "ruleIndex": index_of[f.code],
-            "level": _LEVEL[f.severity],
-            "message": {"text": f.message},
-            "locations": [_location(f.path, _region(f.span.line, f.span.column, f.span.end_line,
-                                                    f.span.end_column + 1))],
-            "partialFingerprints": {"gpulint/v1": _fingerprint(f, line_text)},
-        }
-        if f.fix is not None:
-            changes: dict[str, list] = {}
-            for edit in f.fix.edits:
-                path, line, column, end_line, end_column = locate.region(edit)
-                changes.setdefault(path, []).append({
-                    "deletedRegion": {"startLine": line, "startColumn": column,
-                                      "endLine": end_line, "endColumn": end_column},
-                    "insertedContent": {"text": edit.content},
-                })
-            item["fixes"] = [{
-                "description": {"text": f.fix.description},
-                "artifactChanges": [{"artifactLocation": {"uri": _uri(p), "uriBaseId": _BASE},
-                                     "replacements": reps} for p, reps in changes.items()],
-            }]
-        if f.suppressed is not None:
-            suppression = {"kind": "inSource"}
-            if f.suppressed:
-                suppression["justification"] = f.suppressed
-            item["suppressions"] = [suppression]
-        if f.related:
-            item["relatedLocations"] = [
-                dict(_location(r.path, {"startLine": r.line, "startColumn": r.column}),
-                     id=i, message={"text": r.message})
-                for i, r in enumerate(f.related)
-            ]
-        results.append(item)
+    prints = fingerprints(findings, line_text_of(result))
+    results = [_result(f, index_of, locate, p) for f, p in zip(findings, prints)]
     root = Path.cwd().as_uri().rstrip("/") + "/"
     log = {
         "$schema": SCHEMA,
@@ -118,10 +153,13 @@ def render(result) -> str:
                 "name": "gpulint",
                 "version": __version__,
                 "semanticVersion": __version__,
+                "informationUri": HOMEPAGE,
                 "rules": [descriptor(rules[code]) for code in order],
             }},
+            "automationDetails": {"id": "gpulint/"},
+            "columnKind": "unicodeCodePoints",
             "originalUriBaseIds": {_BASE: {"uri": root}},
-            "invocations": [{"executionSuccessful": not result.internal_errors}],
+            "invocations": [_invocation(result)],
             "results": results,
         }],
     }

@@ -13,8 +13,10 @@ def summary(result) -> dict:
         "errors": by_severity.get("error", 0),
         "warnings": by_severity.get("warning", 0),
         "infos": by_severity.get("info", 0),
-        "fixable": sum(1 for f in active if f.fix is not None),
+        "fixable": sum(1 for f in active if f.fix is not None and f.fix.safe),
+        "unsafe_fixable": sum(1 for f in active if f.fix is not None and not f.fix.safe),
         "suppressed": len(result.findings) - len(active),
+        "baselined": getattr(result, "baselined", 0),
         "files_checked": result.files_checked,
         "files_skipped": result.files_skipped,
     }

@@ -16,7 +16,7 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{_RESET}" if color else text
 
 
-def _lines(path: str, docs: dict, others: dict) -> LineIndex | None:
+def lines_of(path: str, docs: dict, others: dict) -> LineIndex | None:
     """The text a finding points into: its document's, or, for a file that is not a
     linted document (the configuration), the file read once."""
     doc = docs.get(path)
@@ -59,9 +59,12 @@ def finding_lines(findings, documents, *, show_source: bool = True, color: bool 
     for f in findings:
         head = f"{f.path}:{f.span.line}:{f.span.column}:"
         level = _paint(f"[{f.severity}]", _COLORS[f.severity], color)
-        lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} {f.message}")
+        note = "" if f.suppressed is None else \
+            f" (suppressed inline{': ' + f.suppressed if f.suppressed else ''})"
+        lines.append(f"{_paint(head, _BOLD, color)} {_paint(f.code, _BOLD, color)} {level} "
+                     f"{f.message}{note}")
         if show_source:
-            lines.extend(_source(f, _lines(f.path, docs, others), color))
+            lines.extend(_source(f, lines_of(f.path, docs, others), color))
         if f.fix is not None:
             kind = "fix" if f.fix.safe else "unsafe fix (--unsafe-fixes)"
             lines.append(f"  = {kind}: {f.fix.description}")
@@ -72,7 +75,18 @@ def finding_lines(findings, documents, *, show_source: bool = True, color: bool 
     return lines
 
 
-def summary_line(result, fixed: int = 0) -> str:
+def _fixable(s: dict, unsafe_fixes: bool) -> str:
+    """ruff's wording: unsafe fixes count for --fix only when --unsafe-fixes is given."""
+    if unsafe_fixes:
+        count = s["fixable"] + s["unsafe_fixable"]
+        return f" {count} fixable with --fix --unsafe-fixes." if count else ""
+    text = f" {s['fixable']} fixable with --fix." if s["fixable"] else ""
+    if s["unsafe_fixable"]:
+        text += f" {s['unsafe_fixable']} more with --unsafe-fixes."
+    return text
+
+
+def summary_line(result, fixed: int = 0, unsafe_fixes: bool = False) -> str:
     s = summary(result)
     parts = [f"{s[key]} {name}{'' if s[key] == 1 else 's'}"
              for key, name in (("errors", "error"), ("warnings", "warning"), ("infos", "info"))
@@ -83,18 +97,37 @@ def summary_line(result, fixed: int = 0) -> str:
     if s["findings"]:
         text = f"Found {s['findings']} finding{'' if s['findings'] == 1 else 's'} " \
                f"({', '.join(parts)}) in {files}."
-        if s["fixable"]:
-            text += f" {s['fixable']} fixable with --fix."
+        text += _fixable(s, unsafe_fixes)
     else:
         text = f"All checks passed: {files}."
     if fixed:
         text += f" Fixed {fixed} finding{'' if fixed == 1 else 's'}."
     if s["suppressed"]:
         text += f" {s['suppressed']} suppressed inline."
+    if s["baselined"]:
+        text += f" {s['baselined']} known from the baseline."
     return text
 
 
-def render(result, *, show_source: bool = True, color: bool = False, fixed: int = 0) -> str:
-    lines = finding_lines(result.active, result.documents, show_source=show_source, color=color)
-    lines.append(summary_line(result, fixed))
+def render(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
+           unsafe_fixes: bool = False, quiet: bool = False) -> str:
+    lines = finding_lines(findings, result.documents, show_source=show_source, color=color)
+    if not quiet:
+        lines.append(summary_line(result, fixed, unsafe_fixes))
+    return "".join(line + "\n" for line in lines)
+
+
+def fixes_listing(fixed: dict) -> str:
+    """ruff's --show-fixes: what --fix changed, per file and rule."""
+    from gpulint import catalog
+
+    rules = catalog.load_catalog()
+    total = sum(fixed.values())
+    lines = [f"Fixed {total} finding{'' if total == 1 else 's'}:"]
+    current = None
+    for (path, code), count in fixed.items():
+        if path != current:
+            lines.append(f"- {path}:")
+            current = path
+        lines.append(f"    {count} × {code} ({rules[code].slug})")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,199 @@
+"""Which walked paths to leave out: `exclude` patterns and git's ignore files.
+
+Both use gitignore semantics (gitignore(5)): `*`, `?`, `[...]` within one path
+segment, `**` across segments, `!` to re-include, a trailing `/` for folders
+only, and a pattern with a `/` before its end anchored to its base folder while
+one without matches a name at any depth. The last matching pattern decides.
+Translating patterns to regular expressions here costs far less at start-up than
+importing a library for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+
+@functools.lru_cache(maxsize=None)
+def _segment(glob: str) -> str:
+    """A regular expression for one gitignore glob without `**`."""
+    out, i = [], 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "\\" and i + 1 < len(glob):
+            out.append(re.escape(glob[i + 1]))
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "^") else i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                body = glob[i + 1:end]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+class Pattern:
+    __slots__ = ("negated", "dir_only", "regex")
+
+    def __init__(self, negated: bool, dir_only: bool, regex: re.Pattern) -> None:
+        self.negated, self.dir_only, self.regex = negated, dir_only, regex
+
+
+def compile_pattern(line: str) -> Pattern | None:
+    """One line of a gitignore file (or one exclude pattern); None for blanks and comments."""
+    line = line.rstrip("\n\r")
+    if not line.lstrip() or line.startswith("#"):
+        return None
+    if not line.endswith("\\ "):
+        line = line.rstrip(" ")
+    negated = line.startswith("!")
+    if negated:
+        line = line[1:]
+    elif line.startswith("\\!") or line.startswith("\\#"):
+        line = line[1:]
+    dir_only = line.endswith("/")
+    line = line.rstrip("/")
+    if not line:
+        return None
+    anchored = "/" in line
+    line = line.lstrip("/")
+    parts = line.split("/")
+    regex = ""
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if part == "**":
+            regex += ".*" if last else "(?:.*/)?"
+        else:
+            regex += _segment(part) + ("" if last else "/")
+    if not anchored:
+        regex = "(?:.*/)?" + regex
+    return Pattern(negated, dir_only, re.compile(regex + r"\Z", re.DOTALL))
+
+
+class Rules:
+    """The patterns of one folder (a .gitignore, or the configured excludes)."""
+
+    def __init__(self, lines) -> None:
+        self.patterns = [p for p in map(compile_pattern, lines) if p is not None]
+
+    def decide(self, rel: str, is_dir: bool) -> bool | None:
+        """True: left out; False: re-included; None: no pattern speaks of it."""
+        verdict = None
+        for pattern in self.patterns:
+            if pattern.dir_only and not is_dir:
+                continue
+            if pattern.regex.match(rel):
+                verdict = not pattern.negated
+        return verdict
+
+    def matches(self, rel: str, is_dir: bool) -> bool:
+        """Left out by itself or by a folder above it (git re-includes nothing inside an
+        excluded folder)."""
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            if self.decide("/".join(parts[:depth]), True):
+                return True
+        return bool(self.decide(rel, is_dir))
+
+
+def _relative(path: str, base: str) -> str | None:
+    rel = os.path.relpath(path, base)
+    if rel == "." or rel == ".." or rel.startswith(".." + os.sep):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+class Excludes:
+    """`exclude`/`extend-exclude`/`--exclude` patterns, relative to `base` (the
+    configuration's folder, else the current directory)."""
+
+    def __init__(self, patterns: tuple[str, ...], base: Path) -> None:
+        self.rules = Rules(patterns)
+        self.base = os.path.abspath(base)
+
+    def anchor(self, walk_root: str) -> str:
+        """The folder patterns are relative to while walking `walk_root`: the base, unless
+        the walked folder is outside it or is itself excluded (then the user named it:
+        `gpulint build/site` walks it as if it were the base)."""
+        walk_root = os.path.abspath(walk_root)
+        rel = _relative(walk_root, self.base)
+        if walk_root != self.base and (rel is None or self.rules.matches(rel, True)):
+            return walk_root
+        return self.base
+
+    def matches(self, path: str, is_dir: bool, anchor: str, walked: bool = True) -> bool:
+        """While walking, folders above were checked already: only the entry itself is."""
+        rel = _relative(path, anchor)
+        if rel is None:
+            return False
+        return bool(self.rules.decide(rel, is_dir)) if walked else self.rules.matches(rel, is_dir)
+
+
+class GitIgnores:
+    """`.gitignore` files from the repository root down, and `.git/info/exclude`: a
+    deeper file's verdict wins, as in git. Outside a repository nothing is ignored."""
+
+    def __init__(self) -> None:
+        self._roots: dict[str, str | None] = {}
+        self._rules: dict[str, Rules | None] = {}
+
+    def _root(self, folder: str) -> str | None:
+        if folder not in self._roots:
+            parent = os.path.dirname(folder)
+            if os.path.exists(os.path.join(folder, ".git")):
+                self._roots[folder] = folder
+            else:
+                self._roots[folder] = None if parent == folder else self._root(parent)
+        return self._roots[folder]
+
+    def _rules_of(self, folder: str, root: str) -> Rules | None:
+        if folder not in self._rules:
+            lines: list[str] = []
+            files = [os.path.join(folder, ".gitignore")]
+            if folder == root:
+                files.insert(0, os.path.join(root, ".git", "info", "exclude"))
+            for name in files:
+                try:
+                    with open(name, encoding="utf-8", errors="replace") as handle:
+                        lines.extend(handle.read().splitlines())
+                except OSError:
+                    continue
+            rules = Rules(lines)
+            self._rules[folder] = rules if rules.patterns else None
+        return self._rules[folder]
+
+    def ignored(self, path: str, is_dir: bool, walked: bool = True) -> bool:
+        path = os.path.abspath(path)
+        root = self._root(os.path.dirname(path))
+        if root is None:
+            return False
+        if not walked:  # a named file: the folders above it count as well
+            folder = os.path.dirname(path)
+            while folder != root and _relative(folder, root) is not None:
+                if self.ignored(folder, True):
+                    return True
+                folder = os.path.dirname(folder)
+        folders = [os.path.dirname(path)]
+        while folders[-1] != root:
+            folders.append(os.path.dirname(folders[-1]))
+        verdict = False
+        for folder in reversed(folders):  # from the root down: deeper files decide last
+            rules = self._rules_of(folder, root)
+            decided = rules.decide(_relative(path, folder), is_dir) if rules else None
+            if decided is not None:
+                verdict = decided
+        return verdict
