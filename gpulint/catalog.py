@@ -120,6 +120,10 @@ def closest(selector: str) -> str | None:
     catalog = load_catalog()
     upper = selector.strip().upper()
     if upper.startswith("GL"):
+        # Letters typed for the digits they look like (GL1O5, GL3l2) are the likeliest slip.
+        digits = "GL" + upper[2:].translate(str.maketrans("OIL", "011"))
+        if digits in catalog:
+            return digits
         match = difflib.get_close_matches(upper, list(catalog), n=1, cutoff=0.6)
     else:
         match = difflib.get_close_matches(selector.strip(), list(by_slug()), n=1, cutoff=0.6)

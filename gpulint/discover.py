@@ -14,7 +14,7 @@ from pathlib import Path
 from gpulint.template import TEMPLATE_SUFFIXES
 
 KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values", "nvidia-toolkit",
-         "cdi")
+         "cdi", "compose", "commands")
 DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
 _CONTENT_SUFFIXES = (".toml", ".json", ".yaml", ".yml")
 # names that mention Dockerfile but hold something else (docs, scripts, backups)
@@ -45,6 +45,17 @@ _TOOLKIT_TABLE = re.compile(
     r"^\s*\[\s*(?:nvidia-container-cli|nvidia-container-runtime|nvidia-ctk)\s*[\].]", re.MULTILINE)
 _TOOLKIT_VARIANT = re.compile(r"\.toml\.[a-z0-9_-]+$")
 _CDI_VERSION = re.compile(r"^[\"']?cdiVersion[\"']?\s*:", re.MULTILINE)
+# Compose: a top-level `services` mapping whose entries run images
+_COMPOSE_SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.MULTILINE)
+_COMPOSE_SERVICE_KEY = re.compile(
+    r"^[ \t]+(image|build|deploy|runtime|gpus|extends|devices|container_name|environment|volumes):",
+    re.MULTILINE)
+_FIRST_ENTRY = re.compile(r"\n(?:[ \t]*(?:#.*)?\n)*[ \t]+([^\s#-][^:\n]*):[ \t]*(#.*)?(\n|$)")
+_COMPOSE_NAME = re.compile(r"^(docker-compose.*|compose(\.[^/]+)?|.*\.compose)\.ya?ml$")
+# GitHub Actions workflows and GitLab CI files, whose steps run shell commands
+_WORKFLOW = re.compile(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".rst", ".mk")
+_MAKEFILES = ("makefile", "gnumakefile")
 _FIRST_INSTRUCTION = re.compile(r"(?i)(FROM|ARG)\s")
 _K8S_API = re.compile(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
 _K8S_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
@@ -66,14 +77,28 @@ def kind_by_name(name: str) -> str | None:
         return "dockerfile"
     if lower == "daemon.json" or (lower.endswith(".json") and "daemon" in lower):
         return "daemon-json"
+    if _COMPOSE_NAME.match(lower):
+        return "compose"
     return None
 
 
 def may_need_content(name: str) -> bool:
     base, _ = strip_template_suffix(name)
     lower = base.lower()
-    return lower.endswith(_CONTENT_SUFFIXES + (".part",)) or "dockerfile" in lower or "containerfile" in lower \
-        or bool(_TOOLKIT_VARIANT.search(lower))
+    return lower.endswith(_CONTENT_SUFFIXES + _SCRIPT_SUFFIXES + (".part",)) or lower in _MAKEFILES \
+        or "dockerfile" in lower or "containerfile" in lower or bool(_TOOLKIT_VARIANT.search(lower))
+
+
+def may_be_script(path: Path) -> bool:
+    """A file without an extension that starts with a shell shebang (read 64 bytes)."""
+    if "." in path.name:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and b"sh" in head.split(b"\n", 1)[0]
 
 
 def _looks_like_dockerfile(text: str) -> bool:
@@ -122,7 +147,33 @@ def kind_by_content(name: str, text: str) -> str | None:
             return "kubernetes"
         if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
             return "gpu-operator-values"
+        if lower == ".gitlab-ci.yml" or _WORKFLOW.search(text):
+            return "commands" if _commands_worth_reading(text) else None
+        if _is_compose(text):
+            return "compose"
+        return None
+    if lower.endswith(_SCRIPT_SUFFIXES) or lower in _MAKEFILES or "." not in lower:
+        if "." not in lower and lower not in _MAKEFILES:
+            from gpulint.parse.commands import is_shell_script
+
+            if not is_shell_script(text):
+                return None
+        return "commands" if _commands_worth_reading(text) else None
     return None
+
+
+def _is_compose(text: str) -> bool:
+    """A top-level `services` mapping (not a list, as in GitLab CI) with service keys."""
+    found = _COMPOSE_SERVICES.search(text)
+    if found is None or _FIRST_ENTRY.match(text, found.end()) is None:
+        return False
+    return _COMPOSE_SERVICE_KEY.search(text, found.end()) is not None
+
+
+def _commands_worth_reading(text: str) -> bool:
+    from gpulint.parse.commands import worth_reading
+
+    return worth_reading(text)
 
 
 def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = None,

@@ -21,6 +21,7 @@ FAMILIES = (
     ("GL3", "Dockerfile: CUDA images"), ("GL4", "Dockerfile: multi-stage builds"),
     ("GL5", "Kubernetes"), ("GL6", "CUDA / driver compatibility"), ("GL7", "Cross-file"),
     ("GL8", "Node: `gpulint doctor`, toolkit config, CDI specs"),
+    ("GL9", "Docker Compose and container command lines"),
 )
 
 

@@ -32,7 +32,7 @@ def encode(doc: Document, text: str) -> bytes:
 
 def classify(name: str, text: str | None) -> str | None:
     kind = kind_by_name(name)
-    if kind is None and text is not None and may_need_content(name):
+    if kind is None and text is not None and (may_need_content(name) or "." not in name):
         kind = kind_by_content(name, text)
     return kind
 
@@ -122,6 +122,17 @@ def parse_text(kind: str, text: str, doc: Document):
         if not roots or not roots[0].is_map:
             raise ParseError("GPU Operator values must be a YAML mapping")
         return roots[0]
+    if kind == "compose":
+        from gpulint.parse.yamlpos import parse_yaml_documents
+
+        roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+        if len(roots) > 1 or (roots and not roots[0].is_map):
+            raise ParseError("a Compose file must hold one YAML mapping")
+        return roots[0] if roots else None
+    if kind == "commands":
+        from gpulint.parse.commands import parse_commands
+
+        return parse_commands(doc, text)
     raise ValueError(f"unknown kind {kind}")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gpulint import catalog, checks, documents
 from gpulint.config import Settings
-from gpulint.discover import MAX_BYTES, display_path, walk
+from gpulint.discover import MAX_BYTES, display_path, may_be_script, walk
 from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
 from gpulint.registry import CHECKS, Context
 from gpulint.suppress import find_suppressions
@@ -83,7 +83,8 @@ def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Find
             if source.path.stat().st_size > MAX_BYTES:
                 return None, None
             name_kind = forced_kind or documents.kind_by_name(source.path.name)
-            if name_kind is None and not documents.may_need_content(source.path.name):
+            if name_kind is None and not documents.may_need_content(source.path.name) \
+                    and not may_be_script(source.path):
                 return None, None
             data = source.path.read_bytes()
         except OSError as exc:

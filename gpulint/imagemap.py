@@ -24,6 +24,11 @@ def mapped_dockerfile(ctx, ref: str) -> Document | None:
     return None
 
 
+def dockerfile_at(ctx, path: Path) -> Document | None:
+    """The Dockerfile at `path`: the linted one, or read and parsed (None: none there)."""
+    return _dockerfile_document(ctx, path)
+
+
 def _dockerfile_document(ctx, path: Path) -> Document | None:
     from gpulint.documents import read
 

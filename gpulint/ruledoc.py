@@ -35,6 +35,20 @@ def rule_text(rule) -> str:
     return "\n".join(lines)
 
 
+_LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".sh": "sh",
+              ".md": "markdown"}
+
+
+def _fence_language(path: str) -> str:
+    """The code block's language: highlighting, and what Markdown readers (gpulint's own
+    command-line reader among them) take the block to be."""
+    name = path.rsplit("/", 1)[-1]
+    if "dockerfile" in name.lower() or name.lower().startswith("containerfile"):
+        return "dockerfile"
+    suffix = name[name.rfind("."):] if "." in name else ""
+    return _LANGUAGES.get(suffix.lower(), "text")
+
+
 def rule_markdown(rule) -> str:
     lines = [f"## {rule.code} `{rule.slug}`", "",
              f"**{rule.title}** · default severity `{rule.severity}` · {rule.stability}"
@@ -43,7 +57,7 @@ def rule_markdown(rule) -> str:
     for title, example in (("Example", rule.bad), ("Use instead", rule.good)):
         lines += [f"### {title}", ""]
         for path, content in example.files:
-            lines += [f"`{path}`:", "", "```", content.rstrip("\n"), "```", ""]
+            lines += [f"`{path}`:", "", "```" + _fence_language(path), content.rstrip("\n"), "```", ""]
         if example.args:
             lines += [f"Run with `gpulint {' '.join(example.args)}`.", ""]
     lines += ["### Fix", "", rule.fix, ""]

@@ -17,7 +17,7 @@ _PRAGMA = re.compile(
     r"(?:\s+--\s*(?P<reason>.*?))?\s*$"
 )
 ANNOTATION = "gpulint.io/disable"
-_COMMENTED_KINDS = ("containerd", "dockerfile", "kubernetes", "gpu-operator-values")
+_COMMENTED_KINDS = ("containerd", "dockerfile", "kubernetes", "gpu-operator-values", "compose", "commands")
 
 
 def _codes(text: str, base: int) -> tuple[tuple[str, ...], dict[str, tuple[int, int]]]:
@@ -31,19 +31,33 @@ def _codes(text: str, base: int) -> tuple[tuple[str, ...], dict[str, tuple[int, 
 def find_suppressions(doc: Document) -> list[Suppression]:
     out: list[Suppression] = []
     if doc.kind in _COMMENTED_KINDS and "gpulint:" in doc.text:
-        out.extend(_comments(doc))
+        out.extend(_comments(doc, _shell_lines(doc)))
     if doc.kind == "kubernetes" and ANNOTATION in doc.text:
         for obj in doc.tree or ():
             _annotations(obj, doc, out)
     return out
 
 
-def _comments(doc: Document) -> list[Suppression]:
+def _shell_lines(doc: Document) -> set[int] | None:
+    """In documentation, the lines of its shell blocks: the only place a `#` comment is
+    one (None: every line of the file can hold a comment)."""
+    if doc.kind != "commands" or not doc.path.lower().endswith((".md", ".markdown", ".rst")):
+        return None
+    from gpulint.parse.commands import shell_regions
+
+    lines: set[int] = set()
+    for start, end, _ in shell_regions(doc.path, doc.text, doc.index):
+        first, last = doc.index.position(start)[0], doc.index.position(max(start, end - 1))[0]
+        lines.update(range(first, last + 1))
+    return lines
+
+
+def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppression]:
     out = []
     index = doc.index
     for line_no in range(1, index.line_count + 1):
         line = index.line_text(line_no)
-        if "gpulint:" not in line:
+        if "gpulint:" not in line or (allowed is not None and line_no not in allowed):
             continue
         match = _PRAGMA.search(line)
         if not match:

@@ -26,7 +26,7 @@ def test_unknown_selector_on_the_command_line_is_a_usage_error(tmp_path, args, w
 
 
 @pytest.mark.parametrize("config, where", [
-    ('select = ["GL1", "GL9"]\n', ".gpulint.toml:1:18: select: `GL9`"),
+    ('select = ["GL1", "GL99"]\n', ".gpulint.toml:1:18: select: `GL99`"),
     ('extend-select = ["privileged-gpus"]\n', ".gpulint.toml:1:18: extend-select: `privileged-gpus`"),
     ('[per-file-ignores]\n"k8s/*.yaml" = ["GL5O5"]\n', '.gpulint.toml:2:17: per-file-ignores."k8s/*.yaml": `GL5O5`'),
     ('[severity]\nGL1O5 = "error"\n', ".gpulint.toml:2:1: severity: `GL1O5`"),

@@ -59,6 +59,8 @@ HOOK = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]
     "Containerfile", "Containerfile.gpu", "etc/docker/daemon.json", "gpu-daemon.json",
     "etc/containerd/config.toml", "conf.d/99-nvidia.toml", "config.toml.tmpl", "config-v3.toml.tmpl",
     "k8s/pod.yaml", "k8s/job.yml", "k8s/pod.json", "templates/config.toml.j2",
+    "compose.yaml", "docker-compose.gpu.yml", "README.md", "docs/setup.rst", "scripts/run-gpu.sh",
+    "Makefile", "gpu.mk",
 ])
 def test_hook_pattern_matches_every_discovered_name(name):
     assert HOOK["id"] == "gpulint" and HOOK["language"] == "python" and HOOK["entry"] == "gpulint"
@@ -66,6 +68,6 @@ def test_hook_pattern_matches_every_discovered_name(name):
     assert re.search(HOOK["files"], name)
 
 
-@pytest.mark.parametrize("name", ["main.py", "README.md", "Makefile", "go.sum"])
+@pytest.mark.parametrize("name", ["main.py", "notes.txt", "Makefile.am", "go.sum"])
 def test_hook_pattern_skips_other_files(name):
     assert not re.search(HOOK["files"], name)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from conftest import run_gpulint
 
 NAMES = ("Dockerfile", "daemon.json", "config.toml", "pod.yaml", "values.yaml", "deploy.json",
-         "config.toml.tmpl", "chart.yaml")
+         "config.toml.tmpl", "chart.yaml", "docker-compose.yml", "run.sh", "README.md", ".gitlab-ci.yml")
 
 # Fragments of every format gpulint reads, so the generated text reaches deep into the
 # parsers and checks instead of failing at the first byte.
@@ -25,6 +25,11 @@ FRAGMENTS = st.sampled_from([
     "      resources: {limits: {nvidia.com/gpu: 0.5}, requests: {nvidia.com/gpu: []}}\n",
     "---\n", "kind: List\nitems: 3\n", "runtimeClassName: {}\n", "nodeSelector: [1]\n",
     "driver: {version: 535}\noperator: {}\ntoolkit: {}\n", "{{ .Values.x }}\n", "{% if x %}\n",
+    "services:\n  app:\n", "    image: ${IMG:-nvidia/cuda:11.0-base}\n", "x-gpu: &gpu\n", "    <<: *gpu\n",
+    "    deploy: {resources: {limits: {devices: [{driver: nvidia, count: 1, capabilities: gpu}]}}}\n",
+    "          devices:\n            - driver: nvida\n              device_ids: [0, 1]\n",
+    "```bash\n", "```\n", "$ docker run --gpus device=0,1 -e NVIDIA_VISIBLE_DEVICES=all \\\n",
+    "  nvidia/cuda:12.0-runtime nvidia-smi\n", "podman run --gpus all --privileged x\n", "script:\n  - ",
     "\t", " ", ":", "[", "]", "{", "}", "\"", "'", "#", "\\\n", "\r\n", "\x00", "\ufeff", "é",
 ])
 TEXTS = st.lists(st.one_of(FRAGMENTS, st.text(max_size=20)), max_size=25).map("".join)

@@ -16,7 +16,9 @@ FAMILIES: dict[str, tuple[str, ...] | None] = {
     "multistage": ("dockerfile",),
     "kubernetes": ("kubernetes",),
     "crossfile": ("kubernetes",),
-    "compat": ("kubernetes", "dockerfile", "gpu-operator-values"),
+    "compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands"),
+    "compose": ("compose",),
+    "commands": ("commands",),
     "toolkit": ("nvidia-toolkit", "cdi"),
     "node": ("node",),  # `gpulint doctor` only: node facts, not a file kind
 }

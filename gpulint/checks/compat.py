@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import SimpleNamespace
 
 from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operator_declarations,
@@ -450,6 +451,15 @@ def _subjects(doc: Document, ctx: Context):
         if built is not None and not_cuda_workload(doc) is None:
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
+    if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
+        from gpulint.imageuse import gpu_images
+
+        for ref, where in gpu_images(doc):
+            img = image_cuda(ref)
+            if img is not None:
+                yield Subject(img, where, fleet_for(ctx))
+        yield from _compose_builds(doc, ctx)
+        return
     for pod in pod_specs(doc):
         if is_gpu_management(pod):
             continue
@@ -463,11 +473,27 @@ def _subjects(doc: Document, ctx: Context):
                 yield Subject(img, container.image_node.span, fleet)
 
 
+def _compose_builds(doc: Document, ctx: Context):
+    """The images GPU services of a Compose file build, judged by their Dockerfile."""
+    from gpulint.compose import gpu_service_builds
+    from gpulint.imagemap import dockerfile_at
+
+    for path, node, name in gpu_service_builds(doc) if doc.kind == "compose" else ():
+        dockerfile = dockerfile_at(ctx, Path(path))
+        built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
+        if built is not None:
+            img, where = built
+            img = replace(img, label=f"the image service `{name}` builds ({dockerfile.path}, {img.basis})",
+                          related=(Related(dockerfile.path, where.line, where.column,
+                                           f"the image's CUDA {img.version} comes from here"),))
+            yield Subject(img, node.key_span or node.span, fleet_for(ctx))
+
+
 def _origin_related(origin: Origin | None, message: str) -> tuple[Related, ...]:
     return origin.related(message) if origin is not None else ()
 
 
-@check("GL601", kinds=("kubernetes", "dockerfile"))
+@check("GL601", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def cuda_driver_incompatible(doc: Document, ctx: Context):
     for subject in subjects(doc, ctx):
         verdict = judge(subject.img, subject.fleet)
@@ -479,7 +505,7 @@ def cuda_driver_incompatible(doc: Document, ctx: Context):
         yield finding(doc, "GL601", subject.where, verdict.message, severity=verdict.severity, related=related)
 
 
-@check("GL603", kinds=("kubernetes", "dockerfile"))
+@check("GL603", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def cuda_version_unknown(doc: Document, ctx: Context):
     from gpulint.knowledge.cuda import cuda_as_of, latest_known_cuda
 
@@ -493,7 +519,7 @@ def cuda_version_unknown(doc: Document, ctx: Context):
                       f"driver; update gpulint", related=subject.img.related)
 
 
-@check("GL604", kinds=("kubernetes", "dockerfile"))
+@check("GL604", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def gpu_arch_unsupported(doc: Document, ctx: Context):
     from gpulint.knowledge.cuda import gpu_info, required_compute_capability
 

@@ -14,6 +14,7 @@ from gpulint.dockerfile_facts import (
     env_values, facts, first_mention, image_os, installs_toolkit, is_nvidia_image, jetson_image,
     locate, not_cuda_workload, plain_image, stage_cuda,
 )
+from gpulint.containers import selects_gpus
 from gpulint.model import Document, Edit, Fix, Span
 from gpulint.registry import Context, check, finding, related
 
@@ -61,6 +62,7 @@ def _image_uses(doc: Document):
 
 @check("GL301", "GL302", kinds=KINDS)
 def cuda_tags(doc: Document, ctx: Context):
+    from gpulint.imageuse import tag_advice, tag_finding
     from gpulint.knowledge.images import parse_image_ref, tag_status
 
     for written, resolved, span, ins in _image_uses(doc):
@@ -73,19 +75,8 @@ def cuda_tags(doc: Document, ctx: Context):
             continue
         shown = f"`{written}` (`{resolved}` with the ARG defaults)" if from_args else f"`{resolved}`"
         better = ref.with_tag(status.suggestion, status.repository) if status.suggestion else None
-        advice, fix = _tag_advice(doc, ref, better, span, editable=not from_args)
-        if status.status == "eol":
-            yield finding(doc, "GL302", span, f"{shown} is end of life, may be deleted: "
-                          f"{status.reason}{advice}", fix=fix)
-        elif status.platform:
-            yield finding(doc, "GL301", span, f"{shown} has no linux/{status.platform} image, so "
-                          f"pulling it for `--platform` fails with `no matching manifest for "
-                          f"linux/{status.platform} in the manifest list entries`: "
-                          f"{status.reason}{advice}", fix=fix)
-        else:
-            verb = "was removed" if status.status == "removed" else "never existed"
-            yield finding(doc, "GL301", span, f"{shown} {verb}, so pulling it fails with "
-                          f"`manifest unknown`: {status.reason}{advice}", fix=fix)
+        advice, fix = tag_advice(doc, ref, better, span, editable=not from_args)
+        yield tag_finding(doc, span, shown, status, advice, fix)
 
 
 def _platform(doc: Document, ins) -> str | None:
@@ -96,25 +87,6 @@ def _platform(doc: Document, ins) -> str | None:
     value = ins.flags.get("platform") if ins.keyword == "FROM" else None
     platform = expand(value, doc.tree.global_args) if value else None
     return platform if platform and "$" not in platform else None
-
-
-def _tag_advice(doc: Document, ref, better: str | None, span: Span, editable: bool):
-    """The sentence that names the tag to use instead, and an unsafe fix that writes it
-    when the FROM names the tag literally. A move to another CUDA major gets no fix:
-    everything the image installs for the old major has to move with it."""
-    if better is None:
-        return "", None
-    from gpulint.knowledge.images import cuda_image
-
-    old, new = cuda_image(ref), cuda_image(better)
-    if old is not None and new is not None and old.cuda_major_minor[0] != new.cuda_major_minor[0]:
-        return (f" The supported successor is `{better}`, a new CUDA major: move what the image "
-                f"installs for CUDA {old.cuda_major_minor[0]} along with it."), None
-    fix = None
-    if editable and not ref.digest:
-        fix = Fix(f"use {better}", (Edit(doc.abspath, *doc.index.offsets(span), better),),
-                  safe=False)
-    return f" Use `{better}`.", fix
 
 
 # a variable used without an inline default (`${CUDA}`, `$CUDA`; not `${CUDA:-12.9.2}`)
@@ -296,14 +268,13 @@ def _builds_cuda_base(sf: StageFacts) -> bool:
     return "NVIDIA_REQUIRE_CUDA" in sf.env and "CUDA_VERSION" in sf.env
 
 
-_DEVICE_LIST = re.compile(r"all|(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+))*$")
 
 
 @check("GL307", kinds=KINDS)
 def visible_devices_baked(doc: Document, ctx: Context):
     final = facts(doc).final
     env = final.env.get("NVIDIA_VISIBLE_DEVICES") if final is not None else None
-    if env is None or not _DEVICE_LIST.match(env.value.strip()):
+    if env is None or not selects_gpus(env.value):
         return
     if _builds_cuda_base(final) or not_cuda_workload(doc) is not None or jetson_image(doc) is not None:
         return

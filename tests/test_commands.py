@@ -1,0 +1,136 @@
+"""GPU container command lines in scripts, Makefiles, documentation and CI files."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import lint_fixture, run_gpulint
+
+
+def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
+    return lint_fixture(f"commands/{relative}", "--failure-threshold", "none", *args).at()
+
+
+def test_the_checklist_commands_in_markdown_are_gl301():
+    run = lint_fixture("commands/checklist.md")
+    assert run.at() == [("GL301", 6, 28), ("GL301", 13, 5)]
+    assert "`nvidia/cuda:11.0-base` was removed" in run.findings[0]["message"]
+    assert "`nvidia/cuda:12.0-runtime` never existed" in run.findings[1]["message"]
+
+
+def test_markdown_without_gpu_commands_is_not_read(tmp_path):
+    (tmp_path / "README.md").write_text("# App\n\n```sh\ndocker run --rm python:3.12 app\n```\n")
+    run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert run.json["summary"]["files_checked"] == 0
+
+
+def test_markdown_fast_path_skips_parsing(tmp_path, monkeypatch):
+    from gpulint.parse import commands
+
+    def refuse(*_):
+        raise AssertionError("parsed a file without GPU commands")
+
+    monkeypatch.setattr(commands, "parse_commands", refuse)
+    (tmp_path / "NOTES.md").write_text("```bash\ndocker run --rm -it ubuntu:24.04 bash\n```\n" * 200)
+    run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert run.rc == 0 and run.json["summary"]["files_checked"] == 0
+
+
+def test_restructuredtext_code_blocks():
+    assert at("docs.rst") == [("GL301", 6, 33)]
+
+
+def test_gpus_values_docker_rejects_or_misreads():
+    run = lint_fixture("commands/run-gpus.sh", "--failure-threshold", "none")
+    assert run.at() == [("GL913", 6, 24), ("GL913", 8, 24), ("GL913", 9, 24), ("GL910", 11, 20),
+                        ("GL912", 13, 15)]
+    messages = [f["message"] for f in run.findings]
+    assert "cannot set both Count and DeviceIDs" in messages[0]
+    assert "--gpus '\"device=0,1\"'" in messages[0]
+    assert run.findings[1]["severity"] == "warning" and "zero GPUs" in messages[1]
+    assert 'invalid count (nvidia/cuda:12.9.2-base-ubuntu24.04)' in messages[2]
+
+
+@pytest.mark.parametrize("value,ok", [
+    ("all", True), ("2", True), ('"device=0,1"', True), ("device=0", True),
+    ("all,capabilities=utility", True), ("device=GPU-3a23c669", True),
+    ("device=0,1", False), ("0", False), ("capabilities=compute,utility", False), ("one", False),
+    ("device=0,device=1", False), ("all,2", False), ("count=0,device=1", True),
+])
+def test_gpus_parsing_follows_the_docker_cli(value, ok):
+    from gpulint.checks.commands import gpus_problem
+
+    assert (gpus_problem(value) is None) == ok
+
+
+def test_shebang_script_without_extension():
+    run = lint_fixture("commands/gpu-smoke", "--failure-threshold", "none")
+    assert run.at() == [("GL908", 2, 32)]
+    assert "NVIDIA binary" in run.findings[0]["message"]
+
+
+def test_makefile_recipes():
+    assert at("Makefile") == [("GL301", 3, 3)]
+
+
+def test_github_actions_and_gitlab_ci_steps_and_job_images():
+    # run: steps, then the job container and its `options` (docker create flags)
+    assert at(".github/workflows/gpu.yml") == [("GL913", 11, 34), ("GL301", 12, 41), ("GL301", 16, 14),
+                                               ("GL913", 17, 23)]
+    # the default image, a job's image, and script lines (a quoted one included)
+    assert at(".gitlab-ci.yml") == [("GL301", 1, 8), ("GL301", 8, 34), ("GL913", 9, 31)]
+
+
+def test_runtime_and_variable_against_the_linted_daemon_json():
+    run = lint_fixture("commands/daemon", "--failure-threshold", "none")
+    # the NVIDIA runtime is the default there, so the variable alone gives GPUs
+    assert run.at() == [("GL908", 3, 27)]
+    assert run.findings[0]["severity"] == "error"
+
+
+def test_gpu_images_meet_the_driver(lint_files):
+    run = lint_files({"run.sh": "docker run --gpus all nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n"
+                                "docker run nvidia/cuda:12.9.2-base-ubuntu24.04 true\n"},
+                     "--driver", "470.57.02")
+    assert run.at() == [("GL601", 1, 23)]
+
+
+def test_commands_that_are_not_gpu_commands_are_ignored(lint_files):
+    run = lint_files({"ci.sh": "#!/bin/sh\n# nvidia docs: https://docs.nvidia.com\n"
+                               "docker run --rm -e NVIDIA_VISIBLE_DEVICES=void python:3.12 true\n"
+                               "docker build -t nvidia/cuda:11.0-base .\n"
+                               "echo docker run --gpus device=0,1 x\n"})
+    assert run.findings == []
+
+
+def test_suppression_comment_in_a_script(lint_files):
+    run = lint_files({"run.sh": "# gpulint: disable=GL913 -- the second GPU is a count here on purpose\n"
+                                "docker run --gpus device=0,1 registry.example.com/app:1\n"})
+    assert run.findings == []
+
+
+def test_documentation_placeholders_are_left_alone(lint_files):
+    run = lint_files({"README.md": "```bash\n"
+                                   "docker run --gpus <N> nvidia/cuda:<version>-base nvidia-smi\n"
+                                   "docker run --gpus GPU_IDS nvidia/cuda:x.y.z-base-ubuntu22.04 nvidia-smi\n"
+                                   "docker run --gpus all nvidia/cuda:TAG nvidia-smi\n"
+                                   "docker run --gpus all nvidia/cuda:latest nvidia-smi\n"
+                                   "```\n"})
+    assert run.at() == [("GL301", 5, 23)]
+
+
+def test_podman_gpus_is_a_hint_and_cdi_devices_are_fine(lint_files):
+    run = lint_files({"run.sh": "podman run --rm --gpus all nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n"
+                                "podman run --rm --device nvidia.com/gpu=all nvidia/cuda:12.9.2-base-ubuntu24.04 x\n"
+                                "docker run --rm --gpus all nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n"})
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
+        ("GL914", 1, 17, "info")]
+
+
+def test_suppressions_in_markdown_live_in_its_shell_blocks(lint_files):
+    run = lint_files({"README.md": "Silence a rule with `# gpulint: disable=CODES -- reason`:\n\n"
+                                   "```dockerfile\n# gpulint: disable=GL305 -- on purpose\n"
+                                   "RUN apt-get install -y nvidia-driver-550\n```\n\n"
+                                   "```bash\n# gpulint: disable=GL913 -- the count is meant\n"
+                                   "docker run --gpus device=0,1 registry.example.com/app:1\n```\n"})
+    assert run.findings == []

