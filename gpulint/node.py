@@ -34,7 +34,7 @@ LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr
                 # the GPU Operator's driver container mounts its root here
                 "/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "/run/nvidia/driver/usr/lib64")
 # The libraries whose version must equal the kernel module's (NVML checks it).
-_LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
+DRIVER_LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
 _SONAMES = ("libcuda.so.1", "libnvidia-ml.so.1")
 _DRIVER_LINE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
 _MODULE_FILE = re.compile(r"^nvidia\.ko(\.(xz|zst|gz))?$")
@@ -278,12 +278,12 @@ def _libraries(root: Path, facts: NodeFacts) -> None:
         except OSError:
             continue
         for name in names:
-            match = _LIBRARY.match(name)
+            match = DRIVER_LIBRARY.match(name)
             if match:
                 versioned.setdefault(facts.display(f"{folder}/{name}"), match[2])
             elif name in _SONAMES:
                 target = under(root, f"{folder}/{name}")
-                match = _LIBRARY.match(target.name) if target is not None else None
+                match = DRIVER_LIBRARY.match(target.name) if target is not None else None
                 if match:
                     linked.setdefault(facts.display(f"{folder}/{name}"), match[2])
     facts.libraries = linked or versioned

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import FIXTURES, ROOT, run_gpulint, validated_sarif, write_files
 
@@ -336,7 +338,7 @@ def test_the_library_the_loader_picks_decides(tmp_path):
     assert sorted(result.codes()) == ["GL805", "GL808"]  # the CDI spec is the old driver's too
     gl805 = next(f for f in result.findings if f["code"] == "GL805")
     assert (gl805["line"], gl805["column"]) == (1, 49)
-    assert "libnvidia-ml.so.1 is 580.105.08" in gl805["message"]
+    assert "user-space driver is 580.105.08 (libnvidia-ml.so.1)" in gl805["message"]
 
 
 def test_links_on_the_path_resolve_inside_the_root(tmp_path):
@@ -369,3 +371,33 @@ def test_imports_outside_the_usual_folders_are_read(tmp_path):
     assert "GL101" not in result.codes()  # the drop-in is read as the main file's import
     gl806 = [f for f in result.findings if f["code"] == "GL806"]
     assert [(f["path"].rsplit("/", 3)[-3:], f["line"]) for f in gl806] == [(["gpu", "containerd", "nvidia.toml"], 7)]
+
+
+# Bad node files never produce a traceback either.
+NODE_FILES = ("proc/modules", "proc/driver/nvidia/version", "proc/bus/pci/devices", "proc/sys/kernel/osrelease",
+              "etc/nvidia-container-runtime/config.toml", "etc/cdi/nvidia.yaml", "var/run/cdi/x.json",
+              "etc/containerd/config.toml")
+NODE_FRAGMENTS = st.sampled_from([
+    "nvidia 1 0 - Live 0x0\n", "nouveau 1 0 - Live 0x0\n", "Kernel Module  580.95.05  x\n",
+    "Kernel Module for x86_64 5\n", "0300\t10de2330\t0\n", "../..\n", "6.8.0-49-generic\n",
+    "[nvidia-container-cli]\n", "[nvidia-container-runtime]\n", "[nvidia-container-runtime.modes.cdi]\n",
+    'mode = "cdi"\n', "mode = 1\n", 'ldconfig = "@/sbin/ldconfig.real"\n', "runtimes = [1, \"runc\"]\n",
+    "no-cgroups = []\n", "cdiVersion: 0.5.0\n", "kind: nvidia.com/gpu\n", "devices:\n", "  - name: all\n",
+    "    containerEdits: {mounts: [{hostPath: /usr/lib/libcuda.so.470.1.2}]}\n", '{"cdiVersion": [], ',
+    '"devices": {}}', 'imports = ["/etc/x/*.toml", 3]\n', "version = 2\n",
+    '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n', "BinaryName = \"nvidia\"\n",
+    "\t", " ", ":", "[", "]", "{", "}", "\"", "#", "\x00", "\ufeff", "é",
+])
+NODE_TEXTS = st.lists(st.one_of(NODE_FRAGMENTS, st.text(max_size=15)), max_size=20).map("".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.dictionaries(st.sampled_from(NODE_FILES), NODE_TEXTS, max_size=5))
+def test_any_node_is_checked_without_an_internal_error(tmp_path_factory, files):
+    root = tmp_path_factory.mktemp("node")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(text.encode("utf-8", "surrogatepass"))
+    result = run_gpulint("doctor", "--isolated", "--failure-threshold", "none", "--root", str(root))
+    assert result.rc == 0, result.err
+    assert "Traceback" not in result.err

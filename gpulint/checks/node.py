@@ -9,16 +9,14 @@ Without node facts (a static run) they say nothing.
 from __future__ import annotations
 
 import posixpath
-import re
 
 from gpulint.checks.compat import branch_problem
 from gpulint.model import Document, Finding, Node, Related, Span, str_value
-from gpulint.node import OPERATOR_TOOLKIT, SERVICE_PATH, Located, NodeFacts
+from gpulint.node import DRIVER_LIBRARY, OPERATOR_TOOLKIT, SERVICE_PATH, Located, NodeFacts
 from gpulint.nodeconfig import NVIDIA_BINARIES, node_configs
 from gpulint.registry import Context, check, finding
 from gpulint.template import is_placeholder
 
-_SPEC_LIBRARY = re.compile(r"/lib(?:cuda|nvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
 CDI_GPU_KIND = "nvidia.com/gpu"
 
 
@@ -128,8 +126,8 @@ def driver_library_mismatch(ctx: Context):
         return
     path, version = sorted(others.items())[0]
     yield _at("GL805", facts.driver, "",
-              f"the loaded nvidia kernel module is {kernel} but the user-space driver library "
-              f"{posixpath.basename(path)} is {version}: NVML fails with `Failed to initialize NVML: "
+              f"the loaded nvidia kernel module is {kernel} but the installed user-space driver is "
+              f"{version} ({posixpath.basename(path)}): NVML fails with `Failed to initialize NVML: "
               f"Driver/library version mismatch` and CUDA cannot start; reboot (or unload and reload "
               f"the nvidia modules) so the module matches the installed driver",
               related_=(Related(path, 1, 1, f"driver library {version}"),))
@@ -169,8 +167,11 @@ def _program_problem(facts: NodeFacts, program: str) -> str | None:
            f"{OPERATOR_TOOLKIT}"
 
 
+_INSTALL = "install the NVIDIA Container Toolkit or correct the path"
+
+
 def _runtime_programs(ctx: Context):
-    """(document, value node, owner words, program) for each runtime's binary."""
+    """(document, value node, owner words, program, advice) for each runtime's binary."""
     for config in node_configs(ctx):
         for entry in config.runtimes.values():
             if entry.binary is None or is_placeholder(entry.binary):
@@ -182,7 +183,7 @@ def _runtime_programs(ctx: Context):
                 value = entry.node.get("path")
                 what = f"path of runtime `{entry.name}`"
             if value is not None:
-                yield entry.doc, value, what, entry.binary
+                yield entry.doc, value, what, entry.binary, _INSTALL
 
 
 TOOLKIT_PROGRAMS = (("nvidia-container-cli", "path"), ("nvidia-ctk", "path"),
@@ -195,11 +196,12 @@ def _toolkit_programs(ctx: Context):
             value = doc.tree.get(table, key)
             program = str_value(value)
             if program:
-                yield doc, value, f"`{table}.{key}`", program
+                yield doc, value, f"`{table}.{key}`", program, _INSTALL
         ldconfig = doc.tree.get("nvidia-container-cli", "ldconfig")
         program = str_value(ldconfig)
         if program and program.startswith("@/"):  # a path inside the container is GL810's
-            yield doc, ldconfig, "`nvidia-container-cli.ldconfig`", program
+            yield doc, ldconfig, "`nvidia-container-cli.ldconfig`", program, \
+                "point it at the host's ldconfig (`@/sbin/ldconfig` on most distributions)"
 
 
 @check("GL806", project=True)
@@ -207,12 +209,11 @@ def configured_program_missing(ctx: Context):
     facts = _facts(ctx)
     if facts is None:
         return
-    for doc, value, what, program in list(_runtime_programs(ctx)) + list(_toolkit_programs(ctx)):
+    for doc, value, what, program, advice in list(_runtime_programs(ctx)) + list(_toolkit_programs(ctx)):
         problem = _program_problem(facts, program)
         if problem is not None:
             yield finding(doc, "GL806", value.span,
-                          f"{what} is `{program}`, {problem}: containers that use it fail to start; "
-                          f"install the NVIDIA Container Toolkit or correct the path")
+                          f"{what} is `{program}`, {problem}: containers that use it fail to start; {advice}")
     yield from _low_level_runtimes(ctx, facts)
 
 
@@ -239,7 +240,7 @@ def _cdi_users(ctx: Context):
         mode = doc.tree.get("nvidia-container-runtime", "mode")
         if str_value(mode) == "cdi":
             yield doc, mode, "the NVIDIA Container Toolkit runs in `mode = \"cdi\"`"
-    for doc, value, what, program in _runtime_programs(ctx):
+    for doc, value, what, program, _ in _runtime_programs(ctx):
         if posixpath.basename(program) == NVIDIA_BINARIES[1]:
             yield doc, value, f"the {what} is {NVIDIA_BINARIES[1]}"
 
@@ -270,9 +271,9 @@ def _spec_driver(doc: Document) -> tuple[str, Node] | None:
     for edit in edits:
         for mount in _items(edit.get("mounts") if edit is not None else None):
             host = mount.get("hostPath")
-            match = _SPEC_LIBRARY.search(str_value(host) or "")
+            match = DRIVER_LIBRARY.match(posixpath.basename(str_value(host) or ""))
             if match:
-                return match[1], host
+                return match[2], host
     return None
 
 
