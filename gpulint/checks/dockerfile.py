@@ -292,14 +292,12 @@ def visible_devices_baked(doc: Document, ctx: Context):
                           f"instead (`--gpus` and the device plugin still set it at run time)")
         return
     foreign = final.known and not final.scratch and not is_nvidia_image(final.image)
-    base = f" on the non-NVIDIA base `{final.image}` (likely copied from a CUDA Dockerfile)" \
-        if foreign else ""
+    base = f" on the non-NVIDIA base `{final.image}`, which does not set it" if foreign else ""
     yield finding(doc, "GL307", env.span,
                   f"`NVIDIA_VISIBLE_DEVICES={env.value}` is baked into the shipped image{base}: "
                   f"wherever the NVIDIA runtime is the default (or `runtimeClassName: nvidia`), "
                   f"every container of it gets GPUs it never requested, bypassing Kubernetes GPU "
-                  f"accounting; let `--gpus` or the device plugin set it at run time",
-                  severity="error" if foreign else None)
+                  f"accounting; let `--gpus` or the device plugin set it at run time")
 
 
 # ---------------------------------------------------------------- GL308 driver capabilities
