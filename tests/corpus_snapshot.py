@@ -16,6 +16,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
@@ -23,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+# GPULINT_CORPUS points at another copy of the corpus (a checkout that is not beside ../shared).
+CORPUS = Path(os.environ.get("GPULINT_CORPUS") or ROOT.parent / "shared" / "corpus")
 SNAPSHOT = ROOT / "tests" / "corpus" / "findings.tsv"
 
 RUNS: dict[str, tuple[str, ...]] = {
@@ -53,8 +55,6 @@ class Record:
 
 def lint(run: str) -> list[Record]:
     """One gpulint run over the corpus, in-process, paths relative to the corpus root."""
-    import os
-
     from gpulint.cli import main
 
     out, err = io.StringIO(), io.StringIO()
