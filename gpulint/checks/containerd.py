@@ -21,6 +21,7 @@ from gpulint.nodeconfig import (ALL_CRI_IDS, CRI_PLUGIN_IDS, NOT_RUNTIMES, NVIDI
                                 kubelet_cgroup_driver, read_key, runtime_entry, runtime_tables)
 from gpulint.parse.errors import ParseError
 from gpulint.registry import check, finding, related
+from gpulint.spelling import closest_key
 from gpulint.template import is_placeholder
 
 RUNC_V2 = "io.containerd.runc.v2"
@@ -129,20 +130,7 @@ def _runc_like(node: Node) -> bool:
     return not runtime_type or runtime_type.startswith("io.containerd.runc.")
 
 
-def _suggest(key: str, known: tuple[str, ...]) -> str | None:
-    """The one known key that `key` is a case/underscore variant or near-miss of."""
-    def norm(k: str) -> str:
-        return k.lower().replace("_", "").replace("-", "")
-
-    same = [k for k in known if norm(k) == norm(key)]
-    if same:
-        return same[0] if len(same) == 1 else None
-    import difflib  # for keys that are no spelling variant of a known one
-
-    close = difflib.get_close_matches(norm(key), [norm(k) for k in known], n=2, cutoff=0.85)
-    if len(close) != 1:
-        return None
-    return next(k for k in known if norm(k) == close[0])
+_suggest = closest_key
 
 
 def _version_text(doc: Document) -> str:

@@ -15,6 +15,7 @@ from gpulint.fix import apply_edits
 from gpulint.model import Document, Edit, Fix, Node, str_value
 from gpulint.nodeconfig import NOT_RUNTIMES, is_shim_name
 from gpulint.registry import check, finding, related
+from gpulint.spelling import closest_key
 from gpulint.template import is_placeholder
 
 # Keys dockerd accepts in daemon.json (Linux and Windows), from the dockerd reference
@@ -223,12 +224,7 @@ def _normal(key: str) -> str:
 
 
 def _suggest(key: str) -> str | None:
-    if _normal(key) in DAEMON_KEYS:
-        return _normal(key)
-    import difflib  # for keys that are no spelling variant of a known one
-
-    close = difflib.get_close_matches(_normal(key), sorted(DAEMON_KEYS), n=2, cutoff=0.85)
-    return close[0] if len(close) == 1 else None
+    return closest_key(key, sorted(DAEMON_KEYS), normal=_normal)
 
 
 @check("GL206", kinds=("daemon-json",))

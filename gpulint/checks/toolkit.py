@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from gpulint.checks.containerd import _suggest
+from gpulint.spelling import closest_key
 from gpulint.model import Document, Node, str_value
 from gpulint.registry import Context, check, finding
 from gpulint.resources import load_yaml
@@ -76,7 +76,7 @@ def toolkit_key_ignored(doc: Document, ctx: Context):
                           f"`{key}` belongs {_shown(home)}; {_shown(table)} the toolkit ignores it, so "
                           f"the setting has no effect")
             continue
-        near = _suggest(key, tuple(known))
+        near = closest_key(key, known)
         if near is not None:
             yield finding(doc, "GL809", node.key_span,
                           f"the toolkit has no `{key}` {_shown(table)} and ignores it; did you mean "
