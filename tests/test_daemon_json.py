@@ -150,11 +150,107 @@ def test_gl204_shim_entry_binary_name(lint_files):
     run = lint_files({"daemon.json": (
         '{\n  "runtimes": {\n    "nvidia": {\n      "runtimeType": "io.containerd.runc.v2",\n'
         '      "options": {"BinaryName": "/usr/bin/nvidia-container-toolkit"}\n    }\n  }\n}\n')})
-    assert codes_at(run) == [("GL204", 5, 33)]
-    assert run.findings[0]["fix"]["safe"] is False  # the binary must exist there, as in GL106
+    assert codes_at(run) == [("GL202", 4, 7), ("GL204", 5, 33)]
+    assert run.findings[0]["severity"] == "info"  # the shim form needs Docker 24.0
+    assert run.findings[1]["fix"]["safe"] is False  # the binary must exist there, as in GL106
 
 
 def test_gl206_quotes_dockerd_error_for_removed_keys():
     run = lint_fixture("daemon-json/bad/gl206-daemon.json")
     assert ("the following directives don't match any configuration option: graph"
             in run.findings[0]["message"])
+
+
+# --- what each Docker release does: `docker-version` in the fleet configuration -----------
+
+def _with_docker(version: str | None, fixture: str, tmp_path):
+    (tmp_path / "daemon.json").write_text((FIXTURES / "daemon-json" / fixture).read_text())
+    if version is None:
+        return run_gpulint("--isolated", "--format", "json", "daemon.json", cwd=tmp_path)
+    (tmp_path / ".gpulint.toml").write_text(f'[fleet]\ndocker-version = "{version}"\n')
+    return run_gpulint("--format", "json", "daemon.json", cwd=tmp_path)
+
+
+def _severities(run) -> list[tuple[str, str]]:
+    return [(f["code"], f["severity"]) for f in run.findings]
+
+
+@pytest.mark.parametrize("version,expected", [
+    (None, [("GL202", "info")]), ("20.10", [("GL202", "error")]), ("23.0", [("GL202", "error")]),
+    ("24.0", []), ("27.3.1", []),
+])
+def test_gl202_the_shim_form_needs_docker_24(version, expected, tmp_path):
+    run = _with_docker(version, "docker24/shim-runtime-daemon.json", tmp_path)
+    assert _severities(run) == expected, run.err
+    if expected:
+        assert "Docker 20.10 to 23.x ignore `runtimeType` and `options`" in run.findings[0]["message"]
+
+
+@pytest.mark.parametrize("version,expected", [
+    (None, [("GL202", "error")]), ("20.10", []), ("24.0", [("GL202", "error")]),
+])
+def test_gl202_path_and_runtime_type_refused_from_24_ignored_before(version, expected, tmp_path):
+    run = _with_docker(version, "docker24/both-daemon.json", tmp_path)
+    assert _severities(run) == expected, run.err
+
+
+def test_gl202_an_entry_without_path_runs_plain_runc_before_24(tmp_path):
+    run = _with_docker("20.10", "bad/gl202-daemon.json", tmp_path)
+    message = run.findings[0]["message"]
+    assert "Docker 20.10 starts but does not know this shape and will run plain runc" in message
+    default = _with_docker(None, "bad/gl202-daemon.json", tmp_path)
+    assert "Docker 24.0 and later refuse to start" in default.findings[0]["message"]
+    assert "20.10 to 23.x run plain runc for it" in default.findings[0]["message"]
+
+
+@pytest.mark.parametrize("version,expected", [
+    (None, [("GL201", "info")]), ("20.10", [("GL201", "error")]), ("23.0", []),
+])
+def test_gl201_a_shim_name_as_default_runtime_needs_docker_23(version, expected, tmp_path):
+    (tmp_path / "x").mkdir()
+    run = _with_docker(version, "docker24/shim-default-daemon.json", tmp_path)
+    assert _severities(run) == [], "io.containerd.runc.v2 is built in on every release"
+    (tmp_path / "daemon.json").write_text('{"default-runtime": "io.containerd.kata.v2"}\n')
+    args = ("--format", "json", "daemon.json") if version else ("--isolated", "--format", "json", "daemon.json")
+    run = run_gpulint(*args, cwd=tmp_path)
+    assert _severities(run) == expected, run.err
+
+
+@pytest.mark.parametrize("version,severity,words", [
+    (None, "error", "Docker 23.x refuses to start (`the \"graph\" config file option is deprecated"),
+    ("20.10", "warning", "Docker 20.10 still reads it"),
+    ("23.0", "error", "dockerd 23.0 refuses to start (`the \"graph\" config file option is deprecated"),
+    ("25.0", "error", "don't match any configuration option: graph"),
+])
+def test_gl206_graph_by_docker_release(version, severity, words, tmp_path):
+    run = _with_docker(version, "docker24/graph-daemon.json", tmp_path)
+    (found,) = run.findings
+    assert (found["code"], found["severity"]) == ("GL206", severity)
+    assert words in found["message"]
+
+
+def test_gl206_names_the_inner_keys_of_an_unknown_object_as_dockerd_does(lint_files):
+    run = lint_files({"daemon.json": '{"runtime": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}}}\n'})
+    assert "don't match any configuration option: nvidia\")" in run.findings[0]["message"]
+
+
+def test_gl207_every_wrong_type_at_the_wrong_value():
+    run = lint_fixture("daemon-json/bad/gl207-daemon.json")
+    assert codes_at(run) == [("GL207", 2, 16), ("GL207", 3, 12), ("GL207", 4, 10), ("GL207", 5, 47),
+                             ("GL207", 6, 22), ("GL207", 7, 23), ("GL207", 9, 76)]
+    assert ("`json: cannot unmarshal string into Go struct field Config.exec-opts of type []string`"
+            in run.findings[0]["message"])
+    assert "Runtime.runtimes.runtimeArgs of type []string" in run.findings[-1]["message"]
+
+
+def test_gl207_runtimes_as_a_list(lint_files):
+    run = lint_files({"daemon.json": '{"runtimes": [{"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}}]}\n'})
+    assert codes_at(run) == [("GL207", 1, 14)]
+    assert "map[string]types.Runtime" in run.findings[0]["message"]
+
+
+def test_gl207_right_types_and_template_values_pass(lint_files):
+    run = lint_files({"daemon.json.j2": (
+        '{"debug": false, "mtu": 1500, "dns": null, "log-opts": {"max-file": "3"},\n'
+        ' "live-restore": "{{ docker_live_restore }}", "exec-opts": ["native.cgroupdriver=systemd"]}\n')})
+    assert codes_at(run) == []
