@@ -42,6 +42,8 @@ class Rule:
     sources: tuple[str, ...] = field(default=())
     # GitHub code scanning's 0.0-10.0 score, for rules whose finding exposes GPUs or the host
     security_severity: str | None = None
+    # (daemon, version, how, ref): what each claim was run against (oracle) or read from (source)
+    verified: tuple[tuple[str, str, str, str], ...] = ()
 
     @property
     def preview(self) -> bool:
@@ -62,6 +64,7 @@ def _rule(data: dict) -> Rule:
         kinds=tuple(data.get("kinds", ())), fixable=data.get("fixable", "never"),
         references=tuple(data.get("references", ())), sources=tuple(data.get("sources", ())),
         security_severity=data.get("security-severity"),
+        verified=tuple((v["daemon"], v["version"], v["how"], v["ref"]) for v in data.get("verified", ())),
     )
 
 

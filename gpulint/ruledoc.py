@@ -11,7 +11,19 @@ def rule_json(rule) -> dict:
         "example": {side: [{"path": p, "content": c} for p, c in ex.files]
                     for side, ex in (("bad", rule.bad), ("good", rule.good))},
         "references": list(rule.references),
+        "verified": [{"daemon": d, "version": v, "how": how, "ref": ref} for d, v, how, ref in rule.verified],
     }
+
+
+def verified_words(rule) -> list[str]:
+    """`verified with containerd 1.6.20`, `read from the dockerd 24.0 source`: one line per
+    daemon version a rule's claims were checked against, with where to look."""
+    words = []
+    for daemon, version, how, ref in rule.verified:
+        said = f"verified with {daemon} {version}" if how == "oracle" else \
+            f"read from the {daemon} {version} source"
+        words.append(f"{said} ({ref})")
+    return words
 
 
 def _example_lines(example) -> list[str]:
@@ -32,6 +44,8 @@ def rule_text(rule) -> str:
              "", "Fix", rule.fix]
     if rule.references:
         lines += ["", "References", *(f"  {url}" for url in rule.references)]
+    if rule.verified:
+        lines += ["", "Verified", *(f"  {words}" for words in verified_words(rule))]
     return "\n".join(lines)
 
 
@@ -63,4 +77,6 @@ def rule_markdown(rule) -> str:
     lines += ["### Fix", "", rule.fix, ""]
     if rule.references:
         lines += ["### References", ""] + [f"- <{url}>" for url in rule.references] + [""]
+    if rule.verified:
+        lines += ["### Verified", ""] + [f"- {words}" for words in verified_words(rule)] + [""]
     return "\n".join(lines)

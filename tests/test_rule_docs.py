@@ -57,3 +57,20 @@ def test_good_example_is_clean_of_the_rule(path, tmp_path):
     result = _run_example(tmp_path, rule["example"]["good"])
     assert result.rc == 0, result.err
     assert rule["code"] not in result.codes(), result.findings
+
+
+def test_rules_say_which_daemon_versions_their_claims_were_checked_against():
+    text = run_gpulint("rule", "GL101")
+    assert "verified with containerd 1.6.20" in text.out
+    assert "read from the containerd 2.x source" in text.out
+    data = json.loads(run_gpulint("rule", "GL207", "--format", "json").out)
+    assert {"daemon": "dockerd", "version": "20.10.24", "how": "oracle",
+            "ref": "https://packages.debian.org/bookworm/docker.io"} in data["verified"]
+    assert "verified with dockerd 20.10.24" in (ROOT / "docs" / "rules" / "GL207.md").read_text()
+
+
+def test_sarif_rules_carry_what_they_were_verified_with(tmp_path):
+    (tmp_path / "daemon.json").write_text('{"exec-opts": "native.cgroupdriver=systemd"}\n')
+    log = json.loads(run_gpulint("--isolated", "--format", "sarif", "daemon.json", cwd=tmp_path).out)
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert any("dockerd 20.10.24" in words for words in rules["GL207"]["properties"]["verified"])

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from gpulint import HOMEPAGE, __version__, catalog
 from gpulint.report.edits import EditLocator
 from gpulint.report.fingerprint import fingerprints, line_text_of
+from gpulint.ruledoc import verified_words
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -47,6 +48,8 @@ def _help_markdown(rule) -> str:
 def descriptor(rule) -> dict:
     tags = list(rule.kinds)
     properties = {"tags": tags, "precision": "high", "stability": rule.stability}
+    if rule.verified:
+        properties["verified"] = verified_words(rule)
     if rule.security_severity:
         tags.append("security")
         properties["security-severity"] = rule.security_severity
