@@ -91,6 +91,9 @@ def lint_parser() -> argparse.ArgumentParser:
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
     cfg.add_argument("--exclude", help="comma-separated patterns to exclude, gitignore syntax "
                      "(added to the config)")
+    cfg.add_argument("--max-file-size", type=int, metavar="BYTES", default=None,
+                     help="the largest file (and stdin) to read; larger ones are reported as GL006 "
+                          "(default 4194304)")
     cfg.add_argument("--force-exclude", action="store_true", default=None,
                      help="apply excludes and .gitignore to files named on the command line too "
                      "(for pre-commit)")
@@ -173,6 +176,10 @@ def _settings(args):
     settings.extend_exclude += _split(args.exclude)
     if getattr(args, "force_exclude", False):
         settings.force_exclude = True
+    if getattr(args, "max_file_size", None) is not None:
+        if args.max_file_size < 1:
+            raise UsageError("--max-file-size must be a positive number of bytes")
+        settings.max_file_size = args.max_file_size
     if getattr(args, "no_respect_gitignore", False):
         settings.respect_gitignore = False
     return settings

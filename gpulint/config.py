@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpulint.discover import DEFAULT_EXCLUDES
+from gpulint.discover import DEFAULT_EXCLUDES, MAX_BYTES
 from gpulint.model import LineIndex, Node
 from gpulint.parse.errors import ParseError
 from gpulint.parse.tomlpos import load_toml, parse_toml
@@ -39,6 +39,7 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False
+    max_file_size: int = MAX_BYTES  # larger files and stdin are reported (GL006), not read
     fleet: dict = field(default_factory=dict)
     images: dict[str, str] = field(default_factory=dict)
     path: Path | None = None  # the config file, when there is one

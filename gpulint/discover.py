@@ -91,7 +91,7 @@ def may_need_content(name: str) -> bool:
 
 def may_be_script(path: Path) -> bool:
     """A file without an extension that starts with a shell shebang (read 64 bytes)."""
-    if "." in path.name:
+    if "." in path.name or not path.is_file():  # opening a FIFO would block
         return False
     try:
         with open(path, "rb") as handle:

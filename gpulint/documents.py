@@ -80,6 +80,9 @@ def parse(doc: Document) -> Finding | None:
     except RecursionError:
         return _parse_error(doc, ParseError("nested too deeply"), "GL001",
                             "the file is nested too deeply to check")
+    except (ValueError, OverflowError, MemoryError) as exc:  # a parser's own limit, past its checks
+        return _parse_error(doc, ParseError(str(exc)), "GL001",
+                            f"the file could not be read: {type(exc).__name__}: {str(exc)[:200]}")
     incomplete = [] if templated else doc.cache.get("k8s.incomplete", ())
     for node in incomplete[:1]:  # the other objects are still checked
         missing, present = (("apiVersion", "kind") if node.get("apiVersion") is None

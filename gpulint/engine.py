@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -74,21 +75,30 @@ def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
                                     force_exclude=settings.force_exclude)]
 
 
-def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Finding | None]:
-    """A Document (None when the file is not one gpulint reads) and its parse finding."""
+def load(source: Source, forced_kind: str | None,
+         max_bytes: int = MAX_BYTES) -> tuple[Document | None, Finding | None]:
+    """A Document (None when the file is not one gpulint reads) and its parse finding, or
+    GL006 for a file of a kind gpulint reads that it cannot or will not read."""
     display = source.display or display_path(source.path)
     data = source.text
     if data is None:
+        name_kind = forced_kind or documents.kind_by_name(source.path.name)
+        if name_kind is None and not documents.may_need_content(source.path.name) \
+                and not may_be_script(source.path):
+            return None, None
         try:
-            if source.path.stat().st_size > MAX_BYTES:
-                return None, None
-            name_kind = forced_kind or documents.kind_by_name(source.path.name)
-            if name_kind is None and not documents.may_need_content(source.path.name) \
-                    and not may_be_script(source.path):
-                return None, None
+            info = source.path.stat()
+            if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
+                return _not_checked(source, display, name_kind, "it is not a regular file")
+            if info.st_size > max_bytes:
+                return _not_checked(source, display, name_kind, _too_large(info.st_size, max_bytes))
             data = source.path.read_bytes()
         except OSError as exc:
-            raise OSError(f"{display}: {exc.strerror}") from None
+            why = "it is a link to nothing" if source.path.is_symlink() and not source.path.exists() \
+                else f"it could not be read ({exc.strerror or exc})"
+            return _not_checked(source, display, name_kind, why)
+    elif len(data) > max_bytes:
+        return _not_checked(source, display, forced_kind or source.kind, _too_large(len(data), max_bytes))
     kind = source.kind or forced_kind
     try:
         text, bom, crlf = documents.decode(data)
@@ -108,13 +118,27 @@ def load(source: Source, forced_kind: str | None) -> tuple[Document | None, Find
     return doc, documents.parse(doc)
 
 
+def _too_large(size: int, limit: int) -> str:
+    return (f"it has {size:,} bytes, more than the limit of {limit:,} (raise it with "
+            f"`--max-file-size` or `max-file-size` in the configuration)")
+
+
+def _not_checked(source: Source, display: str, kind: str | None,
+                 why: str) -> tuple[Document | None, Finding | None]:
+    kind = kind or documents.classify(source.path.name, None)
+    if kind is None:  # a name gpulint reads only for what is inside: counted as skipped
+        return None, None
+    doc = Document(display, os.path.abspath(source.path), kind, "")
+    return doc, Finding("GL006", "", "", display, Span.point(1, 1), f"file not checked: {why}")
+
+
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
     docs: list[Document] = []
     raw: list[Finding] = []
     skipped = 0
     for source in sources:
-        doc, parse_finding = load(source, options.kind)
+        doc, parse_finding = load(source, options.kind, settings.max_file_size)
         if doc is None:
             skipped += 1
             continue

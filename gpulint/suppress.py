@@ -12,20 +12,38 @@ import re
 
 from gpulint.model import Document, Node, Suppression
 
-_PRAGMA = re.compile(
-    r"#\s*gpulint:\s*(?P<scope>disable-file|disable)\s*=\s*(?P<codes>[A-Za-z0-9_,\- ]*?)"
-    r"(?:\s+--\s*(?P<reason>.*?))?\s*$"
-)
+# only the head is a pattern: what follows is split by hand, since overlapping `\s*` and
+# lazy groups over a long run of spaces made a regular expression take seconds per line
+_PRAGMA_HEAD = re.compile(r"#[ \t]*gpulint:[ \t]*(?P<scope>disable-file|disable)[ \t]*=[ \t]*")
+_CODE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- \t")
+
+
+def _pragma(line: str) -> tuple[str, int, str, str | None, int] | None:
+    """(scope, codes start, codes text, reason, start of the comment) of a suppression comment
+    in `line`; None when the line has none or its codes hold other characters."""
+    head = _PRAGMA_HEAD.search(line)
+    if head is None:
+        return None
+    rest = line[head.end():]
+    cut = rest.find("--")
+    while cut > 0 and rest[cut - 1] not in " \t":
+        cut = rest.find("--", cut + 2)
+    codes, reason = (rest[:cut], rest[cut + 2:].strip()) if cut > 0 else (rest, None)
+    if not set(codes) <= _CODE_CHARS:
+        return None
+    return head["scope"], head.end(), codes.rstrip(), reason or None, head.start()
+
+
 ANNOTATION = "gpulint.io/disable"
 _COMMENTED_KINDS = ("containerd", "dockerfile", "kubernetes", "gpu-operator-values", "compose", "commands")
 
 
 def _codes(text: str, base: int) -> tuple[tuple[str, ...], dict[str, tuple[int, int]]]:
-    codes, spans = [], {}
+    """Each code once, at its first place."""
+    spans: dict[str, tuple[int, int]] = {}
     for match in re.finditer(r"[A-Za-z0-9_-]+", text):
-        codes.append(match[0])
-        spans[match[0]] = (base + match.start(), base + match.end())
-    return tuple(codes), spans
+        spans.setdefault(match[0], (base + match.start(), base + match.end()))
+    return tuple(spans), spans
 
 
 def find_suppressions(doc: Document) -> list[Suppression]:
@@ -59,27 +77,28 @@ def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppressio
         line = index.line_text(line_no)
         if "gpulint:" not in line or (allowed is not None and line_no not in allowed):
             continue
-        match = _PRAGMA.search(line)
-        if not match:
+        found = _pragma(line)
+        if found is None:
             continue
+        scope, codes_at, codes_text, reason, comment_at = found
         line_start = index.starts[line_no - 1]
-        codes, code_spans = _codes(match["codes"], line_start + match.start("codes"))
-        whole_line = not line[: match.start()].strip()
+        codes, code_spans = _codes(codes_text, line_start + codes_at)
+        whole_line = not line[:comment_at].strip()
         if whole_line:  # the comment is the line: removing it removes the line
             next_start = index.starts[line_no] if line_no < index.line_count else len(doc.text)
             edit = (line_start, next_start)
         else:
-            cut = match.start()
+            cut = comment_at
             while cut > 0 and line[cut - 1] in " \t":
                 cut -= 1
             edit = (line_start + cut, line_start + len(line))
-        span = index.span(line_start + match.start(), line_start + len(line))
-        file_wide = match["scope"] == "disable-file"
+        span = index.span(line_start + comment_at, line_start + len(line))
+        file_wide = scope == "disable-file"
         out.append(Suppression(
             codes=codes, span=span,
             first_line=1 if file_wide else line_no,
             last_line=index.line_count if file_wide else line_no + 1,
-            reason=match["reason"] or None, edit_range=edit, code_spans=code_spans,
+            reason=reason, edit_range=edit, code_spans=code_spans,
         ))
     return out
 

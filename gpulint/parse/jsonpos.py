@@ -25,6 +25,10 @@ def parse_json(text: str, index: LineIndex) -> Node:
         raise _explain(text, exc, index) from None
     except RecursionError:
         raise ParseError("invalid JSON: nested too deeply") from None
+    except ValueError:  # a number longer than Python converts (4,300 digits)
+        long = re.search(r"\d{4301,}", text)
+        line, column = index.position(long.start()) if long else (None, None)
+        raise ParseError("invalid JSON: a number too long to read (over 4,300 digits)", line, column) from None
     node, _ = _value(text, _WS.match(text, 0).end(), index, None)
     return node
 

@@ -39,8 +39,27 @@ def _scalar(node: yaml.ScalarNode) -> tuple[object, str]:
         return node.value, "str"
 
 
+class _Budget:
+    """How many nodes a document may expand to. Aliases share one composed node, so a few
+    hundred bytes of nested aliases ("billion laughs") expand to billions of nodes; a file
+    without aliases has fewer nodes than characters, so the budget grows with its size."""
+
+    def __init__(self, text: str):
+        self.left = max(50_000, 2 * len(text))
+
+    def spend(self, node: yaml.Node) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise ParseError("invalid YAML: alias expansion over the limit (aliases here expand to "
+                             "more nodes than gpulint reads; is this an alias bomb?)",
+                             node.start_mark.line + 1, node.start_mark.column + 1)
+
+
 def convert(node: yaml.Node, index: LineIndex, key_span: Span | None = None,
-            depth: int = 0) -> Node:
+            depth: int = 0, budget: _Budget | None = None) -> Node:
+    if budget is None:
+        budget = _Budget(index.text)
+    budget.spend(node)
     span = _span(index, node.start_mark.index, node.end_mark.index)
     if depth > 200:  # recursive aliases
         return Node(None, span, key_span, "null")
@@ -49,10 +68,10 @@ def convert(node: yaml.Node, index: LineIndex, key_span: Span | None = None,
         for key_node, value_node in node.value:
             kspan = _span(index, key_node.start_mark.index, key_node.end_mark.index)
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
-            out[str(key)] = convert(value_node, index, kspan, depth + 1)
+            out[str(key)] = convert(value_node, index, kspan, depth + 1, budget)
         return Node(out, span, key_span, "map")
     if isinstance(node, yaml.SequenceNode):
-        return Node([convert(v, index, None, depth + 1) for v in node.value], span, key_span, "seq")
+        return Node([convert(v, index, None, depth + 1, budget) for v in node.value], span, key_span, "seq")
     value, tag = _scalar(node)
     return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'))
 

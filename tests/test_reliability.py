@@ -1,0 +1,117 @@
+"""Bounded work and one bad file never sinking the run: hostile inputs through the CLI.
+
+Each hostile input runs in a subprocess with a generous wall-time bound; the point is that
+the work is bounded (these inputs took minutes and gigabytes before), not how fast it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run_gpulint
+
+BOUND = 60  # seconds: generous for a loaded 2-core machine; unbounded inputs never finish
+
+
+def _gpulint(*args: str, cwd, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gpulint", "--isolated", "--format", "json", *args],
+                          cwd=cwd, input=stdin, capture_output=True, timeout=BOUND)
+
+
+def _codes(proc) -> list[tuple[str, int, int]]:
+    return [(f["code"], f["line"], f["column"]) for f in json.loads(proc.stdout)["findings"]]
+
+
+def test_a_yaml_alias_bomb_is_gl001_not_minutes_and_gigabytes(tmp_path):
+    lines = ['  a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for prev, name in zip("abcdefghi", "bcdefghij"):
+        lines.append(f"  {name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    (tmp_path / "bomb.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n"
+                                        + "\n".join(lines) + "\n")
+    proc = _gpulint("bomb.yaml", cwd=tmp_path)
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert finding["code"] == "GL001" and "alias expansion over the limit" in finding["message"]
+    assert proc.returncode == 1
+
+
+def test_anchors_used_a_few_times_still_read(lint_files):
+    run = lint_files({"pod.yaml": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n"
+        "  - name: a\n    image: nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
+        "    resources: &r {limits: {nvidia.com/gpu: 1}}\n"
+        "  - name: b\n    image: nvidia/cuda:12.4.1-runtime-ubuntu22.04\n    resources: *r\n")})
+    assert [f["code"] for f in run.findings] == []
+
+
+def test_a_doubling_arg_chain_stays_bounded(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nARG A=x\n"
+                                         + "ARG A=$A$A\n" * 30 + "ENV LD_LIBRARY_PATH=$A\n")
+    proc = _gpulint("Dockerfile", cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+
+
+@pytest.mark.parametrize("comment", [
+    "# gpulint: disable=" + " " * 3000 + "!",
+    "# gpulint: disable=GL101 " + "-- " * 2000 + "!",
+    "# gpulint: disable=" + "GL1," * 2000,
+])
+def test_long_suppression_comments_are_read_in_linear_time(tmp_path, comment):
+    (tmp_path / "Dockerfile").write_text(f"FROM ubuntu:22.04\n{comment}\nRUN true\n")
+    proc = _gpulint("Dockerfile", cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert len(json.loads(proc.stdout)["findings"]) <= 2  # a repeated unknown code is named once
+
+
+@pytest.mark.parametrize("name,content", [
+    ("config.toml.tmpl", "version = 2\n" + "{{" * 40000 + "\n"),
+    ("Dockerfile", "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN " + "a " * 50000 + "\n"),
+])
+def test_long_template_and_run_lines_stay_bounded(tmp_path, name, content):
+    (tmp_path / name).write_text(content)
+    proc = _gpulint(name, cwd=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+
+
+def test_a_number_python_cannot_convert_is_gl001_at_its_place(tmp_path):
+    (tmp_path / "daemon.json").write_text('{"mtu": ' + "9" * 4400 + "}\n")
+    proc = _gpulint("daemon.json", cwd=tmp_path)
+    assert _codes(proc) == [("GL001", 1, 9)]
+    assert proc.returncode == 1
+
+
+def test_files_that_cannot_be_read_are_reported_and_the_rest_is_checked(tmp_path):
+    (tmp_path / "dangling-daemon.json").symlink_to(tmp_path / "nowhere.json")
+    os.mkfifo(tmp_path / "fifo-daemon.json")  # reading it would block for ever
+    (tmp_path / "daemon.json").write_text('{"default-runtime": "nvidia"}\n')
+    proc = _gpulint(".", cwd=tmp_path)
+    found = {(f["path"], f["code"]): f["message"] for f in json.loads(proc.stdout)["findings"]}
+    assert found[("dangling-daemon.json", "GL006")] == "file not checked: it is a link to nothing"
+    assert found[("fifo-daemon.json", "GL006")] == "file not checked: it is not a regular file"
+    assert ("daemon.json", "GL201") in found
+    assert proc.returncode == 1
+
+
+def test_one_size_limit_for_files_and_stdin(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")
+    proc = _gpulint("--max-file-size", "10", "Dockerfile", cwd=tmp_path)
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert finding["code"] == "GL006" and finding["severity"] == "info"
+    assert "more than the limit of 10" in finding["message"] and "--max-file-size" in finding["message"]
+    piped = _gpulint("--max-file-size", "10", "--stdin-filename", "Dockerfile", "-", cwd=tmp_path,
+                     stdin=b"FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")
+    assert [f["code"] for f in json.loads(piped.stdout)["findings"]] == ["GL006"]
+    assert _codes(_gpulint("Dockerfile", cwd=tmp_path)) == []
+
+
+def test_max_file_size_from_the_configuration(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")
+    (tmp_path / ".gpulint.toml").write_text("max-file-size = 10\n")
+    run = run_gpulint("--format", "json", "Dockerfile", cwd=tmp_path)
+    assert [f["code"] for f in json.loads(run.out)["findings"]] == ["GL006"]
+    (tmp_path / ".gpulint.toml").write_text('max-file-size = "big"\n')
+    assert run_gpulint("Dockerfile", cwd=tmp_path).rc == 2
