@@ -281,7 +281,7 @@ def lint(argv: list[str]) -> int:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
 
-    fixed, fixed_codes = 0, None
+    fixed, fixed_codes, unwritten = 0, None, []
     stdin = bool(sources) and sources[0].text is not None and args.paths == ["-"]
     if args.fix or args.diff:
         before = result
@@ -295,12 +295,25 @@ def lint(argv: list[str]) -> int:
                           if p in originals), args.output)
             print_internal_errors(result)
             return EXIT_ERROR if result.internal_errors else (EXIT_FINDINGS if changed else EXIT_CLEAN)
-        if stdin:
-            text = next(iter(changed.values()), result.documents[0].text if result.documents else "")
-            sys.stdout.write(text)
+        if stdin:  # the input itself, byte for byte, where nothing was fixed
+            from gpulint.documents import encode
+
+            data = next((encode(originals[path], text) for path, text in changed.items()
+                         if path in originals), sources[0].text)
+            sys.stdout.flush()
+            if hasattr(sys.stdout, "buffer"):
+                sys.stdout.buffer.write(data)
+                sys.stdout.buffer.flush()
+            else:  # a text stream (gpulint called in-process)
+                sys.stdout.write(data.decode("utf-8", "surrogateescape"))
             sys.stderr.write(render("text", result, show_source=False, fixed=fixed))
             return exit_code(result, settings.failure_threshold)
-        _write_all(originals, changed)
+        unwritten = _write_all(originals, changed)
+        if unwritten:  # the report below still shows these files' findings
+            for line in unwritten:
+                print(f"gpulint: {line}", file=sys.stderr)
+            result = run(sources, settings, options)
+            fixed = max(0, len(before.findings) - len(result.findings))
 
     _baseline(args, result)
     color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
@@ -318,6 +331,8 @@ def lint(argv: list[str]) -> int:
         report += fixes_listing(fixed_codes)
     _emit(report, args.output)
     print_internal_errors(result)
+    if unwritten:
+        return EXIT_ERROR
     return exit_code(result, settings.failure_threshold)
 
 
@@ -392,11 +407,19 @@ def _fix_loop(result, sources, settings, options, unsafe):
     return current, total, changed, originals
 
 
-def _write_all(originals, changed) -> None:
-    from gpulint.fix import write_atomic
+def _write_all(originals, changed) -> list[str]:
+    """Write every fixed file (a symlink's target once); the files left unwritten, with why."""
+    from gpulint.fix import NotWritten, write_in_place
 
+    written, failed = set(), []
     for path, text in changed.items():
-        write_atomic(originals[path], text)
+        if os.path.realpath(originals[path].abspath) in written:
+            continue
+        try:
+            written.add(write_in_place(originals[path], text))
+        except NotWritten as exc:
+            failed.append(f"{originals[path].path}: not fixed: {exc}")
+    return failed
 
 
 def show_rule(argv: list[str]) -> int:

@@ -18,16 +18,38 @@ def decode(data: bytes) -> tuple[str, bool, bool]:
     bom = text.startswith("\ufeff")
     if bom:
         text = text[1:]
-    crlf = "\r\n" in text
+    crlf: bool | tuple[str, ...] = "\r\n" in text
     if crlf:
+        if "\n" in text.replace("\r\n", ""):  # mixed: remember each line's own end
+            crlf = tuple(text.splitlines(keepends=True))
         text = text.replace("\r\n", "\n")
     return text, bom, crlf
 
 
 def encode(doc: Document, text: str) -> bytes:
-    if doc.crlf:
+    if isinstance(doc.crlf, tuple):
+        text = _keep_line_ends(doc.text, doc.crlf, text)
+    elif doc.crlf:
         text = text.replace("\n", "\r\n")
     return (("\ufeff" if doc.bom else "") + text).encode("utf-8")
+
+
+def _keep_line_ends(old: str, raw_lines: tuple[str, ...], new: str) -> str:
+    """`new` (LF ends) written with the line ends of the original file: unchanged lines
+    keep theirs, changed and added lines take the end of the line they replace or follow."""
+    import difflib
+
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(raw_lines[i1:i2])
+            continue
+        near = raw_lines[min(i1, len(raw_lines) - 1)] if raw_lines else "\n"
+        end = "\r\n" if near.endswith("\r\n") else "\n"
+        out.extend(line[:-1] + end if line.endswith("\n") else line for line in new_lines[j1:j2])
+    return "".join(out)
 
 
 def classify(name: str, text: str | None) -> str | None:

@@ -1,4 +1,4 @@
-"""Applying fixes: text edits over file contents, checked and written atomically.
+"""Applying fixes: text edits over file contents, checked, and written in place behind a backup copy.
 
 Every fix is a list of edits (offset ranges and replacement text) placed at the
 positions the parsers recorded, so only the bytes a fix means to change change:
@@ -84,20 +84,51 @@ def fixed_texts(findings: list[Finding], documents: list[Document],
     return out, applied, refused
 
 
-def write_atomic(doc: Document, text: str) -> None:
+BACKUP_PREFIX = ".gpulint-fix-"  # `.gpulint-fix-<pid>-<name>.tmp`: never a kind gpulint lints
+
+
+class NotWritten(Exception):
+    """A fixed file that was left as it was, and why."""
+
+
+def write_in_place(doc: Document, text: str) -> str:
+    """Write the fixed text into the file itself, and return the path written.
+
+    The file is rewritten in place, through a symlink to its target, so its inode, owner,
+    mode and hard links stay; a read-only file is refused, not rewritten. While it is
+    written, a copy of the original sits beside it (`.gpulint-fix-<pid>-<name>.tmp`, removed
+    once the new content reads back right), so a run killed half-way leaves the original
+    recoverable; later runs do not lint these copies."""
+    target = os.path.realpath(doc.abspath)
     data = encode(doc, text)
-    folder = os.path.dirname(doc.abspath) or "."
-    mode = stat.S_IMODE(os.stat(doc.abspath).st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=".gpulint-", dir=folder)
     try:
-        with os.fdopen(fd, "wb") as handle:
+        info = os.stat(target)
+        if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
+            raise NotWritten("the file is read-only")
+        with open(target, "rb") as handle:
+            original = handle.read()
+    except OSError as exc:
+        raise NotWritten(exc.strerror or str(exc)) from None
+    backup = os.path.join(os.path.dirname(target), f"{BACKUP_PREFIX}{os.getpid()}-{os.path.basename(target)}.tmp")
+    try:
+        with open(backup, "xb") as handle:
+            handle.write(original)
+    except OSError:  # a read-only folder: the file itself may still be writable
+        backup = None
+    try:
+        with open(target, "r+b") as handle:
             handle.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, doc.abspath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        with open(target, "rb") as handle:
+            if handle.read() != data:
+                raise NotWritten("the file did not read back as written; the original is in " + str(backup))
+    except OSError as exc:
+        raise NotWritten(f"{exc.strerror or exc}" + (f"; the original is in {backup}" if backup else "")) from None
+    if backup is not None:
+        os.unlink(backup)
+    return target
 
 
 def unified_diff(doc: Document, new_text: str) -> str:

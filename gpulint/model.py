@@ -237,7 +237,9 @@ class Document:
     tree: Any = None
     templated: bool = False
     bom: bool = False  # the file started with a byte order mark (kept when writing fixes)
-    crlf: bool = False  # the file used CRLF line ends (text holds LF; kept when writing)
+    # the file used CRLF line ends (text holds LF; kept when writing); with both kinds of
+    # line end, the original lines with their ends, so each line keeps its own
+    crlf: bool | tuple[str, ...] = False
     suppressions: list[Suppression] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # per-document memo for check families
     _index: LineIndex | None = None

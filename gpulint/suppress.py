@@ -70,9 +70,29 @@ def _shell_lines(doc: Document) -> set[int] | None:
     return lines
 
 
+def _multiline_values(doc: Document) -> list[tuple[int, int]]:
+    """Offsets of the string values that span lines (YAML block scalars, TOML multi-line
+    strings): a `#` inside one is text, not a comment, and removing its line would change
+    the value (a config.toml embedded in a ConfigMap)."""
+    if doc.kind not in ("containerd", "kubernetes", "gpu-operator-values", "compose", "nvidia-toolkit"):
+        return []
+    ranges, stack = [], [doc.tree] if isinstance(doc.tree, Node) else list(doc.tree or ())
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if node.is_scalar:
+            if isinstance(node.value, str) and node.span.end_line > node.span.line:
+                ranges.append(doc.index.offsets(node.span))
+        else:
+            stack.extend(node.children())
+    return ranges
+
+
 def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppression]:
     out = []
     index = doc.index
+    values = None
     for line_no in range(1, index.line_count + 1):
         line = index.line_text(line_no)
         if "gpulint:" not in line or (allowed is not None and line_no not in allowed):
@@ -82,6 +102,9 @@ def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppressio
             continue
         scope, codes_at, codes_text, reason, comment_at = found
         line_start = index.starts[line_no - 1]
+        values = _multiline_values(doc) if values is None else values
+        if any(start <= line_start + comment_at < end for start, end in values):
+            continue
         codes, code_spans = _codes(codes_text, line_start + codes_at)
         whole_line = not line[:comment_at].strip()
         if whole_line:  # the comment is the line: removing it removes the line
