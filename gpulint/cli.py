@@ -164,6 +164,8 @@ def _settings(args):
     _check_selectors(args, settings)
     if args.select is not None:
         settings.select = _split(args.select)
+        if not settings.select:  # `--select ""` would switch every rule off without a word
+            raise UsageError("--select names no rule: give codes (GL105), prefixes (GL1) or slugs")
     settings.extend_select += _split(args.extend_select)
     settings.ignore += _split(args.ignore)
     if args.preview:
@@ -254,6 +256,25 @@ def _valid_driver(value: str) -> bool:
     return driver_version(value) == value
 
 
+def _check_driver_branch(value: str) -> None:
+    """A branch older than every one gpulint knows is a typo (`--driver 100`): an error; a
+    newer or unlisted one is judged as written, with a warning that says so."""
+    from gpulint.knowledge.cuda import branch, branch_numbers
+
+    if branch(value) is not None:
+        return
+    known = branch_numbers()
+    number = int(value.split(".")[0])
+    if number < known[0]:
+        raise UsageError(f"--driver {value}: there is no NVIDIA driver branch R{number}; gpulint knows "
+                         f"R{known[0]} to R{known[-1]}")
+    print(f"gpulint: warning: --driver {value}: gpulint does not know branch R{number} (it knows "
+          f"R{known[0]} to R{known[-1]}); images are judged against it as the newest driver"
+          if number > known[-1] else
+          f"gpulint: warning: --driver {value}: R{number} is not a driver branch gpulint knows; "
+          f"images are judged against it like R{max(b for b in known if b < number)}", file=sys.stderr)
+
+
 def lint(argv: list[str]) -> int:
     args = lint_parser().parse_args(argv)
     if args.version:
@@ -268,6 +289,8 @@ def lint(argv: list[str]) -> int:
         if args.driver and not _valid_driver(args.driver):
             raise UsageError(f"--driver {args.driver}: expected a driver version such as "
                              f"535.104.05 or a branch such as 535")
+        if args.driver:
+            _check_driver_branch(args.driver)
         sources = _sources(args, settings)
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)

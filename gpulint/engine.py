@@ -271,6 +271,11 @@ def _resolve_one(name: str) -> list[str]:
 def _suppression_findings(doc: Document, enabled, rules, severities) -> list[Finding]:
     out = []
     for sup in doc.suppressions:
+        if sup.problem is not None:
+            if "GL005" in enabled:
+                out.append(_general(doc, "GL005", sup.span, rules, severities,
+                                    f"this suppression comment suppresses nothing: {sup.problem}"))
+            continue
         unused = []
         for name in sup.codes:
             codes = _resolve_one(name)

@@ -219,6 +219,7 @@ class Suppression:
     edit_range: tuple[int, int] | None = None  # offsets of the whole comment, for GL002's fix
     code_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    problem: str | None = None  # why a malformed `gpulint:` comment suppresses nothing (GL005)
 
 
 @dataclass

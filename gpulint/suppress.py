@@ -18,6 +18,29 @@ _PRAGMA_HEAD = re.compile(r"#[ \t]*gpulint:[ \t]*(?P<scope>disable-file|disable)
 _CODE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- \t")
 
 
+_LOOSE = re.compile(r"#[ \t]*gpulint[ \t]*:[ \t]*(?P<word>[A-Za-z_-]*)")
+_SCOPES = ("disable", "disable-file")
+
+
+def _malformed(line: str) -> tuple[str, int] | None:
+    """Why a comment that starts like a suppression is none, and where it starts."""
+    loose = _LOOSE.search(line)
+    if loose is None:
+        return None
+    word, after = loose["word"], line[loose.end():].lstrip(" \t")
+    if word.lower() in _SCOPES and not after.startswith("="):
+        why = f"`{word}` needs `=` and the codes: `# gpulint: {word.lower()}=CODE -- reason`"
+    elif word.lower() not in _SCOPES:
+        import difflib
+
+        near = difflib.get_close_matches(word.lower(), _SCOPES, n=1, cutoff=0.6)
+        why = (f"`{word}` is not a suppression; did you mean `{near[0]}`?" if near and word else
+               "a `gpulint:` comment that is no suppression; write `# gpulint: disable=CODE -- reason`")
+    else:
+        why = "its codes hold characters that are no rule code or slug"
+    return why, loose.start()
+
+
 def _pragma(line: str) -> tuple[str, int, str, str | None, int] | None:
     """(scope, codes start, codes text, reason, start of the comment) of a suppression comment
     in `line`; None when the line has none or its codes hold other characters."""
@@ -98,10 +121,15 @@ def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppressio
         if "gpulint:" not in line or (allowed is not None and line_no not in allowed):
             continue
         found = _pragma(line)
+        line_start = index.starts[line_no - 1]
         if found is None:
+            bad = _malformed(line)
+            values = _multiline_values(doc) if values is None else values
+            if bad is not None and not any(s <= line_start + bad[1] < e for s, e in values):
+                span = index.span(line_start + bad[1], line_start + len(line))
+                out.append(Suppression((), span, line_no, line_no, None, problem=bad[0]))
             continue
         scope, codes_at, codes_text, reason, comment_at = found
-        line_start = index.starts[line_no - 1]
         values = _multiline_values(doc) if values is None else values
         if any(start <= line_start + comment_at < end for start, end in values):
             continue
@@ -122,6 +150,8 @@ def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppressio
             first_line=1 if file_wide else line_no,
             last_line=index.line_count if file_wide else line_no + 1,
             reason=reason, edit_range=edit, code_spans=code_spans,
+            problem=None if codes else "it names no rule: write the codes after `=` "
+                                       "(`# gpulint: disable=GL105 -- reason`)",
         ))
     return out
 

@@ -115,3 +115,59 @@ def test_max_file_size_from_the_configuration(tmp_path):
     assert [f["code"] for f in json.loads(run.out)["findings"]] == ["GL006"]
     (tmp_path / ".gpulint.toml").write_text('max-file-size = "big"\n')
     assert run_gpulint("Dockerfile", cwd=tmp_path).rc == 2
+
+
+@pytest.mark.parametrize("comment,words", [
+    ("# gpulint: disable=", "it names no rule"),
+    ("# gpulint: disabel=GL301", "`disabel` is not a suppression; did you mean `disable`?"),
+    ("# gpulint:disable GL301", "`disable` needs `=` and the codes"),
+    ("# gpulint: enable=GL301", "`enable` is not a suppression"),
+    ("# gpulint: disable=GL3!01", "characters that are no rule code or slug"),
+])
+def test_malformed_suppressions_are_gl005(lint_files, comment, words):
+    run = lint_files({"Dockerfile": f"{comment}\nFROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"})
+    (finding,) = [f for f in run.findings if f["code"] == "GL005"]
+    assert (finding["line"], finding["column"]) == (1, 1)
+    assert words in finding["message"]
+
+
+def test_comments_that_only_mention_gpulint_are_no_suppressions(lint_files):
+    run = lint_files({"Dockerfile": "# gpulint checks this file in CI\nFROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"})
+    assert run.findings == []
+
+
+def test_an_empty_select_and_an_impossible_driver_stop_the_run(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n")
+    empty = run_gpulint("--isolated", "--select", "", "Dockerfile", cwd=tmp_path)
+    assert empty.rc == 2 and "--select names no rule" in empty.err
+    low = run_gpulint("--isolated", "--driver", "100", "Dockerfile", cwd=tmp_path)
+    assert low.rc == 2 and "there is no NVIDIA driver branch R100" in low.err
+    high = run_gpulint("--isolated", "--driver", "999", "Dockerfile", cwd=tmp_path)
+    assert high.rc == 0 and "gpulint does not know branch R999" in high.err
+
+
+@pytest.mark.parametrize("config,words", [
+    ('select = "GL1"\n', "select: 'GL1' is not of type 'array'"),
+    ("unknown-key = 1\n", "'unknown-key' was unexpected"),
+    ("[fleet]\ndriver = 535\n", "fleet.driver: 535 is not of type 'string'"),
+    ('select = ["GL999"]\n', "`GL999` names no gpulint rule"),
+    ('[severity]\nGL101 = "fatal"\n', "severity.GL101: 'fatal' is not one of"),
+    ("failure-threshold = 3\n", "failure-threshold: 3 is not one of"),
+])
+def test_config_errors_exit_2_naming_the_key(tmp_path, config, words):
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n")
+    (tmp_path / ".gpulint.toml").write_text(config)
+    run = run_gpulint("Dockerfile", cwd=tmp_path)
+    assert run.rc == 2 and words in run.err and "Traceback" not in run.err
+
+
+def test_a_closed_pipe_keeps_the_exit_status(tmp_path):
+    for i in range(300):
+        (tmp_path / f"{i}-daemon.json").write_text('{"graph": "/x"}\n')
+    proc = subprocess.run(f"{sys.executable} -m gpulint --isolated . | head -1", shell=True, cwd=tmp_path,
+                          capture_output=True, timeout=BOUND, executable="/bin/bash",
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    status = subprocess.run(f"set -o pipefail; {sys.executable} -m gpulint --isolated . | head -1", shell=True,
+                            cwd=tmp_path, capture_output=True, timeout=BOUND, executable="/bin/bash")
+    assert b"Traceback" not in proc.stderr + status.stderr
+    assert status.returncode == 1
