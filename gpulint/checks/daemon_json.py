@@ -414,7 +414,8 @@ def _fits(node: Node, go_type: str) -> bool:
         inner = go_type.rsplit("]", 1)[1]
         return inner not in (_STR, _BOOL) or all(_fits(item, inner) for item in node.value.values())
     if go_type == _INT:
-        return kind == "number" and float(node.value).is_integer()
+        # Go decodes an int field from a whole number that fits 64 bits, written without `.` or `e`
+        return kind == "number" and isinstance(node.value, int) and -2**63 <= node.value < 2**63
     return kind == {"bool": "bool", "string": "string"}[go_type]
 
 
