@@ -66,3 +66,78 @@ def test_rule_families_and_explain_import_no_engine_cli_or_report():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
                 assert not name.startswith(("gpulint.engine", "gpulint.cli", "gpulint.report")), (path.name, name)
+
+
+def _action_steps(inputs: dict[str, str], action_path: Path) -> list[tuple[str, dict[str, str]]]:
+    """The composite action's steps as bash scripts, with `${{ ... }}` filled in as the runner does."""
+    import re
+
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    values = {f"inputs.{k}": inputs.get(k, v.get("default", "")) for k, v in action["inputs"].items()}
+    values["github.action_path"] = str(action_path)
+
+    def fill(text: str) -> str:
+        return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda m: values[m.group(1)], text)
+
+    assert action["runs"]["using"] == "composite"
+    return [(fill(step["run"]), {k: fill(str(v)) for k, v in step.get("env", {}).items()})
+            for step in action["runs"]["steps"]]
+
+
+def test_the_github_action_installs_gpulint_at_its_ref_and_lints(tmp_path):
+    source = tmp_path / "action"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "venv", "__pycache__", "*.egg-info", "dist", "build", ".pytest_cache"))
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / "bin"
+    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "hatchling"], check=True)
+    (bin_dir / "python3").exists() or (bin_dir / "python3").symlink_to(bin_dir / "python")
+    work = tmp_path / "repo"
+    (work / "deploy").mkdir(parents=True)
+    (work / "deploy" / "daemon.json").write_text('{"default-runtime": "nvidia"}\n')
+    output = tmp_path / "github_output"
+    output.touch()
+    base = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": "",
+            "PIP_NO_BUILD_ISOLATION": "0", "GITHUB_OUTPUT": str(output)}
+    results = []
+    for script, env in _action_steps({"paths": "deploy", "sarif-file": "gpulint.sarif"}, source):
+        results.append(subprocess.run(["bash", "-e", "-c", script], cwd=work, capture_output=True,
+                                      text=True, env={**base, **env}))
+    install, lint = results
+    assert install.returncode == 0, install.stderr[-2000:]
+    assert lint.returncode == 1, lint.stderr
+    assert "::error file=deploy/daemon.json,line=1" in lint.stdout  # the github format
+    sarif = json.loads((work / "gpulint.sarif").read_text())
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "GL201"
+    assert "sarif-file=gpulint.sarif" in output.read_text()
+
+
+def test_the_gpulint_image_passes_gpulints_own_rules():
+    result = subprocess.run([sys.executable, "-m", "gpulint", "--isolated", "--format", "json",
+                             "--failure-threshold", "info", "Dockerfile"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+    assert json.loads(result.stdout)["summary"]["files_checked"] == 1
+
+
+def test_the_sdist_carries_what_its_tests_need_and_they_pass(tmp_path):
+    build = tmp_path / "src"
+    shutil.copytree(ROOT, build, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "venv", "__pycache__", "*.egg-info", "dist", "build", ".pytest_cache"))
+    subprocess.run([sys.executable, "-c", "from hatchling.build import build_sdist; import sys; "
+                    "print(build_sdist(sys.argv[1]))", str(tmp_path / "dist")], cwd=build, check=True,
+                   capture_output=True)
+    [sdist] = (tmp_path / "dist").glob("gpulint-*.tar.gz")
+    import tarfile
+
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    [unpacked] = (tmp_path / "unpacked").iterdir()
+    for needed in ("LICENSE", "README.md", "rules/GL101.yaml", "tests/conftest.py", "docs/rules.md"):
+        assert (unpacked / needed).exists(), needed
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "tests/test_rule_docs.py", "tests/test_containerd.py"], cwd=unpacked,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(unpacked)})
+    assert run.returncode == 0, run.stdout[-3000:]

@@ -90,3 +90,39 @@ def test_a_changed_file_is_judged_with_the_unchanged_files_around_it(hook_source
 
 def _findings(output: str) -> list[str]:
     return [line for line in output.splitlines() if ": GL" in line]
+
+
+def _readme_snippet() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("## pre-commit")
+    block = text.index("```yaml\n", start) + len("```yaml\n")
+    return text[block:text.index("```", block)]
+
+
+def test_the_readme_snippet_works_as_written(hook_source, tmp_path_factory):
+    """The README's configuration, with only the repository and the commit put in."""
+    repo = tmp_path_factory.mktemp("readme")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_source, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    snippet = _readme_snippet()
+    config = "\n".join(
+        f"  - repo: {hook_source}" if line.strip().startswith("- repo:") else
+        f"    rev: {commit}" if line.strip().startswith("rev:") else line
+        for line in snippet.splitlines())
+    (repo / ".pre-commit-config.yaml").write_text(config + "\n")
+    (repo / "Dockerfile").write_text(BAD)
+    (repo / "vendor").mkdir()
+    (repo / "vendor" / "Dockerfile").write_text(BAD)
+    (repo / ".gpulint.toml").write_text('extend-exclude = ["vendor/"]\n')
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
+    run = subprocess.run(["pre-commit", "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Dockerfile:2:1: GL001" in run.stdout
+    assert "vendor/Dockerfile" not in run.stdout  # --force-exclude: excluded even when named
+    (repo / "Dockerfile").write_text(GOOD)
+    _git(repo, "add", "-A")
+    again = subprocess.run(["pre-commit", "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env)
+    assert again.returncode == 0, again.stdout + again.stderr
