@@ -7,15 +7,12 @@ read them from this catalog.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
-import os
-import re
 from dataclasses import dataclass, field
 
-from gpulint.resources import cache_dir, load_yaml, rules_dir
+from gpulint.regex import lazy
+from gpulint.resources import cached, read_yaml, rules_dir
 
-CODE = re.compile(r"GL\d{3}")
+CODE = lazy(r"GL\d{3}")
 
 
 @dataclass(frozen=True)
@@ -74,29 +71,9 @@ def load_catalog() -> dict[str, Rule]:
 
 
 def _raw_rules() -> list[dict]:
-    """Every rule file's data, read through a JSON copy in the cache folder.
-
-    Reading sixty YAML files costs more than the rest of a one-file run; the copy
-    is keyed by the files' names, sizes and modification times, so an edited rule
-    file is read afresh.
-    """
+    """Every rule file's data (sixty YAML files: read through the cache)."""
     paths = sorted(rules_dir().glob("GL[0-9][0-9][0-9].yaml"))
-    stamp = [str(rules_dir())] + [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
-    key = hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
-    cached = cache_dir() / f"catalog-{key}.json"
-    try:
-        return json.loads(cached.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    data = [load_yaml(path.name) for path in paths]
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, cached)
-    except OSError:
-        pass  # no writable cache: read the YAML again next time
-    return data
+    return cached(paths, lambda: [read_yaml(path.name) for path in paths])
 
 
 def by_slug() -> dict[str, str]:

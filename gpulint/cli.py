@@ -281,7 +281,7 @@ def lint(argv: list[str]) -> int:
         print(_version_text())
         return EXIT_CLEAN
     from gpulint.config import ConfigError
-    from gpulint.engine import Options, Source, exit_code, print_internal_errors, run
+    from gpulint.engine import Options, exit_code, print_internal_errors, run
     from gpulint.report import render
 
     try:

@@ -18,14 +18,15 @@ import re
 from dataclasses import dataclass
 
 from gpulint.model import Document, Node, Span, sequence
+from gpulint.regex import lazy
 
 # The device drivers Docker Engine registers for GPUs: `nvidia` (when the NVIDIA hook is
 # installed), `cdi` (Engine 28+), and `amd` in recent releases (moby daemon/nvidia_linux.go).
 GPU_DRIVERS = ("nvidia", "cdi", "amd")
-_VARIABLE = re.compile(
+_VARIABLE = lazy(
     r"\$(?:(?P<escaped>\$)|\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?+])(?P<arg>[^}]*))?\}"
     r"|(?P<plain>[A-Za-z_][A-Za-z0-9_]*))")
-_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$")
+_ENV_LINE = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$")
 
 
 @dataclass(frozen=True)

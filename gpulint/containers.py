@@ -5,12 +5,11 @@ and command-line checks: runtime names against the linted daemon.json, the
 
 from __future__ import annotations
 
-import re
-
 from gpulint.model import Related, Span
+from gpulint.regex import lazy
 
 # NVIDIA_VISIBLE_DEVICES values that select GPUs: `all`, indices, UUIDs, MIG devices
-DEVICE_LIST = re.compile(r"all|(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+))*$")
+DEVICE_LIST = lazy(r"all|(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+))*$")
 
 
 def selects_gpus(value: str) -> bool:

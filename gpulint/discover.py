@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 
+from gpulint.regex import lazy
 from gpulint.template import TEMPLATE_SUFFIXES
 
 KINDS = ("containerd", "daemon-json", "dockerfile", "kubernetes", "gpu-operator-values", "nvidia-toolkit",
@@ -24,41 +25,41 @@ _NOT_DOCKERFILE = _CONTENT_SUFFIXES + (
     ".diff", ".swp", ".dockerignore")
 MAX_BYTES = 4 * 1024 * 1024
 
-_CONTAINERD_TABLE = re.compile(
+_CONTAINERD_TABLE = lazy(
     r"^\s*\[+\s*(?:plugins|grpc|ttrpc|debug|metrics|cgroup|proxy_plugins|stream_processors"
     r"|timeouts|server)\b", re.MULTILINE)
-_CONTAINERD_KEY = re.compile(
+_CONTAINERD_KEY = lazy(
     r"^\s*(?:imports|disabled_plugins|required_plugins|oom_score|plugin_dir)\s*=", re.MULTILINE)
-_DOCKERD_KEYS = re.compile(
+_DOCKERD_KEYS = lazy(
     r'"(runtimes|default-runtime|exec-opts|log-driver|log-opts|storage-driver|data-root|graph'
     r'|registry-mirrors|insecure-registries|live-restore|cgroup-parent|default-ulimits'
     r'|node-generic-resources|features|builder|dns|bip|iptables|userns-remap)"\s*:')
 # The GPU Operator chart's values: a top-level `driver` table beside its other components.
-_OPERATOR_DRIVER = re.compile(r"^driver:\s*(#.*)?$", re.MULTILINE)
-_OPERATOR_PARTS = re.compile(
+_OPERATOR_DRIVER = lazy(r"^driver:\s*(#.*)?$", re.MULTILINE)
+_OPERATOR_PARTS = lazy(
     r"^(operator|toolkit|devicePlugin|dcgmExporter|dcgm|gfd|migManager|validator|nfd|mig"
     r"|vgpuManager|sandboxDevicePlugin|nodeStatusExporter|cdi|psa|daemonsets):\s*(#.*)?$",
     re.MULTILINE)
 # The NVIDIA Container Toolkit's config.toml; its packaging ships one per distribution
 # (`config.toml.debian`, `config.toml.rpm-yum`).
-_TOOLKIT_TABLE = re.compile(
+_TOOLKIT_TABLE = lazy(
     r"^\s*\[\s*(?:nvidia-container-cli|nvidia-container-runtime|nvidia-ctk)\s*[\].]", re.MULTILINE)
-_TOOLKIT_VARIANT = re.compile(r"\.toml\.[a-z0-9_-]+$")
-_CDI_VERSION = re.compile(r"^[\"']?cdiVersion[\"']?\s*:", re.MULTILINE)
+_TOOLKIT_VARIANT = lazy(r"\.toml\.[a-z0-9_-]+$")
+_CDI_VERSION = lazy(r"^[\"']?cdiVersion[\"']?\s*:", re.MULTILINE)
 # Compose: a top-level `services` mapping whose entries run images
-_COMPOSE_SERVICES = re.compile(r"^services:[ \t]*(#.*)?$", re.MULTILINE)
-_COMPOSE_SERVICE_KEY = re.compile(
+_COMPOSE_SERVICES = lazy(r"^services:[ \t]*(#.*)?$", re.MULTILINE)
+_COMPOSE_SERVICE_KEY = lazy(
     r"^[ \t]+(image|build|deploy|runtime|gpus|extends|devices|container_name|environment|volumes):",
     re.MULTILINE)
-_FIRST_ENTRY = re.compile(r"\n(?:[ \t]*(?:#.*)?\n)*[ \t]+([^\s#-][^:\n]*):[ \t]*(#.*)?(\n|$)")
-_COMPOSE_NAME = re.compile(r"^(docker-compose.*|compose(\.[^/]+)?|.*\.compose)\.ya?ml$")
+_FIRST_ENTRY = lazy(r"\n(?:[ \t]*(?:#.*)?\n)*[ \t]+([^\s#-][^:\n]*):[ \t]*(#.*)?(\n|$)")
+_COMPOSE_NAME = lazy(r"^(docker-compose.*|compose(\.[^/]+)?|.*\.compose)\.ya?ml$")
 # GitHub Actions workflows and GitLab CI files, whose steps run shell commands
-_WORKFLOW = re.compile(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
+_WORKFLOW = lazy(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".rst", ".mk")
 _MAKEFILES = ("makefile", "gnumakefile")
-_FIRST_INSTRUCTION = re.compile(r"(?i)(FROM|ARG)\s")
-_K8S_API = re.compile(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
-_K8S_KIND = re.compile(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
+_FIRST_INSTRUCTION = lazy(r"(?i)(FROM|ARG)\s")
+_K8S_API = lazy(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
+_K8S_KIND = lazy(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
 
 
 def strip_template_suffix(name: str) -> tuple[str, bool]:

@@ -24,11 +24,12 @@ from typing import Iterable
 
 from gpulint.model import Document, Span
 from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, arg_pairs, expand
+from gpulint.regex import lazy
 
 _CACHE_KEY = "dockerfile_facts"
-_VAR = re.compile(r"\$\{?[A-Za-z_]")
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
-REQUIRE_CUDA = re.compile(r"cuda\s*>=\s*(\d+)\.(\d+)")  # the X.Y an NVIDIA_REQUIRE_CUDA asks for
+_VAR = lazy(r"\$\{?[A-Za-z_]")
+_VERSION = lazy(r"(\d+)\.(\d+)(?:\.(\d+))?")
+REQUIRE_CUDA = lazy(r"cuda\s*>=\s*(\d+)\.(\d+)")  # the X.Y an NVIDIA_REQUIRE_CUDA asks for
 
 
 # ---------------------------------------------------------------- the model
@@ -240,7 +241,7 @@ def _parent(df: Dockerfile, stage: Stage) -> Stage | None:
     return matches[0] if matches and len(roots) == 1 else None
 
 
-_ANY_VAR = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
+_ANY_VAR = lazy(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 
 
 # ---------------------------------------------------------------- ENV
@@ -313,7 +314,7 @@ def _words(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
 # ---------------------------------------------------------------- RUN commands
 
 _OPERATORS = {"&&", "||", ";", "|", "&", "(", ")", ";;", "|&", "\n"}
-_HEREDOC_MARK = re.compile(r"<<-?[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?")
+_HEREDOC_MARK = lazy(r"<<-?[\"']?[A-Za-z_][A-Za-z0-9_]*[\"']?")
 
 
 def run_commands(ins: Instruction, variables: dict[str, str | None]) -> list[Command]:
@@ -361,7 +362,7 @@ def _split(script: str, ins: Instruction, variables) -> list[Command]:
     return [Command([expand(w, variables) for w in words], words, ins) for words in out]
 
 
-_SUBSTITUTION = re.compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
+_SUBSTITUTION = lazy(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
 
 
 def _tokens(script: str) -> list[str]:
@@ -537,10 +538,10 @@ def program_word(cmd: Command) -> str:
     return cmd.raw[index] if 0 <= index < len(cmd.raw) else name
 
 
-_CMAKE_CUDA = re.compile(r"-D(?:CMAKE_CUDA_\w+|CUDA_TOOLKIT_ROOT_DIR|CUDAToolkit_ROOT)=|"
+_CMAKE_CUDA = lazy(r"-D(?:CMAKE_CUDA_\w+|CUDA_TOOLKIT_ROOT_DIR|CUDAToolkit_ROOT)=|"
                          r"-D\w*(?:CUDA|CUBLAS)\w*=(?:ON|1|TRUE|YES)$", re.IGNORECASE)
-_MAKE_CUDA = re.compile(r"(?:CUDA_HOME|CUDA_PATH|NVCC|NVCC_GENCODE)=")
-_CUDA_HEADER = re.compile(r"#\s*include\s*[<\"](?:cuda|cuda_runtime|cuda_runtime_api|cublas_v2|"
+_MAKE_CUDA = lazy(r"(?:CUDA_HOME|CUDA_PATH|NVCC|NVCC_GENCODE)=")
+_CUDA_HEADER = lazy(r"#\s*include\s*[<\"](?:cuda|cuda_runtime|cuda_runtime_api|cublas_v2|"
                           r"cublas|cufft|curand|cusparse|cusolverDn|cudnn|nccl|npp|nvjpeg)\.h[>\"]")
 _EXTENSION_ENV = ("TORCH_CUDA_ARCH_LIST", "FORCE_CUDA")
 # Horovod is published as a source distribution only: `pip install horovod` compiles it,
@@ -614,7 +615,7 @@ _LINK_FLAGS = {
     "curand": "curand", "cusolver": "cusolver", "cusparse": "cusparse", "nvjpeg": "nvjpeg",
     "nccl": "nccl", "cudnn": "cudnn", "nvToolsExt": "nvtx", "nvinfer": "tensorrt",
 }
-_LINK = re.compile(r"(?:-l|\bCUDA::)(cublasLt|cublas|cufftw|cufft|curand|cusolver|cusparse|"
+_LINK = lazy(r"(?:-l|\bCUDA::)(cublasLt|cublas|cufftw|cufft|curand|cusolver|cusparse|"
                    r"npp\w*|nvjpeg|nccl|cudnn|nvToolsExt|nvinfer)\b(?!_static)")
 
 
@@ -660,10 +661,10 @@ def provided_libraries(names: list[str]) -> set[str]:
     return out
 
 
-_TOOLKIT_PACKAGE = re.compile(r"cuda(-toolkit|-nvcc|-compiler|-minimal-build|-libraries-dev)?"
+_TOOLKIT_PACKAGE = lazy(r"cuda(-toolkit|-nvcc|-compiler|-minimal-build|-libraries-dev)?"
                               r"(-\d+-\d+|-\d+\.\d+)?$|cuda-toolkit|cudatoolkit-dev|"
                               r"nvidia-cuda-nvcc")
-_RUNFILE = re.compile(r"cuda_\d+\.\d+\.\d+_[\w.]*linux\w*\.run$")
+_RUNFILE = lazy(r"cuda_\d+\.\d+\.\d+_[\w.]*linux\w*\.run$")
 
 
 def installs_toolkit(sf: StageFacts) -> bool:
@@ -721,13 +722,13 @@ def _supported(image, variant: str) -> str | None:
     return better if other is not None and other.cuda_major_minor == image.cuda_major_minor else None
 
 
-_MANAGEMENT_TOOL = re.compile(r"dcgm|device-plugin|gpu-feature-discovery|kubelet-plugin|"
+_MANAGEMENT_TOOL = lazy(r"dcgm|device-plugin|gpu-feature-discovery|kubelet-plugin|"
                               r"nvidia-ctk|container-toolkit|gpu-operator|mig-parted|mig-manager|"
                               r"nvidia-validator|nv-hostengine|dra-driver|nvidia-driver|"
                               r"nvidia-installer", re.IGNORECASE)
 # What an ENTRYPOINT or CMD runs when the image is a GPU device plugin or exporter, or a
 # packaging job that only uses a CUDA base as its operating system.
-_NON_CUDA_PROGRAM = re.compile(r"[\w.-]*device-plugin(?![\w.])|[\w.-]*[-_]exporter(?![\w.])|"
+_NON_CUDA_PROGRAM = lazy(r"[\w.-]*device-plugin(?![\w.])|[\w.-]*[-_]exporter(?![\w.])|"
                                r"\b(?:rpmbuild|rpmrebuild|dpkg-deb|dpkg-buildpackage|debuild)\b")
 _TRUE = ("1", "t", "true")
 
@@ -778,7 +779,7 @@ def not_cuda_workload(doc: Document) -> Hit | None:
 
 _REMOVE_VERBS = {"purge", "remove", "autoremove", "erase"}
 _PACKAGE_TOOLS = {"apt-get", "apt", "dnf", "yum", "microdnf", "zypper"}
-_COMPAT_DIR = re.compile(r"^/usr/local/cuda(?:-[\d.]+)?/compat/?(?:\*|lib\*?)?$")
+_COMPAT_DIR = lazy(r"^/usr/local/cuda(?:-[\d.]+)?/compat/?(?:\*|lib\*?)?$")
 
 
 def compat_removed(doc: Document) -> Hit | None:
@@ -802,7 +803,7 @@ def compat_removed(doc: Document) -> Hit | None:
 
 # How a Dockerfile builds the CUDA layer of a Jetson image: NVIDIA's Jetson package
 # repository, L4T packages, the Tegra driver directory.
-_JETSON_BUILD = re.compile(r"repo\.download\.nvidia\.com/jetson|\bnvidia-l4t-[\w-]+|"
+_JETSON_BUILD = lazy(r"repo\.download\.nvidia\.com/jetson|\bnvidia-l4t-[\w-]+|"
                            r"/usr/lib/aarch64-linux-gnu/tegra\b|\bNVIDIA_REQUIRE_JETPACK\b")
 
 
@@ -824,7 +825,7 @@ def jetson_image(doc: Document) -> Hit | None:
     return first_mention(final.chain, ("RUN", "ENV", "ARG", "COPY", "ADD"), _JETSON_BUILD)
 
 
-_DRIVER_CONTAINER = re.compile(r"nvidia-driver|nvidia-installer|driver container|vgpu-manager",
+_DRIVER_CONTAINER = lazy(r"nvidia-driver|nvidia-installer|driver container|vgpu-manager",
                                re.IGNORECASE)
 
 
@@ -853,13 +854,13 @@ def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: r
     return None
 
 
-_MANAGEMENT_PACKAGE = re.compile(r"datacenter-gpu-manager|nvidia-container-toolkit|"
+_MANAGEMENT_PACKAGE = lazy(r"datacenter-gpu-manager|nvidia-container-toolkit|"
                                  r"libnvidia-container")
 
 
 # Images that are an operating system or a language runtime and nothing more:
 # a stage on one of these has no CUDA unless it installs it.
-_PLAIN_IMAGES = re.compile(
+_PLAIN_IMAGES = lazy(
     r"(library/)?(ubuntu|debian|alpine|centos|rockylinux|almalinux|fedora|amazonlinux|busybox|"
     r"oraclelinux|opensuse/leap|python|golang|node|openjdk|eclipse-temurin|rust|buildpack-deps)$|"
     r"(redhat/)?ubi\d+(/ubi|/ubi-minimal|/ubi-micro)?$|rockylinux/rockylinux|"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 from gpulint.documents import encode, parse_text
 from gpulint.model import Document, Edit, Finding, Fix

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from gpulint.k8s import PodSpec, node_selection, object_kind, scalar_str
 from gpulint.model import Document, Node, Related, Span
+from gpulint.regex import lazy
 
-_DRIVER_PREFIX = re.compile(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
+_DRIVER_PREFIX = lazy(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
 
 # GPU feature discovery labels (current names first, then the deprecated ones)
 DRIVER_FULL = "nvidia.com/cuda.driver-version.full"

@@ -10,10 +10,10 @@ themselves.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 
 from gpulint.model import Document, Node, sequence
+from gpulint.regex import lazy
 from gpulint.template import is_placeholder
 
 CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
@@ -85,7 +85,7 @@ class PodSpec:
 
 # Whole values left for a later substitution: `envsubst` variables (`$GPUS`,
 # `${GPUS}`) and the GPU Operator's "FILLED BY THE OPERATOR" asset markers.
-_SUBSTITUTED = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^FILLED[ _]BY[ _](THE[ _])?OPERATOR$")
+_SUBSTITUTED = lazy(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^FILLED[ _]BY[ _](THE[ _])?OPERATOR$")
 
 
 def scalar_str(node: Node | None) -> str | None:
@@ -110,7 +110,7 @@ def object_name(obj: Node) -> str | None:
 # The RuntimeClasses the GPU Operator creates; each runs the NVIDIA runtime.
 GPU_OPERATOR_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = lazy(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def is_handler_name(name: str) -> bool:
@@ -263,21 +263,21 @@ def env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
 # Images of the NVIDIA components that manage GPUs on a node (device plugin,
 # feature discovery, DCGM and its exporter, and the GPU Operator's operands):
 # they legitimately reach every GPU, the driver directories and the NVIDIA env.
-_GPU_MANAGEMENT = re.compile(
+_GPU_MANAGEMENT = lazy(
     r"(^|/)(k8s-device-plugin|gpu-feature-discovery|dcgm-exporter|dcgm|gpu-operator|"
     r"gpu-operator-validator|k8s-driver-manager|container-toolkit|driver|k8s-mig-manager|"
     r"vgpu-device-manager|vgpu-manager|k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|"
     r"k8s-kata-device-plugin|k8s-sandbox-device-plugin|vfio-manager|k8s-mps-control-daemon)"
     r"([:@]|$)")
-_NVIDIA_REGISTRY = re.compile(r"^(nvcr\.io/nvidia/|nvidia/|ghcr\.io/nvidia/|registry\.k8s\.io/nvidia/)")
+_NVIDIA_REGISTRY = lazy(r"^(nvcr\.io/nvidia/|nvidia/|ghcr\.io/nvidia/|registry\.k8s\.io/nvidia/)")
 # Names the components are deployed under, for charts whose image is templated.
-_GPU_MANAGEMENT_NAMES = re.compile(
+_GPU_MANAGEMENT_NAMES = lazy(
     r"nvidia-device-plugin|gpu-feature-discovery|dcgm-exporter|nvidia-dcgm|nvidia-gfd|"
     r"gpu-operator|nvidia-driver-daemonset|nvidia-container-toolkit|nvidia-mig-manager|"
     r"nvidia-operator-validator|nvidia-cc-manager|nvidia-kata-|nvidia-sandbox-|nvidia-vfio-manager|"
     r"nvidia-vgpu-|nvidia-node-status-exporter")
 # The node daemons that load NVML to discover GPUs and so need the NVIDIA runtime.
-_NVML_DAEMONS = re.compile(r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|nvidia-gfd|"
+_NVML_DAEMONS = lazy(r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|nvidia-gfd|"
                            r"dcgm")
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from pathlib import Path
 
 from gpulint.discover import display_path
 from gpulint.model import Span
+from gpulint.regex import lazy
 
 # The PATH a systemd service (containerd, dockerd) runs with, and where the GPU
 # Operator installs the toolkit.
@@ -34,11 +34,11 @@ LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr
                 # the GPU Operator's driver container mounts its root here
                 "/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "/run/nvidia/driver/usr/lib64")
 # The libraries whose version must equal the kernel module's (NVML checks it).
-DRIVER_LIBRARY = re.compile(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
+DRIVER_LIBRARY = lazy(r"^(libcuda|libnvidia-ml)\.so\.(\d{3,}\.\d+(?:\.\d+)?)$")
 _SONAMES = ("libcuda.so.1", "libnvidia-ml.so.1")
-_DRIVER_LINE = re.compile(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
-_MODULE_FILE = re.compile(r"^nvidia\.ko(\.(xz|zst|gz))?$")
-_ABSOLUTE = re.compile(r"""(?<![\w.$}-])@?(/(?:[\w.+-]+/)*[\w.+-]+)""")
+_DRIVER_LINE = lazy(r"Kernel Module(?: for \S+)?\s+(\d{3,}\.\d+(?:\.\d+)?)")
+_MODULE_FILE = lazy(r"^nvidia\.ko(\.(xz|zst|gz))?$")
+_ABSOLUTE = lazy(r"""(?<![\w.$}-])@?(/(?:[\w.+-]+/)*[\w.+-]+)""")
 SMI_TIMEOUT = 10
 NVIDIA_PCI_VENDOR = "10de"
 

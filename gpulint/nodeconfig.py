@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from gpulint.model import Document, Node, str_value
+from gpulint.regex import lazy
 from gpulint.template import is_placeholder
 
 NVIDIA_BINARIES = ("nvidia-container-runtime", "nvidia-container-runtime.cdi",
@@ -84,7 +85,7 @@ class NodeConfig:
 
 # `{{ template "base" . }}` on a line of its own: k3s/RKE2 render their whole default
 # config there, with `version` and the runtimes k3s detected on the node
-_INCLUDE = re.compile(r"^[ \t]*\{\{-?\s*template\b", re.MULTILINE)
+_INCLUDE = lazy(r"^[ \t]*\{\{-?\s*template\b", re.MULTILINE)
 
 
 def includes_template(doc: Document) -> bool:
@@ -100,7 +101,7 @@ def is_shim_name(name: str) -> bool:
 
 # --- containerd, one file ---------------------------------------------------
 
-DROP_IN_DIRS = re.compile(r".*\.d$")
+DROP_IN_DIRS = lazy(r".*\.d$")
 
 
 def is_drop_in(doc: Document) -> bool:

@@ -34,9 +34,44 @@ def yaml_loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def load_yaml(name: str):
-    """Load one bundled YAML data file from rules/."""
+def read_yaml(name: str):
+    """Parse one bundled YAML file from rules/ (no cache)."""
     import yaml
 
     with open(rules_dir() / name, encoding="utf-8") as handle:
         return yaml.load(handle, Loader=yaml_loader())
+
+
+def load_yaml(name: str):
+    """One bundled YAML data file from rules/, through the cache."""
+    return cached([rules_dir() / name], lambda: read_yaml(name))
+
+
+def cached(paths: list[Path], build):
+    """`build()`, remembered in the cache folder between runs. Parsing the bundled YAML costs
+    more than linting a file, so its result is kept as a pickle keyed by gpulint's version and
+    the files' names, sizes and modification times: an edited or upgraded file is read afresh.
+    Without a writable cache folder it is simply built each time."""
+    import hashlib
+    import pickle
+
+    from gpulint import __version__
+
+    stamp = [__version__] + [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
+    key = hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
+    path = cache_dir() / f"data-{key}.pickle"
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError):
+        pass
+    data = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "wb") as handle:
+            pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return data

@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 
 from gpulint.model import Document, Node, Suppression
+from gpulint.regex import lazy
 
 # only the head is a pattern: what follows is split by hand, since overlapping `\s*` and
 # lazy groups over a long run of spaces made a regular expression take seconds per line
-_PRAGMA_HEAD = re.compile(r"#[ \t]*gpulint:[ \t]*(?P<scope>disable-file|disable)[ \t]*=[ \t]*")
+_PRAGMA_HEAD = lazy(r"#[ \t]*gpulint:[ \t]*(?P<scope>disable-file|disable)[ \t]*=[ \t]*")
 _CODE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- \t")
 
 
-_LOOSE = re.compile(r"#[ \t]*gpulint[ \t]*:[ \t]*(?P<word>[A-Za-z_-]*)")
+_LOOSE = lazy(r"#[ \t]*gpulint[ \t]*:[ \t]*(?P<word>[A-Za-z_-]*)")
 _SCOPES = ("disable", "disable-file")
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-_EXPR = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+from gpulint.regex import lazy
+
+_EXPR = lazy(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 TEMPLATE_SUFFIXES = (".tmpl", ".tpl", ".j2", ".jinja", ".jinja2", ".gotmpl")
 
 
@@ -36,9 +38,9 @@ def _blank(piece: str) -> str:
     return re.sub(r"[^\n]", " ", piece)
 
 
-_OPEN = re.compile(r"^(?:\{\{-?\s*(?:if|range|with|define|block)\b|\{%-?\s*(?:if|for|macro|block)\b)")
-_ALTERNATIVE = re.compile(r"^(?:\{\{-?\s*else\b|\{%-?\s*(?:else|elif)\b)")
-_CLOSE = re.compile(r"^(?:\{\{-?\s*end\b|\{%-?\s*end\w*)")
+_OPEN = lazy(r"^(?:\{\{-?\s*(?:if|range|with|define|block)\b|\{%-?\s*(?:if|for|macro|block)\b)")
+_ALTERNATIVE = lazy(r"^(?:\{\{-?\s*else\b|\{%-?\s*(?:else|elif)\b)")
+_CLOSE = lazy(r"^(?:\{\{-?\s*end\b|\{%-?\s*end\w*)")
 
 
 def _is_statement(expr: str) -> bool:
@@ -47,7 +49,7 @@ def _is_statement(expr: str) -> bool:
             or _CLOSE.match(expr)) or expr.lstrip("{- ").startswith("/*"))
 
 
-_RANGE = re.compile(r"^(?:\{\{-?\s*range\b|\{%-?\s*for\b)")
+_RANGE = lazy(r"^(?:\{\{-?\s*range\b|\{%-?\s*for\b)")
 
 
 def _inline_loop(piece: str) -> bool:

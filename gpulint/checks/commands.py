@@ -9,12 +9,12 @@ Images written as shell variables are not judged.
 from __future__ import annotations
 
 import csv
-import re
 
 from gpulint.containers import limited_gpus_note, runtime_problem, visible_devices_problem
 from gpulint.model import Document
 from gpulint.parse.commands import ContainerCommand, gpu_request, literal_image
 from gpulint.parse.shell import Word
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
 KINDS = ("commands",)
@@ -22,7 +22,7 @@ KINDS = ("commands",)
 _DOCKER_GPUS = ("docker", "nerdctl")
 _GPUS_KEYS = ("driver", "count", "device", "capabilities", "options")
 # a value that documentation leaves for the reader to fill: `<N>`, `[ids]`, `GPU_IDS`
-_PLACEHOLDER = re.compile(r"[<>{}\[\]]|\.\.\.|^[A-Z][A-Z0-9_]*$")
+_PLACEHOLDER = lazy(r"[<>{}\[\]]|\.\.\.|^[A-Z][A-Z0-9_]*$")
 
 
 def _span(doc: Document, word: Word):

@@ -17,7 +17,6 @@ side comes from gpulint.fleet. The comparison follows the two mechanisms NVIDIA 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,11 +26,12 @@ from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operat
 from gpulint.imagemap import mapped_dockerfile
 from gpulint.k8s import env_vars, is_gpu_management, pod_specs, requests_gpus, scalar_str
 from gpulint.model import Document, Finding, Related, Span
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
-_BRAND_CLAUSE = re.compile(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
+_BRAND_CLAUSE = lazy(r"brand=\w+,driver>=(\d{3}),driver<(\d{3})")
 # A space-separated term of its own: any driver from that version on satisfies it.
-_BARE_DRIVER = re.compile(r"(?:^|\s)driver>=(\d{3})(?:\.[\d.]*)?(?=\s|$)")
+_BARE_DRIVER = lazy(r"(?:^|\s)driver>=(\d{3})(?:\.[\d.]*)?(?=\s|$)")
 # The values Go's strconv.ParseBool reads as true: the container toolkit parses
 # NVIDIA_DISABLE_REQUIRE with it, so `yes` or `on` leave the check on.
 _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})

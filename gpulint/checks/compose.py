@@ -15,6 +15,7 @@ from gpulint.compose import (GPU_DRIVERS, Service, device_requests, environment,
                              merged, requests_gpus, resources, runtime, services, value_of)
 from gpulint.containers import limited_gpus_note, runtime_problem, visible_devices_problem
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
 KINDS = ("compose",)
@@ -168,7 +169,7 @@ def gpu_count_and_ids(doc: Document, ctx: Context):
                 f"container (`cannot set both Count and DeviceIDs on device request`); keep one")
 
 
-_COUNT = re.compile(r"all|-?\d+", re.IGNORECASE)
+_COUNT = lazy(r"all|-?\d+", re.IGNORECASE)
 
 
 @check("GL904", kinds=KINDS)
@@ -329,7 +330,7 @@ def visible_devices_without_gpu(doc: Document, ctx: Context):
 _SWARM_ONLY = ("placement", "update_config", "rollback_config", "endpoint_mode")
 
 
-_STACK_NAME = re.compile(r"(^|[.-])stack[.-]")
+_STACK_NAME = lazy(r"(^|[.-])stack[.-]")
 
 
 def _swarm_file(doc: Document) -> tuple[str, str | None] | None:

@@ -8,8 +8,6 @@ a repository with several node pools is only faulted when none could run it.
 
 from __future__ import annotations
 
-import re
-
 from gpulint.imagemap import mapped_dockerfile
 from gpulint.k8s import (
     GPU_OPERATOR_RUNTIME_CLASSES,
@@ -25,6 +23,7 @@ from gpulint.k8s import (
     scalar_str,
 )
 from gpulint.model import Document, Related, Span
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
 # RuntimeClasses that platforms create themselves: the GPU Operator's, and GKE
@@ -168,7 +167,7 @@ def _default_setting(config):
 # LD_LIBRARY_PATH must lead there.
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 _DRIVER_DIR = "/usr/local/nvidia/lib64"
-_SELF = re.compile(r"\$\{?LD_LIBRARY_PATH\b")
+_SELF = lazy(r"\$\{?LD_LIBRARY_PATH\b")
 
 
 @check("GL704", kinds=("kubernetes",))

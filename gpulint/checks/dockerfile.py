@@ -16,6 +16,7 @@ from gpulint.dockerfile_facts import (
 )
 from gpulint.containers import selects_gpus
 from gpulint.model import Document, Edit, Fix, Span
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
 KINDS = ("dockerfile",)
@@ -90,7 +91,7 @@ def _platform(doc: Document, ins) -> str | None:
 
 
 # a variable used without an inline default (`${CUDA}`, `$CUDA`; not `${CUDA:-12.9.2}`)
-_BARE_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_BARE_VARIABLE = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _placeholder(doc: Document, written: str, ref) -> bool:
@@ -109,7 +110,7 @@ def _placeholder(doc: Document, written: str, ref) -> bool:
 # Triton Inference Server), torch.compile, flash-attn source builds, MLX's CUDA backend
 # (NVRTC with the toolkit's headers, found from CUDA_HOME: ml-explore/mlx
 # mlx/backend/cuda/jit_module.cpp).
-_JIT_USERS = re.compile(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|mlx|"
+_JIT_USERS = lazy(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|mlx|"
                         r"torch\.compile|TORCHINDUCTOR_\w+|"
                         r"triton(?![-_.]?(?:inference|server|client|sdk)))\b", re.I)
 # where they show: installed or started, or their requirements copied in
@@ -179,12 +180,12 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- GL305 driver in image
 
-_DRIVER_PACKAGE = re.compile(
+_DRIVER_PACKAGE = lazy(
     r"(nvidia-driver(-[\w.-]+)?|nvidia-utils-\d[\w.-]*|nvidia-headless-[\w.-]+|"
     r"libnvidia-(compute|gl|encode|decode|extra|fbc1|cfg1|common)-\d[\w.-]*|"
     r"cuda-drivers(-\d+)?|xserver-xorg-video-nvidia[\w.-]*|nvidia-dkms-[\w.-]+|"
     r"kmod-nvidia[\w.-]*)([:=].*)?$")
-_DRIVER_RUNFILE = re.compile(r"NVIDIA-Linux-[\w.${}-]+\.run$")
+_DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
 
 
 @check("GL305", kinds=KINDS)
@@ -214,8 +215,8 @@ def _driver_message(what: str) -> str:
 
 # ---------------------------------------------------------------- GL306 cuda meta-packages
 
-_META = re.compile(r"cuda(-runtime)?(-(\d+)-(\d+))?$")
-_TOOLKIT_PART = re.compile(r"cuda-(toolkit|nvcc|compiler|libraries|libraries-dev|minimal-build|"
+_META = lazy(r"cuda(-runtime)?(-(\d+)-(\d+))?$")
+_TOOLKIT_PART = lazy(r"cuda-(toolkit|nvcc|compiler|libraries|libraries-dev|minimal-build|"
                            r"cudart|cudart-dev)-(\d+)-(\d+)$")
 
 
@@ -302,9 +303,9 @@ def visible_devices_baked(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- GL308 driver capabilities
 
-_VIDEO_USE = re.compile(r"nvenc|nvdec|cuvid|nv-codec-headers|nvcodec|libnvidia-encode|"
+_VIDEO_USE = lazy(r"nvenc|nvdec|cuvid|nv-codec-headers|nvcodec|libnvidia-encode|"
                         r"video[-_]codec[-_]sdk", re.I)
-_GRAPHICS_USE = re.compile(r"libnvidia-gl|10_nvidia\.json|nvidia_icd\.json|"
+_GRAPHICS_USE = lazy(r"libnvidia-gl|10_nvidia\.json|nvidia_icd\.json|"
                            r"__GLX_VENDOR_LIBRARY_NAME=nvidia|libEGL_nvidia|nvidia_layers\.json")
 _DEFAULT_CAPABILITIES = {"compute", "utility"}
 _ALL_CAPABILITIES = {"compute", "compat32", "display", "graphics", "ngx", "utility", "video"}
@@ -391,10 +392,10 @@ def _capabilities_in_build_stage(doc: Document, final: StageFacts, feeding: list
 
 # ---------------------------------------------------------------- GL309 old toolkit installs
 
-_OLD_PACKAGES = re.compile(r"(nvidia-docker2?|nvidia-container-runtime)([=:].*)?$")
-_OLD_REPOS = re.compile(r"nvidia\.github\.io/(nvidia-docker|nvidia-container-runtime)\b|"
+_OLD_PACKAGES = lazy(r"(nvidia-docker2?|nvidia-container-runtime)([=:].*)?$")
+_OLD_REPOS = lazy(r"nvidia\.github\.io/(nvidia-docker|nvidia-container-runtime)\b|"
                         r"\b(nvidia-docker|nvidia-container-runtime)\.(list|repo)\b")
-_NVIDIA_KEY_SOURCE = re.compile(r"nvidia\.github\.io|download\.nvidia\.com|nvidia\.com/")
+_NVIDIA_KEY_SOURCE = lazy(r"nvidia\.github\.io|download\.nvidia\.com|nvidia\.com/")
 
 
 @check("GL309", kinds=KINDS)
@@ -459,9 +460,9 @@ def _apt_key(doc: Document, sf: StageFacts):
 
 # ---------------------------------------------------------------- GL310 GPU at build time
 
-_GPU_ASSERT = re.compile(r"(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|"
+_GPU_ASSERT = lazy(r"(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|"
                          r"[\w.]*cuda\.(is_available|device_count)\(\)[^;\n]*(exit|raise|assert))")
-_NATIVE_ARCH = re.compile(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\s+native|"
+_NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\s+native|"
                           r"-arch[= ]native|--gpu-architecture[= ]native)")
 
 
@@ -493,8 +494,8 @@ def gpu_at_build_time(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- GL311 / GL312 LD_LIBRARY_PATH
 
-_SELF = re.compile(r"\$\{?LD_LIBRARY_PATH\b")
-_COMPAT = re.compile(r"/usr/local/cuda(-[\d.]+)?/compat(/lib)?/?")
+_SELF = lazy(r"\$\{?LD_LIBRARY_PATH\b")
+_COMPAT = lazy(r"/usr/local/cuda(-[\d.]+)?/compat(/lib)?/?")
 
 
 def _env_assignments(sf: StageFacts, name: str):

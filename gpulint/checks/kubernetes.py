@@ -26,6 +26,7 @@ from gpulint.k8s import (
     scalar_str,
 )
 from gpulint.model import Document, Edit, Fix, Node, Related, Span, sequence
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
 # ---------------------------------------------------------------- text edits
@@ -190,7 +191,7 @@ def gpu_request_limit_differ(doc: Document, ctx: Context):
                 fix=_replace(doc, request.span, limit_text, "make the GPU request equal to the limit"))
 
 
-_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([a-zA-Z]*)$")
+_QUANTITY = lazy(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([a-zA-Z]*)$")
 # multipliers, each read as a Decimal (decimal is imported only when a quantity is checked)
 _SUFFIXES = {"": 1, "m": "0.001", "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
              "P": 10**15, "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
@@ -255,8 +256,8 @@ def gpu_quantity_invalid(doc: Document, ctx: Context):
 
 
 # Spellings users try for the NVIDIA GPU resource; none is advertised by any node.
-_GPU_SPELLING = re.compile(r"^(nvidia(\.com|\.io)?/)?(nvidia[-_.]?)?gpus?$")
-_MIG = re.compile(r"^nvidia\.com/mig-(\d+c\.)?\d+g\.\d+gb([.+][a-z0-9.+-]+)?$")
+_GPU_SPELLING = lazy(r"^(nvidia(\.com|\.io)?/)?(nvidia[-_.]?)?gpus?$")
+_MIG = lazy(r"^nvidia\.com/mig-(\d+c\.)?\d+g\.\d+gb([.+][a-z0-9.+-]+)?$")
 _OBSOLETE = "alpha.kubernetes.io/nvidia-gpu"
 
 
@@ -321,7 +322,7 @@ def _rename_key(doc: Document, mapping: Node | None, span: Span, old: str, new: 
 
 # ---------------------------------------------------------------- NVIDIA env, privileges, host paths
 
-_NVIDIA_ENV = re.compile(r"^NVIDIA_(VISIBLE_DEVICES|DRIVER_CAPABILITIES|REQUIRE_\w+|DISABLE_REQUIRE)$")
+_NVIDIA_ENV = lazy(r"^NVIDIA_(VISIBLE_DEVICES|DRIVER_CAPABILITIES|REQUIRE_\w+|DISABLE_REQUIRE)$")
 _OPT_OUT = ("void", "none", "")
 
 
@@ -415,7 +416,7 @@ def _privilege(container: Container) -> Node | None:
     return None
 
 
-_HOST_GPU_PATH = re.compile(
+_HOST_GPU_PATH = lazy(
     r"^(/dev/nvidia[^/]*|/dev/dri(/.*)?|/run/nvidia/driver(/.*)?|/usr/local/nvidia(/.*)?"
     r"|.*/lib(nvidia|cuda)[^/]*|/usr/lib(64)?/(x86_64|aarch64)-linux-gnu/nvidia(/.*)?"
     r"|/usr/bin/nvidia-smi)/?$")

@@ -4,7 +4,6 @@ packages that do not match the CUDA a stage is built on."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from gpulint.dockerfile_facts import (
@@ -13,6 +12,7 @@ from gpulint.dockerfile_facts import (
     stage_cuda,
 )
 from gpulint.model import Document
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
 KINDS = ("dockerfile",)
@@ -167,7 +167,7 @@ def _soname(hit: Hit) -> str:
 
 # ---------------------------------------------------------------- GL404 no CUDA at all
 
-_CUDA_PATH = re.compile(r"/usr/local/cuda|libcudart|/nvidia/|cuda-\d")
+_CUDA_PATH = lazy(r"/usr/local/cuda|libcudart|/nvidia/|cuda-\d")
 
 
 @check("GL404", kinds=KINDS)

@@ -7,16 +7,16 @@ The toolkit's keys, their types and the CDI spec format are data
 from __future__ import annotations
 
 import functools
-import re
 
+from gpulint.regex import lazy
 from gpulint.spelling import closest_key
 from gpulint.model import Document, Node, str_value
 from gpulint.registry import Context, check, finding
 from gpulint.resources import load_yaml
 from gpulint.template import is_placeholder
 
-_CDI_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_.-]*[A-Za-z0-9])?")
-_DEVICE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?")
+_CDI_NAME = lazy(r"[A-Za-z]([A-Za-z0-9_.-]*[A-Za-z0-9])?")
+_DEVICE_NAME = lazy(r"[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?")
 
 
 @functools.lru_cache(maxsize=1)

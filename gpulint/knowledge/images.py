@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpulint.knowledge import lookup_source
+from gpulint.regex import lazy
 from gpulint.resources import load_yaml
 
 __all__ = [
@@ -86,7 +87,7 @@ class ImageRef:
         return f"{prefix}{repository or self.repository}:{tag}"
 
 
-_VAR_RE = re.compile(r"\$(\{|[A-Za-z_])")
+_VAR_RE = lazy(r"\$(\{|[A-Za-z_])")
 
 
 def parse_image_ref(text: str) -> ImageRef | None:
@@ -235,11 +236,11 @@ class CudaTag:
         return None
 
 
-_VERSION_RE = re.compile(r"^(?P<ver>\d+\.\d+(?:\.\d+)?)(?:-(?P<rest>.+))?$")
-_FLAVOR_RE = re.compile(
+_VERSION_RE = lazy(r"^(?P<ver>\d+\.\d+(?:\.\d+)?)(?:-(?P<rest>.+))?$")
+_FLAVOR_RE = lazy(
     r"^(?:(?P<plain>base|runtime|devel)|(?:cudnn(?P<cudnn>\d*)|(?P<trt>tensorrt))-(?P<kind>runtime|devel))$"
 )
-_OS_RE = re.compile(r"^(?:ubuntu\d+(?:\.\d+)?|centos\d+|ubi\d+|rockylinux\d+|oraclelinux\d+|amzn\d+|cm\d+|azl\d+|opensuse\d+)$")
+_OS_RE = lazy(r"^(?:ubuntu\d+(?:\.\d+)?|centos\d+|ubi\d+|rockylinux\d+|oraclelinux\d+|amzn\d+|cm\d+|azl\d+|opensuse\d+)$")
 
 
 def parse_cuda_tag(tag: str) -> CudaTag | None:
@@ -449,7 +450,7 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
 
 
 # YY.MM, or YY.MM.P for the occasional patch release (tritonserver:21.06.1-py3).
-_NGC_TAG_RE = re.compile(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:\.(?P<patch>\d+))?(?:-|$)")
+_NGC_TAG_RE = lazy(r"^(?P<yy>\d{2})\.(?P<mm>\d{2})(?:\.(?P<patch>\d+))?(?:-|$)")
 
 
 def ngc_cuda(release: str, table: str = "releases") -> tuple[str, bool] | None:
@@ -513,7 +514,7 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
 
 # `cu128`, `cu118`, `cu92` or `cuda12.1` / `cuda-12.1.1` as one dash/underscore-separated
 # part of a tag (vLLM, Ray, TGI and many community images name their CUDA this way).
-_TAG_CUDA_RE = re.compile(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
+_TAG_CUDA_RE = lazy(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
 
 
 def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
@@ -540,7 +541,7 @@ def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
                      libraries=frozenset())
 
 
-_CUDA_SAMPLE_RE = re.compile(r"-cuda(\d+\.\d+\.\d+)(?:-|$)")
+_CUDA_SAMPLE_RE = lazy(r"-cuda(\d+\.\d+\.\d+)(?:-|$)")
 
 
 def _cuda_sample_image(ref: ImageRef) -> CudaImage | None:
@@ -564,7 +565,7 @@ def _cuda_sample_image(ref: ImageRef) -> CudaImage | None:
     )
 
 
-_PYTORCH_TAG_RE = re.compile(
+_PYTORCH_TAG_RE = lazy(
     r"^(?P<torch>\d+\.\d+(?:\.\d+)?)-cuda(?P<cuda>\d+\.\d+)-cudnn(?P<cudnn>\d+)-(?P<flavor>runtime|devel)$"
 )
 

@@ -16,17 +16,18 @@ from dataclasses import dataclass, field
 
 from gpulint.model import Document, LineIndex, Node
 from gpulint.parse.shell import Word, split_commands
+from gpulint.regex import lazy
 
 ENGINES = ("docker", "podman", "nerdctl", "nvidia-docker")
 # A file is worth reading only when it names a container tool and something GPU-ish.
-_TOOL_HINT = re.compile(r"\b(?:docker|podman|nerdctl|ctr|kubectl)\b")
+_TOOL_HINT = lazy(r"\b(?:docker|podman|nerdctl|ctr|kubectl)\b")
 _GPU_HINTS = ("--gpus", "nvidia", "pytorch/pytorch")
-_SHELLS = re.compile(r"^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b")
-_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)[^\n]*$", re.MULTILINE)
+_SHELLS = lazy(r"^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b")
+_FENCE = lazy(r"^([ \t]*)(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)[^\n]*$", re.MULTILINE)
 _SHELL_LANGUAGES = {"", "sh", "bash", "shell", "console", "zsh", "shell-session", "shellsession",
                     "terminal", "bash-session"}
-_PROMPT = re.compile(r"[ \t]*(?:\([\w.-]+\)[ \t]*)?[$%][ \t]+")
-_RST_DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode|prompt)::[ \t]*([\w-]*)",
+_PROMPT = lazy(r"[ \t]*(?:\([\w.-]+\)[ \t]*)?[$%][ \t]+")
+_RST_DIRECTIVE = lazy(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode|prompt)::[ \t]*([\w-]*)",
                             re.MULTILINE)
 
 

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 
 from gpulint.model import LineIndex, Span
 from gpulint.parse.errors import ParseError
+from gpulint.regex import lazy
 
-_HEREDOC = re.compile(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
-_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+_HEREDOC = lazy(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_VAR = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 INSTRUCTIONS = frozenset((
     "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL",
     "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
 ))
-_FLAG = re.compile(r"--([a-z-]+)(?:=(\S*))?")
+_FLAG = lazy(r"--([a-z-]+)(?:=(\S*))?")
 
 
 @dataclass

@@ -13,9 +13,10 @@ from json.decoder import scanstring
 
 from gpulint.model import LineIndex, Node
 from gpulint.parse.errors import ParseError
+from gpulint.regex import lazy
 
-_WS = re.compile(r"[ \t\r\n]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
+_WS = lazy(r"[ \t\r\n]*")
+_NUMBER = lazy(r"-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
 
 
 def parse_json(text: str, index: LineIndex) -> Node:

@@ -9,22 +9,22 @@ keys, inline tables and array items.
 from __future__ import annotations
 
 import datetime
-import re
 from json.decoder import scanstring
 
 from gpulint.model import LineIndex, Node, Span
 from gpulint.parse.errors import ParseError
+from gpulint.regex import lazy
 
 try:  # Python 3.11+
     import tomllib as _toml
 except ImportError:  # Python 3.10: the same parser, so the same errors and positions
     import tomli as _toml
 
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-_WS = re.compile(r"[ \t]*")
-_WSNL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
-_SCALAR_END = re.compile(r"[,\]}\n#]")
-_TOMLLIB_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+_BARE = lazy(r"[A-Za-z0-9_-]+")
+_WS = lazy(r"[ \t]*")
+_WSNL = lazy(r"(?:[ \t\r\n]|#[^\n]*)*")
+_SCALAR_END = lazy(r"[,\]}\n#]")
+_TOMLLIB_POS = lazy(r"\(at line (\d+), column (\d+)\)")
 
 Path = tuple
 

@@ -4,10 +4,10 @@ Checkstyle XML, and JSON Lines (one finding per line, for pipes)."""
 from __future__ import annotations
 
 import json
-import re
 from itertools import groupby
 from xml.sax.saxutils import quoteattr
 
+from gpulint.regex import lazy
 from gpulint.report.fingerprint import OWN, fingerprints, line_text_of
 
 # GitLab Code Quality severities: info, minor, major, critical, blocker
@@ -39,7 +39,7 @@ def junit(result, findings) -> str:
 
 
 # characters XML 1.0 cannot carry, even escaped (a message may quote a file's bytes)
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_NOT_XML = lazy("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _text(value: str) -> str:
