@@ -40,6 +40,50 @@ class Service:
         return self.node.get(*path)
 
 
+def extended(doc: Document, service: Service, seen: frozenset = frozenset()) -> tuple[Node | None, bool]:
+    """The service as Compose resolves `extends` (the base service from this file or from
+    `file:`, with the service's own keys merged over it), and whether every link of the
+    chain could be read; inherited nodes keep their own positions. (None, False) for a base
+    gpulint cannot read (another file missing, a variable in the name)."""
+    spec = service.get("extends")
+    if spec is None:
+        return service.node, True
+    if spec.is_scalar:
+        base_name, base_file = value_of(doc, spec), None
+    elif spec.is_map:
+        base_name = value_of(doc, spec.get("service"))
+        base_file = value_of(doc, spec.get("file")) if spec.get("file") is not None else None
+    else:
+        return None, False
+    source = doc
+    if base_file:
+        from gpulint import documents
+
+        path = os.path.normpath(os.path.join(os.path.dirname(doc.abspath), base_file))
+        source = doc.cache.setdefault(f"compose.file:{path}", documents.read(path, "compose"))
+    if not base_name or source is None or (source.abspath, base_name) in seen:
+        return None, False
+    base = next((s for s in services(source) if s.name == base_name), None)
+    if base is None:
+        return None, False
+    inherited, complete = extended(source, base, seen | {(doc.abspath, service.name)})
+    if inherited is None:
+        return None, False
+    return _deep_merge(inherited, service.node), complete
+
+
+def _deep_merge(base: Node, own: Node) -> Node:
+    """Compose's merge for `extends`: mappings merge key by key, anything else is replaced."""
+    if not (base.is_map and own.is_map):
+        return own
+    out = dict(base.value)
+    for key, value in own.value.items():
+        if key == "extends":
+            continue
+        out[key] = _deep_merge(merged(out[key]), merged(value)) if key in out else value
+    return Node(out, own.span, own.key_span, own.tag)
+
+
 def env_file(doc: Document) -> dict[str, str]:
     """The variables of the `.env` beside the Compose file (none when it has none)."""
     if "compose.env" not in doc.cache:
@@ -183,7 +227,12 @@ def runtime(doc: Document, service: Service) -> tuple[Node, str | None] | None:
 
 
 def requests_gpus(doc: Document, service: Service) -> bool:
-    """Whether the service asks for GPUs in any of Compose's ways (a wrong one included)."""
+    """Whether the service asks for GPUs in any of Compose's ways (a wrong one included),
+    itself or through the service it extends."""
+    if service.get("extends") is not None:
+        resolved, _ = extended(doc, service)
+        if resolved is not None and resolved is not service.node:
+            service = Service(service.name, resolved, service.key, service.name_span)
     if any(is_gpu_device(item) for where in ("reservations", "limits")
            for item in device_requests(service, where)):
         return True

@@ -232,3 +232,21 @@ def test_a_runtime_from_an_unknown_variable_may_give_gpus(lint_files):
     run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    runtime: ${RUNTIME}\n"
                                       "    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"})
     assert run.findings == []
+
+
+def test_extended_services_are_judged_with_what_they_inherit():
+    """`extends` (this file's services and `file:`) brings the base's GPU request: the
+    trainer's image is judged against the driver, and a service that inherits nothing
+    GPU-related is told its NVIDIA_VISIBLE_DEVICES does nothing."""
+    run = lint_fixture("compose/extends/compose.yaml", "--driver", "535.104.05", "--failure-threshold", "none")
+    found = [(f["code"], f["line"]) for f in run.findings]
+    assert ("GL601", 6) in found  # the GPU reservation comes from common.yml
+    assert ("GL910", 14) in found  # `worker` extends a service without GPUs
+    assert not [line for code, line in found if code == "GL910" and line in (8, 22)]
+
+
+def test_an_extends_base_gpulint_cannot_read_is_not_judged(lint_files):
+    run = lint_files({"compose.yaml": (
+        "services:\n  remote:\n    extends:\n      file: missing.yml\n      service: x\n"
+        "    environment:\n      NVIDIA_VISIBLE_DEVICES: all\n")})
+    assert [f["code"] for f in run.findings if f["code"] == "GL910"] == []

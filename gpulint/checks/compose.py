@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gpulint.compose import (GPU_DRIVERS, Service, device_requests, environment, image, is_gpu_device,
+from gpulint.compose import (GPU_DRIVERS, Service, device_requests, environment, extended, image, is_gpu_device,
                              merged, requests_gpus, resources, runtime, services, value_of)
 from gpulint.containers import limited_gpus_note, runtime_problem, visible_devices_problem
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
@@ -311,9 +311,9 @@ def gpu_request_in_service_devices(doc: Document, ctx: Context):
 def visible_devices_without_gpu(doc: Document, ctx: Context):
     for service in services(doc):
         found = runtime(doc, service)
-        if requests_gpus(doc, service) or service.get("extends") is not None \
+        if requests_gpus(doc, service) or not extended(doc, service)[1] \
                 or (found is not None and found[1] is None):
-            continue  # an extended service, or a runtime set by a variable, may bring the GPUs
+            continue  # a base gpulint cannot read, or a runtime set by a variable, may bring the GPUs
         for name, where, value in environment(doc, service):
             if name != "NVIDIA_VISIBLE_DEVICES" or value is None:
                 continue
