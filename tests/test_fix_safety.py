@@ -153,3 +153,18 @@ def test_backup_copies_left_by_a_killed_run_are_not_linted(tmp_path):
     (tmp_path / ".gpulint-fix-4242-daemon.json.tmp").write_text('{"graph": "/x"}\n')
     run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
     assert json.loads(run.out)["findings"] == []
+
+
+def test_a_read_only_folder_still_gets_its_writable_files_fixed_without_a_traceback(tmp_path):
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    (folder / "daemon.json").write_text('{"graph": "/x"}\n')
+    os.chmod(folder, 0o555)
+    try:
+        proc = _gpulint("--fix", ".", cwd=tmp_path)
+    finally:
+        os.chmod(folder, 0o755)
+    assert b"Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / "daemon.json").read_text() == '{"data-root": "/x"}\n'
+    assert not list(folder.glob(".gpulint-fix-*"))
