@@ -134,3 +134,15 @@ def test_suppressions_in_markdown_live_in_its_shell_blocks(lint_files):
                                    "```bash\n# gpulint: disable=GL913 -- the count is meant\n"
                                    "docker run --gpus device=0,1 registry.example.com/app:1\n```\n"})
     assert run.findings == []
+
+
+def test_crictl_pull_images_are_judged_and_nothing_else_of_crictl(lint_files):
+    """`crictl run` takes its image from JSON config files and `runp --runtime` names a
+    containerd handler: only the image a `crictl pull` fetches is judged."""
+    run = lint_files({"node-setup.sh": (
+        "#!/bin/sh\n"
+        "sudo crictl -r unix:///run/containerd/containerd.sock pull nvidia/cuda:11.0-base\n"
+        "crictl pull --creds user:token nvcr.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
+        "crictl pull busybox\n"
+        "crictl runp --runtime nvidia pod.json\n")})
+    assert [(f["code"], f["line"], f["column"]) for f in run.findings] == [("GL301", 2, 60)]

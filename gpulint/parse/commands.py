@@ -4,7 +4,7 @@ A file of kind `commands` is read as the shell text it holds: a whole shell scri
 Makefile recipe lines, the shell-like fenced blocks of Markdown and the code blocks
 of reStructuredText (a console block's `$ ` prompts mark its commands), and the
 `run:` steps, `script:` lines and job images of GitHub Actions and GitLab CI files.
-Each `docker|podman|nerdctl run|create`, `ctr run` and `kubectl run` becomes a
+Each `docker|podman|nerdctl run|create`, `ctr run`, `kubectl run` and `crictl pull` becomes a
 ContainerCommand whose words keep their offsets in the file.
 """
 
@@ -20,7 +20,7 @@ from gpulint.regex import lazy
 
 ENGINES = ("docker", "podman", "nerdctl", "nvidia-docker")
 # A file is worth reading only when it names a container tool and something GPU-ish.
-_TOOL_HINT = lazy(r"\b(?:docker|podman|nerdctl|ctr|kubectl)\b")
+_TOOL_HINT = lazy(r"\b(?:docker|podman|nerdctl|ctr|crictl|kubectl)\b")
 _GPU_HINTS = ("--gpus", "nvidia", "pytorch/pytorch")
 _SHELLS = lazy(r"^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b")
 _FENCE = lazy(r"^([ \t]*)(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)[^\n]*$", re.MULTILINE)
@@ -50,8 +50,8 @@ class Flag:
 
 @dataclass
 class ContainerCommand:
-    tool: str  # docker, podman, nerdctl, nvidia-docker, ctr, kubectl
-    action: str  # run, create
+    tool: str  # docker, podman, nerdctl, nvidia-docker, ctr, crictl, kubectl
+    action: str  # run, create; `pull` for crictl, whose containers come from JSON files
     words: list[Word]
     flags: list[Flag] = field(default_factory=list)
     image: Word | None = None
@@ -228,7 +228,7 @@ _BOOLEAN = {
     "--systemd-cgroup", "--all-platforms", "--remote", "-d", "-i", "-t", "-P", "-q", "--attach-stdin",
 }
 _BOOLEAN_SHORT = set("ditPq")
-_GLOBAL_WITH_VALUE = {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "-n",
+_GLOBAL_WITH_VALUE = {"-r", "--runtime-endpoint", "-i", "--image-endpoint", "-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "-n",
                       "--namespace", "-a", "--address", "--snapshotter", "--cgroup-manager", "--root",
                       "--runroot", "--connection", "--url", "--identity", "--storage-driver",
                       "--tlscacert", "--tlscert", "--tlskey"}
@@ -265,6 +265,23 @@ def _container_command(words: list[Word]) -> ContainerCommand | None:
         command = ContainerCommand(tool, action, words)
         _read_flags(command, words, i + 1)
         return command
+    if tool == "crictl" and action == "pull":
+        # `crictl run`/`create` take their image and devices from JSON config files, and
+        # `runp --runtime` names a containerd handler, not a daemon.json runtime: only the
+        # image a node pulls is judged here
+        command = ContainerCommand(tool, action, words)
+        takes_value = {"--creds", "--auth", "-a", "--username", "-u", "--pod-config", "-p", "--annotation"}
+        j = i + 1
+        while j < len(words):
+            if words[j].text in takes_value:
+                j += 2
+                continue
+            if words[j].text.startswith("-"):
+                j += 1
+                continue
+            command.image = words[j]
+            break
+        return command if command.image is not None else None
     if tool == "kubectl" and action == "run":
         command = ContainerCommand(tool, action, words)
         _read_flags(command, words, i + 1, kubectl=True)
