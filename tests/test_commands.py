@@ -37,7 +37,7 @@ def test_markdown_fast_path_skips_parsing(tmp_path, monkeypatch):
 
 
 def test_restructuredtext_code_blocks():
-    assert at("docs.rst") == [("GL301", 6, 33)]
+    assert at("docs.rst") == [("GL301", 6, 33), ("GL301", 10, 31)]  # a code-block and a `::` literal block
 
 
 def test_gpus_values_docker_rejects_or_misreads():
@@ -146,3 +146,10 @@ def test_crictl_pull_images_are_judged_and_nothing_else_of_crictl(lint_files):
         "crictl pull busybox\n"
         "crictl runp --runtime nvidia pod.json\n")})
     assert [(f["code"], f["line"], f["column"]) for f in run.findings] == [("GL301", 2, 60)]
+
+
+def test_restructuredtext_literal_blocks_are_read(lint_files):
+    run = lint_files({"guide.rst": (
+        "GPU check\n=========\n\n.. note::\n\n   Not a literal block.\n\nRun this::\n\n"
+        "    docker run --gpus all nvidia/cuda:11.0-base nvidia-smi\n\nDone.\n")})
+    assert [(f["code"], f["line"], f["column"]) for f in run.findings] == [("GL301", 10, 27)]

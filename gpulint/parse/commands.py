@@ -27,6 +27,8 @@ _FENCE = lazy(r"^([ \t]*)(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)[^\n]*$", re.MULTILIN
 _SHELL_LANGUAGES = {"", "sh", "bash", "shell", "console", "zsh", "shell-session", "shellsession",
                     "terminal", "bash-session"}
 _PROMPT = lazy(r"[ \t]*(?:\([\w.-]+\)[ \t]*)?[$%][ \t]+")
+# a paragraph line ending in `::` (not a directive's `.. name::`) opens a literal block
+_RST_LITERAL = lazy(r"(?m)^([ \t]*)(?!\.\. )\S[^\n]*::[ \t]*\n")
 _RST_DIRECTIVE = lazy(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode|prompt)::[ \t]*([\w-]*)",
                             re.MULTILINE)
 
@@ -126,22 +128,29 @@ def _prompted(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
 
 
 def _rst(text: str) -> list[tuple[int, int, bool]]:
+    """Shell `code-block` directives, and literal blocks (a paragraph ending in `::`); in
+    either, `$ ` prompts mark the commands, as in a console block."""
     regions = []
     for match in _RST_DIRECTIVE.finditer(text):
         if match[2].lower() not in _SHELL_LANGUAGES:
             continue
-        indent = len(match[1])
         start = text.find("\n", match.end())
-        if start < 0:
-            continue
-        end = start + 1
-        for line in text[start + 1:].split("\n"):
-            stripped = line.strip()
-            if stripped and len(line) - len(line.lstrip()) <= indent:
-                break
-            end += len(line) + 1
-        regions.extend(_prompted(text, start + 1, min(end, len(text))))
+        if start >= 0:
+            regions.extend(_prompted(text, start + 1, _indented_end(text, start, len(match[1]))))
+    for match in _RST_LITERAL.finditer(text):
+        start = match.end() - 1
+        regions.extend(_prompted(text, start + 1, _indented_end(text, start, len(match[1]))))
     return regions
+
+
+def _indented_end(text: str, start: int, indent: int) -> int:
+    """Where the block indented deeper than `indent` after offset `start` (a newline) ends."""
+    end = start + 1
+    for line in text[start + 1:].split("\n"):
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        end += len(line) + 1
+    return min(end, len(text))
 
 
 def _makefile(text: str) -> list[tuple[int, int, bool]]:
