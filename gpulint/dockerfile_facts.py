@@ -365,15 +365,50 @@ def _split(script: str, ins: Instruction, variables) -> list[Command]:
 _SUBSTITUTION = lazy(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
 
 
+# The words of a RUN script as `shlex.shlex(posix=True, punctuation_chars=";&|()")` with
+# `whitespace_split` reads them, matched by whole pieces rather than one character at a time:
+# blanks, a run of operator characters, a comment (to the end: newlines are `;` by then), or a
+# word made of bare text, '...', "..." and backslash escapes.
+_TOKEN = lazy(r"""[ \t\r\n]+|([;&|()]+)|(\#)|((?:[^ \t\r\n;&|()'"\\\#]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+)""",
+              re.S)
+_PIECE = lazy(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.S)
+_IN_DOUBLE = lazy(r"""\\(["\\])""")
+
+
 def _tokens(script: str) -> list[str]:
     # `$(nproc)` is one word to the command around it, not a subshell boundary
     script = _SUBSTITUTION.sub("SUBST", script)
-    lex = shlex.shlex(script.replace("\n", " ; "), posix=True, punctuation_chars=";&|()")
-    lex.whitespace_split = True
-    try:
-        return list(lex)
-    except ValueError:  # unbalanced quotes: fall back to plain words
-        return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
+    line = script.replace("\n", " ; ")
+    out: list[str] = []
+    pos, end = 0, len(line)
+    match = _TOKEN.match
+    while pos < end:
+        m = match(line, pos)
+        if m is None:  # unbalanced quotes or a trailing backslash: fall back to plain words
+            return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
+        pos = m.end()
+        punct, comment, word = m.groups()
+        if comment is not None:
+            break
+        if punct is not None:
+            out.append(punct)
+        elif word is not None:
+            out.append(_unquote(word) if "'" in word or '"' in word or "\\" in word else word)
+    return out
+
+
+def _unquote(word: str) -> str:
+    parts = []
+    for single, double, escaped, bare in _PIECE.findall(word):
+        if bare:
+            parts.append(bare)
+        elif escaped:
+            parts.append(escaped)
+        elif double:
+            parts.append(_IN_DOUBLE.sub(r"\1", double))
+        else:
+            parts.append(single)
+    return "".join(parts)
 
 
 def command_name(cmd: Command) -> tuple[str, list[str]]:

@@ -105,6 +105,7 @@ def parse(doc: Document) -> Finding | None:
     except (ValueError, OverflowError, MemoryError) as exc:  # a parser's own limit, past its checks
         return _parse_error(doc, ParseError(str(exc)), "GL001",
                             f"the file could not be read: {type(exc).__name__}: {str(exc)[:200]}")
+    doc.parsed = doc.tree is not None
     incomplete = [] if templated else doc.cache.get("k8s.incomplete", ())
     for node in incomplete[:1]:  # the other objects are still checked
         missing, present = (("apiVersion", "kind") if node.get("apiVersion") is None

@@ -68,7 +68,7 @@ def fixed_texts(findings: list[Finding], documents: list[Document],
         new_text, count = apply_fixes(doc.text, path, fixes_here)
         if new_text == doc.text:
             continue
-        if doc.tree is None:  # it did not parse before either: the fix cannot make it worse
+        if not doc.parsed:  # it did not parse before either: the fix cannot make it worse
             out[path] = new_text
             applied += count
             continue

@@ -300,6 +300,12 @@ def cluster_policy_driver(ctx) -> Driver | None:
     Only when every declaration found agrees: a cluster has one, so several
     different ones come from different clusters and say nothing about this pod.
     """
+    if "fleet.cluster_policy_driver" not in ctx.cache:
+        ctx.cache["fleet.cluster_policy_driver"] = _cluster_policy_driver(ctx)
+    return ctx.cache["fleet.cluster_policy_driver"]
+
+
+def _cluster_policy_driver(ctx) -> Driver | None:
     found = [d for kind in ("kubernetes", "gpu-operator-values") for doc in ctx.of_kind(kind)
              for d in operator_declarations(doc) if d.kind in ("ClusterPolicy", HELM_VALUES)]
     if not found or len({d.version for d in found}) != 1:

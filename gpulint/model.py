@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):  # a tuple: made for every finding and many nodes, so cheap to build
     line: int
     column: int
     end_line: int
@@ -36,15 +35,31 @@ class Node:
     "null"); `quoted` says whether a YAML/TOML scalar was written in quotes.
     """
 
-    __slots__ = ("value", "span", "key_span", "tag", "quoted")
+    __slots__ = ("value", "_span", "_key_span", "tag", "quoted")
 
-    def __init__(self, value: Any, span: Span, key_span: Span | None = None,
+    def __init__(self, value: Any, span: "Span | Place", key_span: "Span | Place | None" = None,
                  tag: str = "", quoted: bool = False) -> None:
         self.value = value
-        self.span = span
-        self.key_span = key_span
+        self._span = span
+        self._key_span = key_span
         self.tag = tag
         self.quoted = quoted
+
+    # Positions are kept as offsets (a Place) and turned into lines and columns only when
+    # asked: most nodes of a large manifest are never reported.
+    @property
+    def span(self) -> Span:
+        span = self._span
+        if type(span) is Place:
+            span = self._span = span.span()
+        return span
+
+    @property
+    def key_span(self) -> Span | None:
+        span = self._key_span
+        if type(span) is Place:
+            span = self._key_span = span.span()
+        return span
 
     def __repr__(self) -> str:
         return f"Node({self.plain()!r} @{self.span.line}:{self.span.column})"
@@ -108,6 +123,20 @@ class Node:
         return None
 
 
+class Place(NamedTuple):
+    """A node's text as offsets [start, end) into a file, trailing blanks not counted."""
+
+    index: "LineIndex"
+    start: int
+    end: int
+
+    def span(self) -> Span:
+        text, start, end = self.index.text, self.start, self.end
+        while end > start + 1 and text[end - 1] in " \t\r\n":
+            end -= 1
+        return self.index.span(start, end)
+
+
 def sequence(node: Node | None) -> list[Node]:
     """The items of a sequence node; none for an absent node or any other type."""
     return node.value if node is not None and node.is_seq else []
@@ -166,10 +195,13 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.starts.append(i + 1)
+        starts = [0]
+        find = text.find
+        at = find("\n")
+        while at != -1:
+            starts.append(at + 1)
+            at = find("\n", at + 1)
+        self.starts = starts
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset) - 1
@@ -243,7 +275,15 @@ class Document:
     crlf: bool | tuple[str, ...] = False
     suppressions: list[Suppression] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # per-document memo for check families
+    parsed: bool = False  # the file parsed (kept once the tree is released)
     _index: LineIndex | None = None
+
+    def release(self) -> None:
+        """Drop the tree and what was computed from it, once the file's checks have run:
+        only the text stays, for reports and fixes."""
+        self.tree = None
+        self.cache = {}
+        self._index = None
 
     @property
     def index(self) -> LineIndex:

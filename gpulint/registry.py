@@ -44,7 +44,12 @@ class Context:
     cache: dict = field(default_factory=dict)  # per-run memo for facts several checks share
 
     def of_kind(self, kind: str) -> list[Document]:
-        return [d for d in self.documents if d.kind == kind]
+        by_kind = self.cache.get("of_kind")
+        if by_kind is None:
+            by_kind = self.cache["of_kind"] = {}
+            for doc in self.documents:
+                by_kind.setdefault(doc.kind, []).append(doc)
+        return list(by_kind.get(kind, ()))
 
 
 def span_of(doc: Document, where) -> Span:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import yaml
 
-from gpulint.model import LineIndex, Node, Span
+from gpulint.model import LineIndex, Node, Place, Span
 from gpulint.parse.errors import ParseError
 from gpulint.resources import yaml_loader
 
@@ -20,13 +20,6 @@ _TAGS = {
     "tag:yaml.org,2002:null": "null",
 }
 _constructor = yaml.constructor.SafeConstructor()
-
-
-def _span(index: LineIndex, start: int, end: int) -> Span:
-    text = index.text
-    while end > start + 1 and text[end - 1] in " \t\r\n":
-        end -= 1
-    return index.span(start, end)
 
 
 def _scalar(node: yaml.ScalarNode) -> tuple[object, str]:
@@ -55,18 +48,18 @@ class _Budget:
                              node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def convert(node: yaml.Node, index: LineIndex, key_span: Span | None = None,
+def convert(node: yaml.Node, index: LineIndex, key_span: Span | Place | None = None,
             depth: int = 0, budget: _Budget | None = None) -> Node:
     if budget is None:
         budget = _Budget(index.text)
     budget.spend(node)
-    span = _span(index, node.start_mark.index, node.end_mark.index)
+    span = Place(index, node.start_mark.index, node.end_mark.index)
     if depth > 200:  # recursive aliases
         return Node(None, span, key_span, "null")
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Node] = {}
         for key_node, value_node in node.value:
-            kspan = _span(index, key_node.start_mark.index, key_node.end_mark.index)
+            kspan = Place(index, key_node.start_mark.index, key_node.end_mark.index)
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
             out[str(key)] = convert(value_node, index, kspan, depth + 1, budget)
         return Node(out, span, key_span, "map")
