@@ -36,6 +36,7 @@ GPULINT = [sys.executable, "-m", "gpulint", "--isolated", "--failure-threshold",
 class Sample:
     seconds: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system seconds, worker processes included
 
     @property
     def median(self) -> float:
@@ -44,6 +45,10 @@ class Sample:
     @property
     def spread(self) -> float:
         return max(self.seconds) - min(self.seconds)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
 
     @property
     def peak(self) -> float:
@@ -56,7 +61,9 @@ def measure(cmd: list[str], sample: Sample) -> None:
     process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(process.pid, 0)
     sample.seconds.append(time.perf_counter() - start)
-    sample.rss_mb.append(usage.ru_maxrss / 1024)  # kilobytes on Linux
+    # the largest of the process and the worker processes it waited for; kilobytes on Linux
+    sample.rss_mb.append(usage.ru_maxrss / 1024)
+    sample.cpu.append(usage.ru_utime + usage.ru_stime)
 
 
 @dataclass
@@ -97,6 +104,7 @@ class Row:
         return [
             self.work,
             f"{g.median * 1000:.0f} ms (±{g.spread * 500:.0f})",
+            f"{g.cpu_median * 1000:.0f} ms",
             f"{g.peak:.0f} MB",
             ref,
             f"{ratio:.2f}x" if ratio is not None else "-",
@@ -105,7 +113,7 @@ class Row:
         ]
 
 
-HEADER = ["work", "gpulint (median, ±half spread)", "peak RSS", "reference", "ratio", "goal", "verdict"]
+HEADER = ["work", "gpulint (median, ±half spread)", "gpulint CPU", "peak RSS", "reference", "ratio", "goal", "verdict"]
 
 
 def table(rows: list[Row]) -> str:
@@ -167,8 +175,13 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
             rows.append(row)
         mixed = generate(work / f"mixed-{n}", n)
         row = Row(f"{n} mixed files", Sample(), "parse floor", Sample(), 2.0, 150 if n >= 2000 else None)
-        interleaved([(GPULINT + [str(mixed)], row.gpulint), (floor + [str(mixed)], row.reference)], times)
-        rows.append(row)
+        serial = Row(f"{n} mixed files, --jobs 1", Sample(), "parse floor", row.reference, 2.0,
+                     150 if n >= 2000 else None)
+        commands = [(GPULINT + [str(mixed)], row.gpulint), (floor + [str(mixed)], row.reference)]
+        if n >= 2000:  # the default runs in parallel here; one process, for comparison
+            commands.append((GPULINT + ["--jobs", "1", str(mixed)], serial.gpulint))
+        interleaved(commands, times)
+        rows += [row, serial] if n >= 2000 else [row]
     mixed_rows = {int(r.work.split()[0]): r for r in rows if r.work.endswith("mixed files")}
     if 2000 in mixed_rows and 20000 in mixed_rows:
         small, large = mixed_rows[2000].gpulint.median / 2000, mixed_rows[20000].gpulint.median / 20000

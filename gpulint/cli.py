@@ -94,6 +94,9 @@ def lint_parser() -> argparse.ArgumentParser:
     cfg.add_argument("--max-file-size", type=int, metavar="BYTES", default=None,
                      help="the largest file (and stdin) to read; larger ones are reported as GL006 "
                           "(default 4194304)")
+    cfg.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
+                     help="worker processes for parsing and per-file checks (default: the CPUs "
+                          "available, one for a small set of files); the output does not change")
     cfg.add_argument("--force-exclude", action="store_true", default=None,
                      help="apply excludes and .gitignore to files named on the command line too "
                      "(for pre-commit)")
@@ -291,13 +294,15 @@ def lint(argv: list[str]) -> int:
                              f"535.104.05 or a branch such as 535")
         if args.driver:
             _check_driver_branch(args.driver)
+        if args.jobs is not None and args.jobs < 1:
+            raise UsageError("--jobs must be a positive number of processes")
         sources = _sources(args, settings)
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
     facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class)) if v}
     options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
-                      around=_around(args, settings, sources))
+                      around=_around(args, settings, sources), jobs=args.jobs)
     try:
         result = run(sources, settings, options)
     except OSError as exc:

@@ -411,6 +411,10 @@ def _unquote(word: str) -> str:
     return "".join(parts)
 
 
+_ASSIGNMENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*=.*")
+_PIP = lazy(r"pip[0-9.]*")
+
+
 def command_name(cmd: Command) -> tuple[str, list[str]]:
     """The program a command runs and its arguments, past `sudo`, `env` and
     leading VAR=value assignments."""
@@ -418,7 +422,7 @@ def command_name(cmd: Command) -> tuple[str, list[str]]:
     i = 0
     while i < len(words):
         word = words[i]
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word) or word in ("sudo", "env", "exec",
+        if _ASSIGNMENT.fullmatch(word) or word in ("sudo", "env", "exec",
                                                                            "time", "nohup"):
             i += 1
             continue
@@ -449,7 +453,7 @@ def pip_arguments(cmd: Command) -> list[str] | None:
         args = args[2:]
     elif name == "uv" and args[:1] == ["pip"]:
         args = args[1:]
-    elif not re.fullmatch(r"pip[0-9.]*", name):
+    elif not _PIP.fullmatch(name):
         return None
     return args[1:] if args[:1] == ["install"] else None
 

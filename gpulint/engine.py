@@ -14,9 +14,10 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpulint import catalog, checks, documents
+from gpulint import catalog, checks, documents, parallel
 from gpulint.config import Settings
 from gpulint.discover import MAX_BYTES, display_path, may_be_script, walk
+from gpulint.imagemap import mapped_paths
 from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
 from gpulint.registry import CHECKS, Context
 from gpulint.suppress import find_suppressions
@@ -54,6 +55,7 @@ class Options:
     # files of the project around the linted ones: cross-file checks read them, and
     # nothing is reported on them (pre-commit names only the changed files)
     around: list[Source] = field(default_factory=list)
+    jobs: int | None = None  # worker processes for the per-file work (None: as many as CPUs)
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
@@ -75,10 +77,12 @@ def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
                                     force_exclude=settings.force_exclude)]
 
 
-def load(source: Source, forced_kind: str | None,
-         max_bytes: int = MAX_BYTES) -> tuple[Document | None, Finding | None]:
+def load(source: Source, forced_kind: str | None, max_bytes: int = MAX_BYTES,
+         parse: bool = True) -> tuple[Document | None, Finding | None]:
     """A Document (None when the file is not one gpulint reads) and its parse finding, or
-    GL006 for a file of a kind gpulint reads that it cannot or will not read."""
+    GL006 for a file of a kind gpulint reads that it cannot or will not read. With
+    `parse=False` the file is read and classified only (its finding, if any, is GL006 or
+    GL001 for text that is not UTF-8, and the document is then marked `unread`)."""
     display = source.display or display_path(source.path)
     data = source.text
     if data is None:
@@ -106,7 +110,7 @@ def load(source: Source, forced_kind: str | None,
         kind = kind or documents.classify(source.path.name, None)
         if kind is None:
             return None, None
-        doc = Document(display, os.path.abspath(source.path), kind, "")
+        doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start})")
     kind = kind or documents.classify(source.path.name, text)
@@ -115,7 +119,7 @@ def load(source: Source, forced_kind: str | None,
     _, templated = documents.strip_template_suffix(source.path.name)
     doc = Document(display, os.path.abspath(source.path), kind, text, templated=templated,
                    bom=bom, crlf=crlf)
-    return doc, documents.parse(doc)
+    return doc, documents.parse(doc) if parse else None
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -128,42 +132,62 @@ def _not_checked(source: Source, display: str, kind: str | None,
     kind = kind or documents.classify(source.path.name, None)
     if kind is None:  # a name gpulint reads only for what is inside: counted as skipped
         return None, None
-    doc = Document(display, os.path.abspath(source.path), kind, "")
+    doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
     return doc, Finding("GL006", "", "", display, Span.point(1, 1), f"file not checked: {why}")
 
 
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
     docs: list[Document] = []
+    read_from: list[Source] = []
     raw: list[Finding] = []
     skipped = 0
     for source in sources:
-        doc, parse_finding = load(source, options.kind, settings.max_file_size)
+        doc, early = load(source, options.kind, settings.max_file_size, parse=False)
         if doc is None:
             skipped += 1
             continue
         docs.append(doc)
-        if parse_finding is not None:
-            raw.append(parse_finding)
-    parsed = [d for d in docs if d.tree is not None]
-    around = _around(options)
-    checks.load_for({d.kind for d in parsed + around})
-    for doc in docs:  # comments are found even in a file that does not parse
-        doc.suppressions = find_suppressions(doc)
-    context = Context(parsed + around, settings, dict(options.facts), enabled)
-    errors: list[str] = []
+        read_from.append(source)
+        if early is not None:
+            raw.append(early)
+    # Files whose facts other files' checks consult are parsed first and kept whole. Every
+    # other file is read again, parsed, checked and let go in turn (in worker processes for
+    # a large set): a run holds the trees of the shared files, and the text of the files
+    # with something to report, only.
+    mapped = mapped_paths(settings)
+    node_run = "node" in options.facts
+    shared = [d for d in docs if not d.unread and _shared(d, mapped, node_run)]
+    for doc in shared:
+        finding = documents.parse(doc)
+        if finding is not None:
+            raw.append(finding)
+    keep = {id(d) for d in shared}
+    for doc in docs:
+        if id(doc) not in keep:
+            doc.text = ""
+    around = _around(options, mapped, node_run)
+    checks.load_for({d.kind for d in docs + around})
+    context = Context([d for d in shared if d.tree is not None] + around, settings,
+                      dict(options.facts), enabled)
+    by_kind: dict[str, list] = {}
     for chk in CHECKS:
-        if not enabled.intersection(chk.codes):
-            continue
-        targets = [None] if chk.project else [d for d in parsed if d.kind in chk.kinds]
-        for doc in targets:
+        if not chk.project and enabled.intersection(chk.codes):
+            for kind in chk.kinds:
+                by_kind.setdefault(kind, []).append(chk)
+    step = _Step(context, by_kind, keep, options.kind, settings.max_file_size)
+    errors: list[str] = []
+    for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
+        outcome.update(doc)
+        raw.extend(outcome.findings)
+        errors.extend(outcome.errors)
+    for chk in CHECKS:
+        if chk.project and enabled.intersection(chk.codes):
             try:
-                produced = chk.fn(context) if chk.project else chk.fn(doc, context)
-                raw.extend(produced or ())
+                raw.extend(chk.fn(context) or ())
             except Exception:  # a broken check must not stop the other files
-                where = "the linted set" if doc is None else doc.path
                 errors.append(f"internal error in check {chk.fn.__name__} ({', '.join(chk.codes)}) "
-                              f"on {where}:\n{traceback.format_exc()}")
+                              f"on the linted set:\n{traceback.format_exc()}")
     if not _config_linted(sources, settings):
         # the configuration's own findings belong to runs that lint it (a directory
         # holding it, or its name), not to a pre-commit call on other files
@@ -181,16 +205,94 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
                   internal_errors=errors)
 
 
-def _around(options: Options) -> list[Document]:
-    """The parsed documents of the surrounding project; one that does not read is left
-    to the runs that lint it."""
+# Kinds no other file's checks consult: such a file is checked on its own (a manifest
+# that defines no shared object, a Dockerfile no image mapping names, a CDI spec outside a
+# run on a node, where the node's driver is what it is compared with).
+_OWN_KINDS = ("kubernetes", "compose", "commands", "dockerfile", "cdi")
+
+
+def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:
+    if doc.kind == "cdi":
+        return node_run
+    if doc.kind == "kubernetes":
+        from gpulint.k8s import may_define_shared_object
+
+        return may_define_shared_object(doc.text)
+    if doc.kind == "dockerfile":
+        return doc.abspath in mapped
+    return doc.kind not in _OWN_KINDS
+
+
+@dataclass
+class _Outcome:
+    """What a run keeps of one checked document (sent back from a worker process)."""
+
+    findings: list[Finding]
+    errors: list[str]
+    suppressions: list[Suppression]
+    parsed: bool
+    templated: bool
+    text: str | None  # None: the document was not read again here
+
+    def update(self, doc: Document) -> None:
+        doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
+        if self.text is not None:
+            doc.text = self.text
+
+
+@dataclass
+class _Step:
+    """The per-file work: read the file again (unless it is shared), parse it, find its
+    suppressions and run the file checks; then let its tree go, and its text too when it
+    has nothing to report."""
+
+    context: Context
+    file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
+    keep: set[int]  # the shared documents, parsed already and kept whole
+    forced_kind: str | None
+    max_bytes: int
+
+    def __call__(self, item: tuple[Document, Source]) -> _Outcome:
+        doc, source = item
+        own = id(doc) not in self.keep
+        produced: list[Finding] = []
+        if own and not doc.unread:
+            fresh, early = load(source, self.forced_kind, self.max_bytes, parse=False)
+            if fresh is None or fresh.unread:  # changed or gone since it was first read
+                produced.extend([early] if early is not None else [])
+            else:
+                doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
+                doc.templated = fresh.templated
+                finding = documents.parse(doc)
+                produced.extend([finding] if finding is not None else [])
+        doc.suppressions = find_suppressions(doc)  # comments count even in a file that does not parse
+        errors: list[str] = []
+        if doc.tree is not None:
+            for chk in self.file_checks.get(doc.kind, ()):
+                try:
+                    produced.extend(chk.fn(doc, self.context) or ())
+                except Exception:  # a broken check must not stop the other files
+                    errors.append(f"internal error in check {chk.fn.__name__} "
+                                  f"({', '.join(chk.codes)}) on {doc.path}:\n{traceback.format_exc()}")
+        text = None
+        if own:
+            doc.release()
+            text = doc.text if produced or doc.suppressions else ""
+            doc.text = text
+        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text)
+
+
+def _around(options: Options, mapped: set[str], node_run: bool) -> list[Document]:
+    """The parsed documents of the surrounding project that other files' checks consult;
+    one that does not read is left to the runs that lint it."""
     out = []
     for source in options.around:
         try:
-            doc, _ = load(source, None)
+            doc, _ = load(source, None, parse=False)
         except OSError:
             continue
-        if doc is not None and doc.tree is not None:
+        if doc is not None and not doc.unread and _shared(doc, mapped, node_run) and documents.parse(doc) is None \
+                and doc.tree is not None:
             out.append(doc)
     return out
 

@@ -24,6 +24,14 @@ def mapped_dockerfile(ctx, ref: str) -> Document | None:
     return None
 
 
+def mapped_paths(settings) -> set[str]:
+    """The absolute paths of the Dockerfiles `[tool.gpulint.images]` names."""
+    images = getattr(settings, "images", None) or {}
+    if not isinstance(images, dict):
+        return set()
+    return {os.path.abspath(Path(settings.base) / str(path)) for path in images.values()}
+
+
 def dockerfile_at(ctx, path: Path) -> Document | None:
     """The Dockerfile at `path`: the linted one, or read and parsed (None: none there)."""
     return _dockerfile_document(ctx, path)

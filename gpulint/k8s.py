@@ -99,6 +99,21 @@ def scalar_str(node: Node | None) -> str | None:
     return text
 
 
+# The objects whose facts other files' checks consult: a RuntimeClass (the handler a pod's
+# class runs), a ClusterPolicy or NVIDIADriver (the driver the GPU nodes get), a
+# KubeletConfiguration (the cgroup driver), and node objects and node-provisioning configs
+# (the GPU nodes' taints). A manifest with none of them is checked on its own.
+SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
+                "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig")
+_NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
+
+
+def may_define_shared_object(text: str) -> bool:
+    """Whether a manifest's text may hold one of SHARED_KINDS (decided before parsing; a
+    `kind` written through a YAML alias is not seen)."""
+    return _NAMES_SHARED_KIND.search(text) is not None
+
+
 def object_kind(obj: Node) -> str | None:
     return scalar_str(obj.get("kind"))
 

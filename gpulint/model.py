@@ -276,6 +276,7 @@ class Document:
     suppressions: list[Suppression] = field(default_factory=list)
     cache: dict = field(default_factory=dict)  # per-document memo for check families
     parsed: bool = False  # the file parsed (kept once the tree is released)
+    unread: bool = False  # not read as text (too large, unreadable, not UTF-8): nothing to parse
     _index: LineIndex | None = None
 
     def release(self) -> None:

@@ -38,34 +38,43 @@ def _runtime_classes(ctx: Context):
             yield doc, obj
 
 
-@check("GL701", project=True)
-def runtime_class_undefined(ctx: Context):
-    classes = {}
-    for doc, obj in _runtime_classes(ctx):
-        name = object_name(obj)
-        if name:
-            classes.setdefault(name, (doc, obj))
-    for doc in ctx.of_kind("kubernetes"):
-        for pod in pod_specs(doc):
-            node = pod.spec.get("runtimeClassName")
-            name = scalar_str(node)
-            if name is None or name in classes or name in PROVIDED_RUNTIME_CLASSES:
-                continue
-            if classes:
-                known = ", ".join(f"`{n}`" for n in sorted(classes))
-                message = (f"runtimeClassName `{name}` names no RuntimeClass in the linted files "
-                           f"(they define {known}): the pod is rejected with "
-                           f"\"pod rejected: RuntimeClass \"{name}\" not found\" unless the "
-                           f"cluster creates it some other way")
-                severity = "warning"
-            else:
-                message = (f"runtimeClassName `{name}` needs a RuntimeClass of that name in the "
-                           f"cluster, and none is among the linted files; without one the pod "
-                           f"is rejected with \"RuntimeClass \"{name}\" not found\"")
-                severity = "info"
-            yield finding(doc, "GL701", node.span, message, severity=severity,
-                          related=[related(d, o.get("metadata", "name"), f"RuntimeClass `{n}`")
-                                   for n, (d, o) in sorted(classes.items())])
+def _classes_by_name(ctx: Context) -> dict:
+    """name -> (document, RuntimeClass object), the first of each name in the linted set."""
+    if "crossfile.classes" not in ctx.cache:
+        classes: dict = {}
+        for doc, obj in _runtime_classes(ctx):
+            name = object_name(obj)
+            if name:
+                classes.setdefault(name, (doc, obj))
+        ctx.cache["crossfile.classes"] = classes
+    return ctx.cache["crossfile.classes"]
+
+
+@check("GL701", kinds=("kubernetes",))
+def runtime_class_undefined(doc: Document, ctx: Context):
+    for pod in pod_specs(doc):
+        node = pod.spec.get("runtimeClassName")
+        name = scalar_str(node)
+        if name is None:
+            continue
+        classes = _classes_by_name(ctx)
+        if name in classes or name in PROVIDED_RUNTIME_CLASSES:
+            continue
+        if classes:
+            known = ", ".join(f"`{n}`" for n in sorted(classes))
+            message = (f"runtimeClassName `{name}` names no RuntimeClass in the linted files "
+                       f"(they define {known}): the pod is rejected with "
+                       f"\"pod rejected: RuntimeClass \"{name}\" not found\" unless the "
+                       f"cluster creates it some other way")
+            severity = "warning"
+        else:
+            message = (f"runtimeClassName `{name}` needs a RuntimeClass of that name in the "
+                       f"cluster, and none is among the linted files; without one the pod "
+                       f"is rejected with \"RuntimeClass \"{name}\" not found\"")
+            severity = "info"
+        yield finding(doc, "GL701", node.span, message, severity=severity,
+                      related=[related(d, o.get("metadata", "name"), f"RuntimeClass `{n}`")
+                               for n, (d, o) in sorted(classes.items())])
 
 
 @check("GL702", project=True)
@@ -119,32 +128,41 @@ def _searched(config) -> str:
     return f"{what} searched (runtimes: {names})"
 
 
-@check("GL703", project=True)
-def device_plugin_without_nvidia_runtime(ctx: Context):
-    from gpulint.nodeconfig import is_nvidia_handler, node_configs
-    from gpulint.template import is_placeholder
+def _non_nvidia_defaults(ctx: Context) -> list:
+    """The linted containerd configs, when every one has a default runtime other than the
+    NVIDIA runtime (none: no config, a default a template decides, or an NVIDIA default)."""
+    if "crossfile.non_nvidia_defaults" not in ctx.cache:
+        from gpulint.nodeconfig import is_nvidia_handler, node_configs
+        from gpulint.template import is_placeholder
 
-    configs = [c for c in node_configs(ctx) if c.kind == "containerd"]
-    if not configs or any(is_placeholder(c.default_runtime) for c in configs):
-        return  # no node config, or a default that a template decides
-    if any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
-        return
-    for doc in ctx.of_kind("kubernetes"):
-        if is_kustomize_patch(doc):
-            continue  # the base it is merged into may set the runtime class
-        for pod in pod_specs(doc):
-            if not is_nvml_daemon(pod) or pod.spec.get("runtimeClassName") is not None:
-                continue
-            defaults = ", ".join(sorted({f"`{c.default_runtime}`" for c in configs}))
-            yield finding(
-                doc, "GL703", pod.spec,
-                f"{pod.kind} `{pod.name or '?'}` runs an NVIDIA device plugin, feature discovery "
-                f"or DCGM container without `runtimeClassName`, and the linted containerd "
-                f"configs' default runtime is {defaults}, not the NVIDIA runtime: the container "
-                f"gets no driver libraries, logs \"could not load NVML library\" and the node "
-                f"advertises no GPUs; set `runtimeClassName: nvidia` in its pod spec",
-                related=[related(*_default_setting(c), f"default runtime `{c.default_runtime}`")
-                         for c in configs])
+        configs = [c for c in node_configs(ctx) if c.kind == "containerd"]
+        if any(is_placeholder(c.default_runtime) for c in configs) \
+                or any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
+            configs = []
+        ctx.cache["crossfile.non_nvidia_defaults"] = configs
+    return ctx.cache["crossfile.non_nvidia_defaults"]
+
+
+@check("GL703", kinds=("kubernetes",))
+def device_plugin_without_nvidia_runtime(doc: Document, ctx: Context):
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may set the runtime class
+    for pod in pod_specs(doc):
+        if not is_nvml_daemon(pod) or pod.spec.get("runtimeClassName") is not None:
+            continue
+        configs = _non_nvidia_defaults(ctx)
+        if not configs:
+            return
+        defaults = ", ".join(sorted({f"`{c.default_runtime}`" for c in configs}))
+        yield finding(
+            doc, "GL703", pod.spec,
+            f"{pod.kind} `{pod.name or '?'}` runs an NVIDIA device plugin, feature discovery "
+            f"or DCGM container without `runtimeClassName`, and the linted containerd "
+            f"configs' default runtime is {defaults}, not the NVIDIA runtime: the container "
+            f"gets no driver libraries, logs \"could not load NVML library\" and the node "
+            f"advertises no GPUs; set `runtimeClassName: nvidia` in its pod spec",
+            related=[related(*_default_setting(c), f"default runtime `{c.default_runtime}`")
+                     for c in configs])
 
 
 def _default_is_nvidia(config, is_nvidia_handler) -> bool:

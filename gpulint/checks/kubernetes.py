@@ -847,6 +847,13 @@ def _gpu_pools(ctx: Context) -> list[list[tuple]]:
     """The repelling taints, as (key, value, effect, where declared), of each node pool
     that carries at least one GPU taint (a pod must tolerate all of them to land on
     that pool), and of the GPU nodes the configuration describes (`fleet.taints`)."""
+    if "k8s.gpu_pools" in ctx.cache:
+        return ctx.cache["k8s.gpu_pools"]
+    ctx.cache["k8s.gpu_pools"] = pools = _find_gpu_pools(ctx)
+    return pools
+
+
+def _find_gpu_pools(ctx: Context) -> list[list[tuple]]:
     pools = []
     for doc in ctx.of_kind("kubernetes"):
         for obj in doc.tree or ():
@@ -886,25 +893,24 @@ def _tolerates(tolerations: Node | None, key: str, value: str, effect: str) -> b
     return False
 
 
-@check("GL514", project=True)
-def gpu_taint_not_tolerated(ctx: Context):
-    pools = _gpu_pools(ctx)
-    if not pools:
-        return
-    for doc in ctx.of_kind("kubernetes"):
-        for pod in pod_specs(doc):
-            daemon = is_nvml_daemon(pod)
-            if not daemon and not any(requests_gpus(c) for c in pod.containers):
-                continue
-            tolerations = pod.spec.get("tolerations")
-            if tolerations is None and (doc.templated or is_kustomize_patch(doc)):
-                continue  # charts template their tolerations in; a patch's base may hold them
-            untolerated = [[t for t in pool if not _tolerates(tolerations, *t[:3])] for pool in pools]
-            # a node daemon must reach every GPU pool; a workload needs one it can land on
-            blocked = any(untolerated) if daemon else all(untolerated)
-            if not blocked:
-                continue
-            yield _untolerated_finding(doc, pod, daemon, [t for pool in untolerated for t in pool])
+@check("GL514", kinds=("kubernetes",))
+def gpu_taint_not_tolerated(doc: Document, ctx: Context):
+    for pod in pod_specs(doc):
+        daemon = is_nvml_daemon(pod)
+        if not daemon and not any(requests_gpus(c) for c in pod.containers):
+            continue
+        tolerations = pod.spec.get("tolerations")
+        if tolerations is None and (doc.templated or is_kustomize_patch(doc)):
+            continue  # charts template their tolerations in; a patch's base may hold them
+        pools = _gpu_pools(ctx)
+        if not pools:
+            return
+        untolerated = [[t for t in pool if not _tolerates(tolerations, *t[:3])] for pool in pools]
+        # a node daemon must reach every GPU pool; a workload needs one it can land on
+        blocked = any(untolerated) if daemon else all(untolerated)
+        if not blocked:
+            continue
+        yield _untolerated_finding(doc, pod, daemon, [t for pool in untolerated for t in pool])
 
 
 def _untolerated_finding(doc: Document, pod: PodSpec, daemon: bool, missing: list[tuple]):

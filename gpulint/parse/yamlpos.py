@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import yaml
 
-from gpulint.model import LineIndex, Node, Place, Span
+from gpulint.model import LineIndex, Node, Place
 from gpulint.parse.errors import ParseError
 from gpulint.resources import yaml_loader
 
@@ -32,41 +32,46 @@ def _scalar(node: yaml.ScalarNode) -> tuple[object, str]:
         return node.value, "str"
 
 
-class _Budget:
-    """How many nodes a document may expand to. Aliases share one composed node, so a few
-    hundred bytes of nested aliases ("billion laughs") expand to billions of nodes; a file
-    without aliases has fewer nodes than characters, so the budget grows with its size."""
-
-    def __init__(self, text: str):
-        self.left = max(50_000, 2 * len(text))
-
-    def spend(self, node: yaml.Node) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise ParseError("invalid YAML: alias expansion over the limit (aliases here expand to "
-                             "more nodes than gpulint reads; is this an alias bomb?)",
-                             node.start_mark.line + 1, node.start_mark.column + 1)
+def _over_budget(node: yaml.Node) -> ParseError:
+    return ParseError("invalid YAML: alias expansion over the limit (aliases here expand to "
+                      "more nodes than gpulint reads; is this an alias bomb?)",
+                      node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def convert(node: yaml.Node, index: LineIndex, key_span: Span | Place | None = None,
-            depth: int = 0, budget: _Budget | None = None) -> Node:
-    if budget is None:
-        budget = _Budget(index.text)
-    budget.spend(node)
-    span = Place(index, node.start_mark.index, node.end_mark.index)
-    if depth > 200:  # recursive aliases
-        return Node(None, span, key_span, "null")
-    if isinstance(node, yaml.MappingNode):
-        out: dict[str, Node] = {}
-        for key_node, value_node in node.value:
-            kspan = Place(index, key_node.start_mark.index, key_node.end_mark.index)
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
-            out[str(key)] = convert(value_node, index, kspan, depth + 1, budget)
-        return Node(out, span, key_span, "map")
-    if isinstance(node, yaml.SequenceNode):
-        return Node([convert(v, index, None, depth + 1, budget) for v in node.value], span, key_span, "seq")
-    value, tag = _scalar(node)
-    return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'))
+def convert(root: yaml.Node, index: LineIndex) -> Node:
+    """The composed tree as Nodes, positions kept as offsets (a Place) until asked for.
+
+    Aliases share one composed node, so a few hundred bytes of nested aliases ("billion
+    laughs") expand to billions of nodes: a document may expand to at most twice as many
+    nodes as it has characters (a file without aliases has fewer nodes than characters)."""
+    left = max(50_000, 2 * len(index.text))
+    new_place = tuple.__new__
+    mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
+
+    def place(node: yaml.Node) -> Place:
+        return new_place(Place, (index, node.start_mark.index, node.end_mark.index))
+
+    def build(node: yaml.Node, key_span: Place | None, depth: int) -> Node:
+        nonlocal left
+        left -= 1
+        if left < 0:
+            raise _over_budget(node)
+        span = place(node)
+        if depth > 200:  # recursive aliases
+            return Node(None, span, key_span, "null")
+        kind = type(node)
+        if kind is mapping:
+            out: dict[str, Node] = {}
+            for key_node, value_node in node.value:
+                key = key_node.value if type(key_node) is scalar else str(key_node)
+                out[str(key)] = build(value_node, place(key_node), depth + 1)
+            return Node(out, span, key_span, "map")
+        if kind is sequence:
+            return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq")
+        value, tag = _scalar(node)
+        return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'))
+
+    return build(root, None, 0)
 
 
 def parse_yaml_documents(text: str, index: LineIndex) -> list[Node | None]:

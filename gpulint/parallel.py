@@ -1,0 +1,60 @@
+"""The per-file work of a run, in worker processes when there is enough of it.
+
+Workers are forked once the shared files are parsed and the checks imported, so each starts
+with the run's context in memory; a work item is an index and its answer is plain data
+(findings, suppressions), so nothing large crosses between processes. Answers come back in
+input order: the output of a parallel run is the output of a serial one, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Below this many files per worker, starting the workers costs more than they save.
+MIN_FILES_PER_WORKER = 100
+
+_WORK: tuple[Callable, Sequence] | None = None  # what forked workers inherit
+
+
+def cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def workers_for(items: int, jobs: int | None) -> int:
+    """How many worker processes `items` files get (1: run in this process)."""
+    wanted = cpus() if jobs is None else jobs
+    if jobs is None:  # the default stays serial where workers would not pay off
+        wanted = min(wanted, items // MIN_FILES_PER_WORKER)
+    wanted = min(wanted, items)
+    if wanted <= 1 or not hasattr(os, "fork"):
+        return 1
+    return wanted
+
+
+def map_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> list[R]:
+    """[fn(item) for item in items], spread over worker processes where that pays off."""
+    workers = workers_for(len(items), jobs)
+    if workers == 1:
+        return [fn(item) for item in items]
+    import multiprocessing  # only here: a small run never pays for importing it
+
+    global _WORK
+    _WORK = (fn, items)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            chunk = max(1, len(items) // (workers * 16))
+            return pool.map(_call, range(len(items)), chunksize=chunk)
+    finally:
+        _WORK = None
+
+
+def _call(index: int):
+    fn, items = _WORK
+    return fn(items[index])
