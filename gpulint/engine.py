@@ -138,8 +138,15 @@ def _not_checked(source: Source, display: str, kind: str | None,
 
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
+    # Files whose facts other files' checks consult are parsed first and kept whole. Every
+    # other file is read again, parsed, checked and let go in turn (in worker processes for
+    # a large set): a run holds the trees of the shared files, and the text of the files
+    # with something to report, only.
+    mapped = mapped_paths(settings)
+    node_run = "node" in options.facts
     docs: list[Document] = []
     read_from: list[Source] = []
+    shared: list[Document] = []
     raw: list[Finding] = []
     skipped = 0
     for source in sources:
@@ -151,21 +158,15 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         read_from.append(source)
         if early is not None:
             raw.append(early)
-    # Files whose facts other files' checks consult are parsed first and kept whole. Every
-    # other file is read again, parsed, checked and let go in turn (in worker processes for
-    # a large set): a run holds the trees of the shared files, and the text of the files
-    # with something to report, only.
-    mapped = mapped_paths(settings)
-    node_run = "node" in options.facts
-    shared = [d for d in docs if not d.unread and _shared(d, mapped, node_run)]
+        if not doc.unread and _shared(doc, mapped, node_run):
+            shared.append(doc)
+        else:
+            doc.text = ""  # read again when its turn comes
     for doc in shared:
         finding = documents.parse(doc)
         if finding is not None:
             raw.append(finding)
     keep = {id(d) for d in shared}
-    for doc in docs:
-        if id(doc) not in keep:
-            doc.text = ""
     around = _around(options, mapped, node_run)
     checks.load_for({d.kind for d in docs + around})
     context = Context([d for d in shared if d.tree is not None] + around, settings,

@@ -35,30 +35,32 @@ class Node:
     "null"); `quoted` says whether a YAML/TOML scalar was written in quotes.
     """
 
-    __slots__ = ("value", "_span", "_key_span", "tag", "quoted")
+    __slots__ = ("value", "_span", "_key_span", "tag", "quoted", "_index")
 
-    def __init__(self, value: Any, span: "Span | Place", key_span: "Span | Place | None" = None,
-                 tag: str = "", quoted: bool = False) -> None:
+    def __init__(self, value: Any, span: Span | int, key_span: Span | int | None = None,
+                 tag: str = "", quoted: bool = False, index: "LineIndex | None" = None) -> None:
         self.value = value
         self._span = span
         self._key_span = key_span
         self.tag = tag
         self.quoted = quoted
+        self._index = index  # what turns a place (see `place`) into a Span
 
-    # Positions are kept as offsets (a Place) and turned into lines and columns only when
-    # asked: most nodes of a large manifest are never reported.
+    # A parser may give a position as a place, an int of offsets into the file, turned into
+    # lines and columns only when asked: most nodes of a large file are never reported, and
+    # an int takes half the memory of a Span.
     @property
     def span(self) -> Span:
         span = self._span
-        if type(span) is Place:
-            span = self._span = span.span()
+        if type(span) is int:
+            span = self._span = _resolve(self._index, span)
         return span
 
     @property
     def key_span(self) -> Span | None:
         span = self._key_span
-        if type(span) is Place:
-            span = self._key_span = span.span()
+        if type(span) is int:
+            span = self._key_span = _resolve(self._index, span)
         return span
 
     def __repr__(self) -> str:
@@ -123,18 +125,19 @@ class Node:
         return None
 
 
-class Place(NamedTuple):
-    """A node's text as offsets [start, end) into a file, trailing blanks not counted."""
+def place(start: int, end: int, trim: bool = False) -> int:
+    """A Node position as the half-open offset range [start, end) of a file; with `trim`,
+    trailing blanks in the range are not part of it."""
+    return start << 33 | end << 1 | trim
 
-    index: "LineIndex"
-    start: int
-    end: int
 
-    def span(self) -> Span:
-        text, start, end = self.index.text, self.start, self.end
+def _resolve(index: "LineIndex", code: int) -> Span:
+    start, end = code >> 33, (code >> 1) & 0xFFFFFFFF
+    if code & 1:
+        text = index.text
         while end > start + 1 and text[end - 1] in " \t\r\n":
             end -= 1
-        return self.index.span(start, end)
+    return index.span(start, end)
 
 
 def sequence(node: Node | None) -> list[Node]:

@@ -55,6 +55,14 @@ def test_messages_quote_what_compose_prints():
     assert gpus["severity"] == "error" and "must be a string" in gpus["message"]
 
 
+def test_included_files_are_linted_as_themselves():
+    # gpu/training.yml is Compose by its content; the including file reports nothing for
+    # its `include:` entries
+    run = lint_fixture("compose/include", "--failure-threshold", "none")
+    assert [(f["path"].rsplit("include/", 1)[1], f["code"], f["line"], f["column"]) for f in run.findings] \
+        == [("gpu/training.yml", "GL301", 3, 12)]
+
+
 def test_interpolation_uses_the_env_file_and_never_guesses():
     run = lint_fixture("compose/project", "--failure-threshold", "none")
     assert run.at() == [("GL301", 13, 12), ("GL512", 16, 12)]

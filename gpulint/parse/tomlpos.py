@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 from json.decoder import scanstring
 
-from gpulint.model import LineIndex, Node, Span
+from gpulint.model import LineIndex, Node, Span, place
 from gpulint.parse.errors import ParseError
 from gpulint.regex import lazy
 
@@ -204,16 +204,16 @@ def parse_toml(text: str, index: LineIndex) -> Node:
         pass  # positions found so far stay; the rest fall back to their parent's
     root_span = Span(1, 1, max(1, index.line_count), 1)
 
-    def span_of(table: dict, path: Path) -> tuple[Span | None, Span]:
+    def span_of(table: dict, path: Path) -> tuple[int | None, int | None]:
         key = scanner.keys.get(path)
         value = scanner.values.get(path)
         if value is None and key is not None:
             value = key
         if value is None:
             return None, None
-        return (index.span(*key) if key else None), index.span(*value)
+        return (place(*key) if key else None), place(*value)
 
-    def build(value, path: Path, fallback: Span) -> Node:
+    def build(value, path: Path, fallback: Span | int) -> Node:
         key_span, span = span_of(value, path)
         if isinstance(value, dict):
             children = {k: build(v, path + (k,), span or fallback) for k, v in value.items()}
@@ -221,10 +221,10 @@ def parse_toml(text: str, index: LineIndex) -> Node:
                 first = next((c for c in children.values()), None)
                 span = first.anchor if first else fallback
                 key_span = key_span or span
-            return Node(children, span, key_span, "map")
+            return Node(children, span, key_span, "map", index=index)
         if isinstance(value, list):
             items = [build(v, path + (i,), span or fallback) for i, v in enumerate(value)]
-            return Node(items, span or fallback, key_span, "seq")
-        return Node(value, span or fallback, key_span, _tag(value), quoted=path in scanner.quoted)
+            return Node(items, span or fallback, key_span, "seq", index=index)
+        return Node(value, span or fallback, key_span, _tag(value), quoted=path in scanner.quoted, index=index)
 
     return build(data, (), root_span)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import yaml
 
-from gpulint.model import LineIndex, Node, Place
+from gpulint.model import LineIndex, Node
 from gpulint.parse.errors import ParseError
 from gpulint.resources import yaml_loader
 
@@ -39,37 +39,36 @@ def _over_budget(node: yaml.Node) -> ParseError:
 
 
 def convert(root: yaml.Node, index: LineIndex) -> Node:
-    """The composed tree as Nodes, positions kept as offsets (a Place) until asked for.
+    """The composed tree as Nodes, positions kept as places (offsets) until asked for.
 
     Aliases share one composed node, so a few hundred bytes of nested aliases ("billion
     laughs") expand to billions of nodes: a document may expand to at most twice as many
     nodes as it has characters (a file without aliases has fewer nodes than characters)."""
     left = max(50_000, 2 * len(index.text))
-    new_place = tuple.__new__
     mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
 
-    def place(node: yaml.Node) -> Place:
-        return new_place(Place, (index, node.start_mark.index, node.end_mark.index))
+    def place(node: yaml.Node) -> int:  # gpulint.model.place(start, end, trim=True), inlined
+        return node.start_mark.index << 33 | node.end_mark.index << 1 | 1
 
-    def build(node: yaml.Node, key_span: Place | None, depth: int) -> Node:
+    def build(node: yaml.Node, key_span: int | None, depth: int) -> Node:
         nonlocal left
         left -= 1
         if left < 0:
             raise _over_budget(node)
         span = place(node)
         if depth > 200:  # recursive aliases
-            return Node(None, span, key_span, "null")
+            return Node(None, span, key_span, "null", index=index)
         kind = type(node)
         if kind is mapping:
             out: dict[str, Node] = {}
             for key_node, value_node in node.value:
                 key = key_node.value if type(key_node) is scalar else str(key_node)
                 out[str(key)] = build(value_node, place(key_node), depth + 1)
-            return Node(out, span, key_span, "map")
+            return Node(out, span, key_span, "map", index=index)
         if kind is sequence:
-            return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq")
+            return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq", index=index)
         value, tag = _scalar(node)
-        return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'))
+        return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'), index=index)
 
     return build(root, None, 0)
 
