@@ -73,6 +73,8 @@ class Command:
     words: list[str]
     raw: list[str]  # the words as written (for locating them in the file)
     instruction: Instruction
+    # command_name's answer, asked for by many rules of every command: worked out once
+    name: tuple[str, list[str]] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -417,8 +419,13 @@ _PIP = lazy(r"pip[0-9.]*")
 
 def command_name(cmd: Command) -> tuple[str, list[str]]:
     """The program a command runs and its arguments, past `sudo`, `env` and
-    leading VAR=value assignments."""
-    words = cmd.words
+    leading VAR=value assignments (the arguments are shared: do not change them)."""
+    if cmd.name is None:
+        cmd.name = _command_name(cmd.words)
+    return cmd.name
+
+
+def _command_name(words: list[str]) -> tuple[str, list[str]]:
     i = 0
     while i < len(words):
         word = words[i]

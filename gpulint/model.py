@@ -8,6 +8,7 @@ SARIF regions and fix edits use an exclusive end and are converted at the edge.
 from __future__ import annotations
 
 import bisect
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
@@ -198,7 +199,7 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
+        starts = array("q", (0,))  # 8 bytes a line; a list of ints takes 36
         find = text.find
         at = find("\n")
         while at != -1:
