@@ -15,7 +15,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 # Below this many files per worker, starting the workers costs more than they save.
-MIN_FILES_PER_WORKER = 100
+MIN_FILES_PER_WORKER = 50
 
 _WORK: tuple[Callable, Sequence] | None = None  # what forked workers inherit
 
