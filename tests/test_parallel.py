@@ -3,6 +3,7 @@ byte for byte, in every format."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -42,3 +43,19 @@ def test_jobs_must_be_positive(tree):
     proc = _lint(tree, "--jobs", "0")
     assert proc.returncode == 2
     assert "--jobs must be a positive number" in proc.stderr
+
+
+def test_workers_see_the_facts_of_files_in_other_workers(tmp_path):
+    """A RuntimeClass defined in one manifest is known to the checks of every other manifest,
+    whichever worker checks it: only the pods naming an undefined class are reported."""
+    (tmp_path / "runtimeclass.yaml").write_text(
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: gpu\nhandler: nvidia\n")
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{n}\nspec:\n  runtimeClassName: {cls}\n"
+           "  containers:\n    - name: c\n      image: busybox:1.36\n")
+    for n in range(120):
+        (tmp_path / f"pod-{n:03}.yaml").write_text(pod.format(n=n, cls="gpu" if n % 40 else "nvidia-gpu"))
+    for jobs in ("1", "2"):
+        run = _lint(tmp_path, "--jobs", jobs, "--format", "json", "--select", "GL701")
+        assert run.returncode == 0, run.stderr
+        found = [(f["path"].rsplit("/", 1)[1], f["line"]) for f in json.loads(run.stdout)["findings"]]
+        assert found == [("pod-000.yaml", 6), ("pod-040.yaml", 6), ("pod-080.yaml", 6)]
