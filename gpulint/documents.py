@@ -12,6 +12,18 @@ from gpulint.parse.errors import ParseError
 from gpulint.template import has_template_syntax, neutralise
 
 
+# The third-party parsers gpulint reads files with, by module: the pip package to install.
+PARSER_PACKAGES = {"dockerfile_parse": "dockerfile-parse", "yaml": "PyYAML"}
+
+
+class ParserMissing(Exception):
+    """The package that parses this kind of file is not installed."""
+
+    def __init__(self, package: str) -> None:
+        super().__init__(package)
+        self.package = package
+
+
 def decode(data: bytes) -> tuple[str, bool, bool]:
     """Text with LF line ends, and whether the file had a BOM and CRLF line ends."""
     text = data.decode("utf-8")
@@ -75,7 +87,10 @@ def read(path, kind: str) -> Document | None:
         return None
     _, templated = strip_template_suffix(os.path.basename(path))
     doc = Document(display_path(path), os.path.abspath(path), kind, text, templated=templated, bom=bom, crlf=crlf)
-    return doc if parse(doc) is None else None
+    try:
+        return doc if parse(doc) is None else None
+    except ParserMissing:
+        return None
 
 
 def _parse_error(doc: Document, exc: ParseError, code: str, message: str) -> Finding:
@@ -99,6 +114,10 @@ def parse(doc: Document) -> Finding | None:
                                 f"templated file not checked: it does not parse once template "
                                 f"expressions are set aside ({exc.message})")
         return _parse_error(doc, exc, "GL001", exc.message)
+    except ModuleNotFoundError as exc:
+        if exc.name not in PARSER_PACKAGES:
+            raise
+        raise ParserMissing(PARSER_PACKAGES[exc.name]) from None
     except RecursionError:
         return _parse_error(doc, ParseError("nested too deeply"), "GL001",
                             "the file is nested too deeply to check")

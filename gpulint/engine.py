@@ -77,12 +77,11 @@ def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
                                     force_exclude=settings.force_exclude)]
 
 
-def load(source: Source, forced_kind: str | None, max_bytes: int = MAX_BYTES,
-         parse: bool = True) -> tuple[Document | None, Finding | None]:
-    """A Document (None when the file is not one gpulint reads) and its parse finding, or
-    GL006 for a file of a kind gpulint reads that it cannot or will not read. With
-    `parse=False` the file is read and classified only (its finding, if any, is GL006 or
-    GL001 for text that is not UTF-8, and the document is then marked `unread`)."""
+def load(source: Source, forced_kind: str | None,
+         max_bytes: int = MAX_BYTES) -> tuple[Document | None, Finding | None]:
+    """The file read and classified, not yet parsed: a Document (None when the file is not
+    one gpulint reads), or, for a file of a kind gpulint reads that it cannot or will not
+    read, a document marked `unread` and its GL006 (GL001 for text that is not UTF-8)."""
     display = source.display or display_path(source.path)
     data = source.text
     if data is None:
@@ -119,7 +118,7 @@ def load(source: Source, forced_kind: str | None, max_bytes: int = MAX_BYTES,
     _, templated = documents.strip_template_suffix(source.path.name)
     doc = Document(display, os.path.abspath(source.path), kind, text, templated=templated,
                    bom=bom, crlf=crlf)
-    return doc, documents.parse(doc) if parse else None
+    return doc, None
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -150,7 +149,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     raw: list[Finding] = []
     skipped = 0
     for source in sources:
-        doc, early = load(source, options.kind, settings.max_file_size, parse=False)
+        doc, early = load(source, options.kind, settings.max_file_size)
         if doc is None:
             skipped += 1
             continue
@@ -162,10 +161,11 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             shared.append(doc)
         else:
             doc.text = ""  # read again when its turn comes
+    errors: list[str] = []
     for doc in shared:
-        finding = documents.parse(doc)
-        if finding is not None:
-            raw.append(finding)
+        found, failed = _parse(doc)
+        raw.extend(found)
+        errors.extend(failed)
     keep = {id(d) for d in shared}
     around = _around(options, mapped, node_run)
     checks.load_for({d.kind for d in docs + around})
@@ -177,7 +177,6 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             for kind in chk.kinds:
                 by_kind.setdefault(kind, []).append(chk)
     step = _Step(context, by_kind, keep, options.kind, settings.max_file_size)
-    errors: list[str] = []
     for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
@@ -203,7 +202,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if f.path in templated:  # positions survive neutralising; rewritten text would not
             f.fix = None
     return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
-                  internal_errors=errors)
+                  internal_errors=list(dict.fromkeys(errors)))  # a missing parser: said once
 
 
 # Kinds no other file's checks consult: such a file is checked on its own (a manifest
@@ -222,6 +221,25 @@ def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:
     if doc.kind == "dockerfile":
         return doc.abspath in mapped
     return doc.kind not in _OWN_KINDS
+
+
+def _parse(doc: Document) -> tuple[list[Finding], list[str]]:
+    """documents.parse, and what may go wrong past the parsers' own errors: the package that
+    parses this kind is not installed (GL006 for the file and an error for the run), or a
+    bug (an error naming the file); either way the other files are still checked."""
+    try:
+        finding = documents.parse(doc)
+    except documents.ParserMissing as exc:
+        doc.tree = None
+        return ([Finding("GL006", "", "", doc.path, Span.point(1, 1),
+                         f"file not checked: `{exc.package}`, the package gpulint parses it "
+                         f"with, is not installed")],
+                [f"files not checked: the `{exc.package}` package is not installed "
+                 f"(`pip install {exc.package}`, or reinstall gpulint with its dependencies)"])
+    except Exception:
+        doc.tree = None
+        return [], [f"internal error while parsing {doc.path}:\n{traceback.format_exc()}"]
+    return ([finding] if finding is not None else []), []
 
 
 @dataclass
@@ -257,17 +275,16 @@ class _Step:
         doc, source = item
         own = id(doc) not in self.keep
         produced: list[Finding] = []
+        errors: list[str] = []
         if own and not doc.unread:
-            fresh, early = load(source, self.forced_kind, self.max_bytes, parse=False)
+            fresh, early = load(source, self.forced_kind, self.max_bytes)
             if fresh is None or fresh.unread:  # changed or gone since it was first read
                 produced.extend([early] if early is not None else [])
             else:
                 doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
                 doc.templated = fresh.templated
-                finding = documents.parse(doc)
-                produced.extend([finding] if finding is not None else [])
+                produced, errors = _parse(doc)
         doc.suppressions = find_suppressions(doc)  # comments count even in a file that does not parse
-        errors: list[str] = []
         if doc.tree is not None:
             for chk in self.file_checks.get(doc.kind, ()):
                 try:
@@ -289,11 +306,13 @@ def _around(options: Options, mapped: set[str], node_run: bool) -> list[Document
     out = []
     for source in options.around:
         try:
-            doc, _ = load(source, None, parse=False)
+            doc, _ = load(source, None)
         except OSError:
             continue
-        if doc is not None and not doc.unread and _shared(doc, mapped, node_run) and documents.parse(doc) is None \
-                and doc.tree is not None:
+        if doc is None or doc.unread or not _shared(doc, mapped, node_run):
+            continue
+        found, failed = _parse(doc)
+        if not found and not failed and doc.tree is not None:
             out.append(doc)
     return out
 
