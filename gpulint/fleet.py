@@ -300,9 +300,7 @@ def cluster_policy_driver(ctx) -> Driver | None:
     Only when every declaration found agrees: a cluster has one, so several
     different ones come from different clusters and say nothing about this pod.
     """
-    if "fleet.cluster_policy_driver" not in ctx.cache:
-        ctx.cache["fleet.cluster_policy_driver"] = _cluster_policy_driver(ctx)
-    return ctx.cache["fleet.cluster_policy_driver"]
+    return ctx.memo("fleet.cluster_policy_driver", lambda: _cluster_policy_driver(ctx))
 
 
 def _cluster_policy_driver(ctx) -> Driver | None:

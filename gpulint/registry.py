@@ -8,7 +8,7 @@ emit, so a run that selects none of them never calls it. File checks receive
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from gpulint.model import Document, Finding, Fix, Node, Related, Span
 
@@ -43,13 +43,20 @@ class Context:
     enabled: frozenset[str] = frozenset()
     cache: dict = field(default_factory=dict)  # per-run memo for facts several checks share
 
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """compute(), worked out once per run under `key`."""
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
     def of_kind(self, kind: str) -> list[Document]:
-        by_kind = self.cache.get("of_kind")
-        if by_kind is None:
-            by_kind = self.cache["of_kind"] = {}
-            for doc in self.documents:
-                by_kind.setdefault(doc.kind, []).append(doc)
-        return list(by_kind.get(kind, ()))
+        return list(self.memo("of_kind", self._by_kind).get(kind, ()))
+
+    def _by_kind(self) -> dict[str, list[Document]]:
+        out: dict[str, list[Document]] = {}
+        for doc in self.documents:
+            out.setdefault(doc.kind, []).append(doc)
+        return out
 
 
 def span_of(doc: Document, where) -> Span:

@@ -40,14 +40,15 @@ def _runtime_classes(ctx: Context):
 
 def _classes_by_name(ctx: Context) -> dict:
     """name -> (document, RuntimeClass object), the first of each name in the linted set."""
-    if "crossfile.classes" not in ctx.cache:
+    def compute() -> dict:
         classes: dict = {}
         for doc, obj in _runtime_classes(ctx):
             name = object_name(obj)
             if name:
                 classes.setdefault(name, (doc, obj))
-        ctx.cache["crossfile.classes"] = classes
-    return ctx.cache["crossfile.classes"]
+        return classes
+
+    return ctx.memo("crossfile.classes", compute)
 
 
 @check("GL701", kinds=("kubernetes",))
@@ -131,16 +132,17 @@ def _searched(config) -> str:
 def _non_nvidia_defaults(ctx: Context) -> list:
     """The linted containerd configs, when every one has a default runtime other than the
     NVIDIA runtime (none: no config, a default a template decides, or an NVIDIA default)."""
-    if "crossfile.non_nvidia_defaults" not in ctx.cache:
+    def compute() -> list:
         from gpulint.nodeconfig import is_nvidia_handler, node_configs
         from gpulint.template import is_placeholder
 
         configs = [c for c in node_configs(ctx) if c.kind == "containerd"]
         if any(is_placeholder(c.default_runtime) for c in configs) \
                 or any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
-            configs = []
-        ctx.cache["crossfile.non_nvidia_defaults"] = configs
-    return ctx.cache["crossfile.non_nvidia_defaults"]
+            return []
+        return configs
+
+    return ctx.memo("crossfile.non_nvidia_defaults", compute)
 
 
 @check("GL703", kinds=("kubernetes",))

@@ -847,10 +847,7 @@ def _gpu_pools(ctx: Context) -> list[list[tuple]]:
     """The repelling taints, as (key, value, effect, where declared), of each node pool
     that carries at least one GPU taint (a pod must tolerate all of them to land on
     that pool), and of the GPU nodes the configuration describes (`fleet.taints`)."""
-    if "k8s.gpu_pools" in ctx.cache:
-        return ctx.cache["k8s.gpu_pools"]
-    ctx.cache["k8s.gpu_pools"] = pools = _find_gpu_pools(ctx)
-    return pools
+    return ctx.memo("k8s.gpu_pools", lambda: _find_gpu_pools(ctx))
 
 
 def _find_gpu_pools(ctx: Context) -> list[list[tuple]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import yaml
 
-from gpulint.model import LineIndex, Node
+from gpulint.model import LineIndex, Node, place
 from gpulint.parse.errors import ParseError
 from gpulint.resources import yaml_loader
 
@@ -47,15 +47,15 @@ def convert(root: yaml.Node, index: LineIndex) -> Node:
     left = max(50_000, 2 * len(index.text))
     mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
 
-    def place(node: yaml.Node) -> int:  # gpulint.model.place(start, end, trim=True), inlined
-        return node.start_mark.index << 33 | node.end_mark.index << 1 | 1
+    def at(node: yaml.Node) -> int:
+        return place(node.start_mark.index, node.end_mark.index, trim=True)
 
     def build(node: yaml.Node, key_span: int | None, depth: int) -> Node:
         nonlocal left
         left -= 1
         if left < 0:
             raise _over_budget(node)
-        span = place(node)
+        span = at(node)
         if depth > 200:  # recursive aliases
             return Node(None, span, key_span, "null", index=index)
         kind = type(node)
@@ -63,7 +63,7 @@ def convert(root: yaml.Node, index: LineIndex) -> Node:
             out: dict[str, Node] = {}
             for key_node, value_node in node.value:
                 key = key_node.value if type(key_node) is scalar else str(key_node)
-                out[str(key)] = build(value_node, place(key_node), depth + 1)
+                out[str(key)] = build(value_node, at(key_node), depth + 1)
             return Node(out, span, key_span, "map", index=index)
         if kind is sequence:
             return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq", index=index)
