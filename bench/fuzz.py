@@ -122,7 +122,7 @@ def _alarm(signum, frame):
 
 
 def _lint(folder: Path, name: str) -> tuple[int, str]:
-    from gpulint.cli import main
+    from gpulint.face.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     old = os.getcwd()

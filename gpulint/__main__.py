@@ -1,5 +1,5 @@
 import sys
 
-from gpulint.cli import main
+from gpulint.face.cli import main
 
 sys.exit(main())

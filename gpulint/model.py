@@ -298,3 +298,10 @@ class Document:
 
     def line_text(self, line: int) -> str:
         return self.index.line_text(line)
+
+
+def apply_edits(text: str, edits) -> str:
+    """`text` with non-overlapping edits applied, from the end so earlier offsets hold."""
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[: edit.start] + edit.content + text[edit.end:]
+    return text

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-
 _BOUND = ("search", "match", "fullmatch", "finditer", "findall", "sub", "split")
 
 

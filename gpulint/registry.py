@@ -1,4 +1,5 @@
-"""Checks register here; the engine asks which to run for a file kind.
+"""What the run is made of: file kinds (how a file is recognised, parsed and checked)
+and checks (one small function per rule).
 
 A check is one small function that yields Findings. It names the codes it can
 emit, so a run that selects none of them never calls it. File checks receive
@@ -7,6 +8,7 @@ emit, so a run that selects none of them never calls it. File checks receive
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -33,6 +35,46 @@ def check(*codes: str, kinds: Iterable[str] = (), project: bool = False):
     return register
 
 
+def resolve(target: str) -> Callable:
+    """The function a `module:function` reference names, imported on first use (a kind's
+    parser or a cross-file fact costs its imports only in runs that need it)."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class Kind:
+    """A file kind: how a file of it is recognised, parsed and checked.
+
+    by_name(name) -> bool: the (lowercased, template-suffix-free) name alone makes it one.
+    wants(name) -> bool: a name whose content may make it one.
+    by_content(name, text) -> True (it is one), False (it is none of gpulint's kinds: a
+    name that claims the file, whose content says otherwise) or None (not this kind).
+    Kinds are asked in `precedence` order; the first answer that is not None wins.
+    """
+
+    __slots__ = ("name", "precedence", "by_name", "wants", "by_content", "parse", "families",
+                 "templated", "shared", "defines_shared", "suppressions", "block_strings")
+
+    def __init__(self, name: str, *, precedence: int, parse: str = "", families: tuple[str, ...] = (),
+                 by_name: Callable[[str], bool] | None = None, wants: Callable[[str], bool] | None = None,
+                 by_content: Callable[[str, str], bool | None] | None = None, templated: bool = False,
+                 shared: str = "always", defines_shared: str = "", suppressions: bool = True,
+                 block_strings: bool = False) -> None:
+        self.name = name
+        self.precedence = precedence
+        self.parse = parse  # "module:function" (text, document) -> tree; raises ParseError
+        self.families = families  # modules whose import registers this kind's checks
+        self.by_name, self.wants, self.by_content = by_name, wants, by_content
+        self.templated = templated  # `{{ }}` in the text marks the file templated
+        # whether other files' checks consult a file of this kind: "always", "never",
+        # "if-defines" (defines_shared(text) says so), "if-mapped" (an image mapping names
+        # it), "in-doctor" (only when a live node is checked)
+        self.shared = shared
+        self.defines_shared = defines_shared
+        self.suppressions = suppressions  # `# gpulint: disable=` comments are read
+        self.block_strings = block_strings  # string values may span lines (YAML/TOML)
+
+
 @dataclass
 class Context:
     """What every check may consult besides its own document."""
@@ -42,12 +84,19 @@ class Context:
     options: dict = field(default_factory=dict)  # command-line facts: driver, gpu_class
     enabled: frozenset[str] = frozenset()
     cache: dict = field(default_factory=dict)  # per-run memo for facts several checks share
+    providers: dict = field(default_factory=dict)  # fact name -> "module:function"(context)
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """compute(), worked out once per run under `key`."""
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
+
+    def fact(self, name: str) -> Any:
+        """A fact joined across file kinds (the runtimes of the linted node configs,
+        kubelet's cgroup driver), computed once by the function the run names for it: a
+        kind's checks use it without importing another kind."""
+        return self.memo(f"fact:{name}", lambda: resolve(self.providers[name])(self))
 
     def of_kind(self, kind: str) -> list[Document]:
         return list(self.memo("of_kind", self._by_kind).get(kind, ()))

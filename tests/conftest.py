@@ -41,7 +41,7 @@ class Run:
 
 def run_gpulint(*args: str, cwd: Path | None = None, stdin: str | None = None) -> Run:
     """Run `gpulint ARGS` in-process, as the console script would."""
-    from gpulint.cli import main
+    from gpulint.face.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     old_cwd = os.getcwd()

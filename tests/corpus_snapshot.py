@@ -55,7 +55,7 @@ class Record:
 
 def lint(run: str) -> list[Record]:
     """One gpulint run over the corpus, in-process, paths relative to the corpus root."""
-    from gpulint.cli import main
+    from gpulint.face.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     old = os.getcwd()

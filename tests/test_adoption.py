@@ -128,7 +128,7 @@ def test_python_310_reads_toml_with_tomli_and_the_same_positions(tmp_path, monke
     one interpreter) and expect the report of 3.11's tomllib, position and words."""
     import tomli
 
-    from gpulint.parse import tomlpos
+    from gpulint.formats import tomlpos
 
     write_files(tmp_path, {"config.toml": content})
     native = run_gpulint("--isolated", "--format", "json", "--kind", "containerd", ".", cwd=tmp_path)
@@ -245,7 +245,7 @@ def test_show_fixes_lists_what_fix_changed(tmp_path):
     ("never", {"FORCE_COLOR": "1"}, True, False),
 ])
 def test_colour_choice(monkeypatch, choice, env, tty, expected):
-    from gpulint.cli import use_color
+    from gpulint.face.cli import use_color
 
     for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
         monkeypatch.delenv(name, raising=False)

@@ -109,9 +109,10 @@ def test_bad_option_is_a_usage_error(tmp_path):
 
 
 def test_a_failing_check_is_an_internal_error_and_the_rest_goes_on(lint_files, monkeypatch):
-    from gpulint import checks, registry
+    from gpulint import registry
+    from gpulint.run.engine import load_all_checks
 
-    checks.load_all()
+    load_all_checks()
 
     def explode(doc, ctx):
         if doc.path.endswith("a/Dockerfile"):
@@ -120,7 +121,7 @@ def test_a_failing_check_is_an_internal_error_and_the_rest_goes_on(lint_files, m
 
     monkeypatch.setattr(registry, "CHECKS", registry.CHECKS + [
         registry.Check(explode, ("GL002",), ("dockerfile",), False)])
-    monkeypatch.setattr("gpulint.engine.CHECKS", registry.CHECKS)
+    monkeypatch.setattr("gpulint.run.engine.CHECKS", registry.CHECKS)
     result = lint_files({"a/Dockerfile": "FROM ubuntu\n", "b/Dockerfile": UNUSED})
     assert result.rc == 2
     assert "explode" in result.err and "a/Dockerfile" in result.err and "boom" in result.err

@@ -25,7 +25,7 @@ def test_markdown_without_gpu_commands_is_not_read(tmp_path):
 
 
 def test_markdown_fast_path_skips_parsing(tmp_path, monkeypatch):
-    from gpulint.parse import commands
+    from gpulint.kinds.commands import parse as commands
 
     def refuse(*_):
         raise AssertionError("parsed a file without GPU commands")
@@ -58,7 +58,7 @@ def test_gpus_values_docker_rejects_or_misreads():
     ("device=0,device=1", False), ("all,2", False), ("count=0,device=1", True),
 ])
 def test_gpus_parsing_follows_the_docker_cli(value, ok):
-    from gpulint.checks.commands import gpus_problem
+    from gpulint.kinds.commands.checks import gpus_problem
 
     assert (gpus_problem(value) is None) == ok
 

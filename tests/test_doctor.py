@@ -239,11 +239,11 @@ def test_nvidia_smi_failure_is_shown(tmp_path, monkeypatch):
 
 @live_driver
 def test_nvidia_smi_that_hangs_is_given_up(tmp_path, monkeypatch):
-    import gpulint.node
+    import gpulint.kinds.node.probe
 
     _fake_smi(tmp_path / "bin", "sleep 30\n")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
-    monkeypatch.setattr(gpulint.node, "SMI_TIMEOUT", 1)
+    monkeypatch.setattr(gpulint.kinds.node.probe, "SMI_TIMEOUT", 1)
     result = run_gpulint("doctor", "--isolated", "--failure-threshold", "none", cwd=tmp_path)
     assert result.rc == 0, result.err
     assert "nvidia-smi did not answer" in result.out

@@ -79,16 +79,17 @@ def test_remaining_findings_decide_the_exit_code_after_fixing(tmp_path):
 
 
 def test_a_fix_that_would_break_the_file_is_refused(tmp_path, monkeypatch):
-    from gpulint import checks, registry
+    from gpulint import registry
+    from gpulint.run.engine import load_all_checks
     from gpulint.model import Edit, Fix
 
-    checks.load_all()
+    load_all_checks()
 
     def breaks_json(doc, ctx):
         yield registry.finding(doc, "GL002", doc.tree, "demo",
                                fix=Fix("add a comma", (Edit(doc.abspath, 1, 1, ","),)))
 
-    monkeypatch.setattr("gpulint.engine.CHECKS", registry.CHECKS + [
+    monkeypatch.setattr("gpulint.run.engine.CHECKS", registry.CHECKS + [
         registry.Check(breaks_json, ("GL002",), ("daemon-json",), False)])
     write_files(tmp_path, {"daemon.json": '{"default-runtime": "runc"}\n'})
     result = run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)

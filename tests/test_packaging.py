@@ -33,7 +33,7 @@ def test_wheel_contains_every_rule_and_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for rule in (ROOT / "rules").iterdir():
         assert f"gpulint/rules/{rule.name}" in names
-    assert "gpulint/config-schema.json" in names
+    assert "gpulint/run/config-schema.json" in names
     assert any(n.endswith("entry_points.txt") for n in names)
 
 
@@ -60,12 +60,13 @@ def test_rule_families_and_explain_import_no_engine_cli_or_report():
     import ast
 
     package = Path(__file__).resolve().parent.parent / "gpulint"
-    for path in [*sorted((package / "checks").glob("*.py")), package / "explain.py"]:
+    families = [p for folder in ("kinds", "crossfile", "common") for p in sorted((package / folder).rglob("*.py"))]
+    for path in [*families, package / "face" / "explain.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
-                assert not name.startswith(("gpulint.engine", "gpulint.cli", "gpulint.report")), (path.name, name)
+                assert not name.startswith(("gpulint.run", "gpulint.face.cli", "gpulint.report")), (path.name, name)
 
 
 def _action_steps(inputs: dict[str, str], action_path: Path) -> list[tuple[str, dict[str, str]]]:

@@ -184,7 +184,7 @@ def test_a_missing_parser_package_leaves_its_files_unchecked_and_the_rest_checke
                                        "  containers:\n    - name: c\n      image: busybox:1.36\n"
                                        "      resources:\n        requests:\n          nvidia.com/gpu: 1\n")
     blocked = ("import sys; sys.modules['dockerfile_parse'] = None\n"
-               "from gpulint.cli import main; sys.exit(main(sys.argv[1:]))")
+               "from gpulint.face.cli import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.run([sys.executable, "-c", blocked, "--isolated", "--format", "json",
                            "--jobs", jobs, "."], cwd=tmp_path, capture_output=True, text=True,
                           timeout=BOUND)

@@ -141,9 +141,9 @@ def test_internal_errors_are_tool_execution_notifications(tmp_path, monkeypatch)
         raise RuntimeError("boom")
 
     monkeypatch.setattr(registry, "CHECKS", [registry.Check(broken, ("GL001",), ("dockerfile",), False)])
-    import gpulint.engine
+    import gpulint.run.engine
 
-    monkeypatch.setattr(gpulint.engine, "CHECKS", registry.CHECKS)
+    monkeypatch.setattr(gpulint.run.engine, "CHECKS", registry.CHECKS)
     write_files(tmp_path, {"Dockerfile": "FROM x\n"})
     run = run_gpulint("--isolated", "--format", "sarif", ".", cwd=tmp_path)
     assert run.rc == 2

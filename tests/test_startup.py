@@ -21,21 +21,21 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
 
 @pytest.mark.parametrize("name,text,absent", [
     ("Dockerfile", "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n",
-     {"yaml", "tomlkit", "jsonschema", "gpulint.checks.kubernetes", "gpulint.compose",
-      "gpulint.checks.containerd", "gpulint.parse.yamlpos"}),
+     {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.checks",
+      "gpulint.kinds.compose.facts", "gpulint.kinds.containerd.checks", "gpulint.formats.yamlpos"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
-     {"yaml", "tomlkit", "jsonschema", "gpulint.k8s", "gpulint.checks.dockerfile", "gpulint.knowledge.images"}),
+     {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])
 def test_one_file_imports_only_what_its_kind_needs(tmp_path, name, text, absent):
     _imported(tmp_path, name, text)  # the first run fills the cache
     modules = _imported(tmp_path, name, text)
-    assert "gpulint.cli" in modules
+    assert "gpulint.face.cli" in modules
     assert not absent & modules, sorted(absent & modules)
 
 
 def test_regular_expressions_compile_when_first_used():
     proc = subprocess.run([sys.executable, "-c",
-                           "import gpulint.checks.dockerfile as d, gpulint.dockerfile_facts as f\n"
+                           "import gpulint.kinds.dockerfile.checks as d, gpulint.kinds.dockerfile.facts as f\n"
                            "from gpulint.regex import Lazy\n"
                            "lazies = [v for m in (d, f) for v in vars(m).values() if isinstance(v, Lazy)]\n"
                            "print(len(lazies), sum(v._compiled is not None for v in lazies))"],

@@ -453,3 +453,25 @@ def required_compute_capability(image: CudaImage) -> tuple[int, int] | None:
 
 def _cc(text: Any) -> tuple[int, int]:
     return _xy(str(text))
+
+
+def branch_problem(version: str) -> tuple[str, str] | None:
+    """(severity, sentence) when a driver's branch is end of life (warning) or a new
+    feature branch without an end-of-life date (info: NVIDIA does not date them, they
+    are simply not maintained); None for supported branches."""
+    info = branch(version)
+    if info is None or not info.is_eol or (info.unconfirmed and info.type is None):
+        return None
+    if info.type == "new feature" and info.eol is None:
+        return ("info", f"R{info.number} is a new feature branch: short-lived, not updated after its release "
+                        f"and not a supported forward-compatibility target; run GPU nodes on a "
+                        f"long-term-support or production branch ({_supported_text()})")
+    kind = {"LTSB": "a long-term-support branch", "new feature": "a new feature branch",
+            "production": "a production branch (not a long-term-support branch)"}.get(info.type or "", "a branch")
+    when = f"reached end of life in {info.eol}" if info.eol else "is no longer supported"
+    return ("warning", f"R{info.number} is {kind} that {when}: it gets no security or bug fixes; move to a "
+                       f"supported branch ({_supported_text()})")
+
+
+def _supported_text() -> str:
+    return ", ".join(f"R{b.number}{' ' + b.type if b.type else ''} until {b.eol}" for b in supported_branches())

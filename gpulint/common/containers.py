@@ -1,0 +1,94 @@
+"""What a Docker host does with a container's GPU settings, shared by the Compose
+and command-line checks: runtime names against the linted daemon.json, the
+`NVIDIA_VISIBLE_DEVICES` variable, and privileged containers with GPUs.
+"""
+
+from __future__ import annotations
+
+from gpulint.model import Related, Span
+from gpulint.regex import lazy
+
+# NVIDIA_VISIBLE_DEVICES values that select GPUs: `all`, indices, UUIDs, MIG devices
+DEVICE_LIST = lazy(r"all|(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+))*$")
+
+
+def selects_gpus(value: str) -> bool:
+    """An `NVIDIA_VISIBLE_DEVICES` value that hands GPUs to a container (not `void`,
+    `none` or empty, which opt out)."""
+    return DEVICE_LIST.match(value.strip()) is not None
+
+
+def _daemon_configs(ctx):
+    return [c for c in ctx.fact("node-configs") if c.kind == "daemon-json"]
+
+
+def _runtimes_place(config) -> Related:
+    node = config.doc.tree.get("runtimes") if config.doc.tree is not None else None
+    span = node.key_span if node is not None and node.key_span else Span.point(1, 1)
+    names = ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
+    return Related(config.doc.path, span.line, span.column, f"daemon.json searched (runtimes: {names})")
+
+
+def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | None:
+    """(severity, message, related) for a runtime name Docker would not know.
+
+    With daemon.json files among the linted ones, a name none of them defines; without,
+    only the names of NVIDIA binaries, which the toolkit never registers as runtimes
+    (`runtime: nvidia` is then fine: the host's daemon.json is not here to say)."""
+    from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES
+
+    name = name.strip()
+    if not name or "$" in name:
+        return None
+    configs = _daemon_configs(ctx)
+    if any(c.defines(name) for c in configs):
+        return None
+    refused = f"Docker refuses the container (`unknown or invalid runtime name: {name}`)"
+    binary = name in NVIDIA_BINARIES or name in NOT_RUNTIMES
+    hint = (f"; `{name}` is an NVIDIA binary, which `nvidia-ctk runtime configure --runtime=docker` "
+            f"registers as the runtime `nvidia`") if binary else ""
+    if configs:
+        return ("error", f"runtime `{name}` is not defined in the linted daemon.json: {refused}{hint}",
+                tuple(_runtimes_place(c) for c in configs))
+    if binary:
+        return ("warning", f"runtime `{name}` names an NVIDIA binary, not a runtime: unless the host's "
+                           f"daemon.json defines a runtime of that name, {refused}; the NVIDIA "
+                           f"Container Toolkit registers its runtime as `nvidia`", ())
+    return None
+
+
+def _nvidia_default(ctx) -> bool | None:
+    """Whether a linted daemon.json makes an NVIDIA runtime the default (None: none linted)."""
+    from gpulint.knowledge.runtimes import is_nvidia_handler
+
+    configs = _daemon_configs(ctx)
+    if not configs:
+        return None
+    for config in configs:
+        default = config.default_runtime
+        entry = config.runtimes.get(default) if default else None
+        if default and (entry.is_nvidia if entry is not None else is_nvidia_handler(default, None)):
+            return True
+    return False
+
+
+def visible_devices_problem(ctx, value: str, advice: str) -> tuple[str, str, tuple] | None:
+    """(severity, message, related) for `NVIDIA_VISIBLE_DEVICES` set on a container that
+    requests no GPU: only the NVIDIA runtime reads it, so it works where that runtime is
+    the host's default and is inert elsewhere."""
+    if not selects_gpus(value):
+        return None
+    default = _nvidia_default(ctx)
+    if default:
+        return None  # the linted host runs every container with the NVIDIA runtime
+    shown = f"`NVIDIA_VISIBLE_DEVICES={value.strip()}`"
+    where = ("the linted daemon.json does not make the NVIDIA runtime the default, so" if default is False
+             else "unless the NVIDIA runtime is the host's default (`default-runtime` in daemon.json),")
+    return ("warning", f"{shown} without a GPU request: only the NVIDIA runtime reads the variable; "
+                       f"{where} the container gets no GPU; {advice}", ())
+
+
+def limited_gpus_note(limited: str) -> str:
+    return (f"a privileged container sees the device files of every GPU of the host, not only "
+            f"{limited}, and can use or disturb other containers' GPUs; drop privileged mode and "
+            f"add only the capabilities it needs")

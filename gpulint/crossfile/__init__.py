@@ -1,0 +1,22 @@
+"""What joins file kinds: Pod -> RuntimeClass -> node config, image -> CUDA -> node
+driver. The modules here may read every kind's facts; a kind's checks reach the joined
+facts through `ctx.fact(name)`, never by importing another kind.
+"""
+
+from __future__ import annotations
+
+# facts joined across kinds: name -> the function that computes it from the Context
+FACTS = {
+    "node-configs": "gpulint.crossfile.nodes:node_configs",
+    "kubelet-cgroup-driver": "gpulint.crossfile.nodes:kubelet_cgroup_driver",
+}
+
+# rule families that join kinds -> the file kinds that make them worth importing
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "gpulint.crossfile.checks": ("kubernetes",),
+    "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands"),
+}
+
+
+def families(kind_names) -> list[str]:
+    return [module for module, needs in FAMILIES.items() if set(kind_names).intersection(needs)]

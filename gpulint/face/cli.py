@@ -1,0 +1,378 @@
+"""Command line: argument parsing and exit codes; the work happens elsewhere.
+
+    gpulint [PATHS...]          lint (default: .)
+    gpulint rule GL105          a rule's documentation
+    gpulint rules               every rule
+    gpulint cuda 12.4.1         the drivers a CUDA release needs
+    gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
+    gpulint image REF           an image's CUDA and the driver it needs
+    gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
+    gpulint completion SHELL    a completion script for bash, zsh or fish
+    gpulint check [PATHS...]    lint, for a path named like one of these commands
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from gpulint.face.arguments import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    Parser,
+    UsageError,
+    emit,
+    lint_parser,
+    settings_from,
+    version_text,
+)
+
+MAX_FIX_PASSES = 8
+
+
+def _sources(args, settings):
+    from gpulint.run.engine import Source, collect_sources
+
+    paths = args.paths or ["."]
+    if "-" in paths:
+        if len(paths) > 1:
+            raise UsageError("`-` (stdin) cannot be combined with other paths")
+        name = args.stdin_filename or "stdin"
+        if not args.kind and not args.stdin_filename:
+            raise UsageError("reading stdin needs --stdin-filename NAME or --kind KIND")
+        return [Source(Path(name), text=sys.stdin.buffer.read(), kind=args.kind)]
+    try:
+        return collect_sources(paths, settings)
+    except FileNotFoundError as exc:
+        raise UsageError(f"{exc.args[0]}: no such file or directory") from None
+
+
+def project_root(settings) -> Path | None:
+    """Where the project around the linted files starts: the configuration file's folder,
+    else the repository holding the current directory."""
+    if settings.path is not None:
+        return settings.base
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _around(args, settings, sources):
+    """The project's other files, read for cross-file context, so a pre-commit call that
+    names only the changed files judges them as `gpulint .` would."""
+    from gpulint.run.discover import walk
+    from gpulint.run.engine import Source
+
+    root = None if args.isolated or args.paths == ["-"] else project_root(settings)
+    if root is None:
+        return []
+    root_key = os.path.abspath(root)
+    for raw in args.paths or ["."]:
+        path = os.path.abspath(raw)
+        if os.path.isdir(path) and (root_key + os.sep).startswith(path.rstrip(os.sep) + os.sep):
+            return []  # the whole project is linted already
+    linted = {os.path.abspath(s.path) for s in sources}
+    return [Source(p) for p in walk([str(root)], settings.excludes, base=settings.base,
+                                    gitignore=settings.respect_gitignore)
+            if os.path.abspath(p) not in linted]
+
+
+def _valid_driver(value: str) -> bool:
+    """A driver version or branch written plainly (no distribution suffix, no spaces)."""
+    from gpulint.crossfile.fleet import driver_version
+
+    return driver_version(value) == value
+
+
+def _check_driver_branch(value: str) -> None:
+    """A branch older than every one gpulint knows is a typo (`--driver 100`): an error; a
+    newer or unlisted one is judged as written, with a warning that says so."""
+    from gpulint.knowledge.cuda import branch, branch_numbers
+
+    if branch(value) is not None:
+        return
+    known = branch_numbers()
+    number = int(value.split(".")[0])
+    if number < known[0]:
+        raise UsageError(f"--driver {value}: there is no NVIDIA driver branch R{number}; gpulint knows "
+                         f"R{known[0]} to R{known[-1]}")
+    print(f"gpulint: warning: --driver {value}: gpulint does not know branch R{number} (it knows "
+          f"R{known[0]} to R{known[-1]}); images are judged against it as the newest driver"
+          if number > known[-1] else
+          f"gpulint: warning: --driver {value}: R{number} is not a driver branch gpulint knows; "
+          f"images are judged against it like R{max(b for b in known if b < number)}", file=sys.stderr)
+
+
+def lint(argv: list[str]) -> int:
+    args = lint_parser().parse_args(argv)
+    if args.version:
+        print(version_text())
+        return EXIT_CLEAN
+    from gpulint.report import render
+    from gpulint.run.config import ConfigError
+    from gpulint.run.engine import Options, exit_code, print_internal_errors, run
+
+    try:
+        settings = settings_from(args)
+        if args.driver and not _valid_driver(args.driver):
+            raise UsageError(f"--driver {args.driver}: expected a driver version such as "
+                             f"535.104.05 or a branch such as 535")
+        if args.driver:
+            _check_driver_branch(args.driver)
+        if args.jobs is not None and args.jobs < 1:
+            raise UsageError("--jobs must be a positive number of processes")
+        sources = _sources(args, settings)
+    except (ConfigError, UsageError) as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class)) if v}
+    options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
+                      around=_around(args, settings, sources), jobs=args.jobs)
+    try:
+        result = run(sources, settings, options)
+    except OSError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+    fixed, fixed_codes, unwritten = 0, None, []
+    stdin = bool(sources) and sources[0].text is not None and args.paths == ["-"]
+    if args.fix or args.diff:
+        before = result
+        result, fixed, changed, originals = _fix_loop(result, sources, settings, options,
+                                                      args.unsafe_fixes)
+        fixed_codes = _gone(before, result)
+        if args.diff:
+            from gpulint.run.fix import unified_diff
+
+            emit("".join(unified_diff(originals[p], t) for p, t in sorted(changed.items())
+                          if p in originals), args.output)
+            print_internal_errors(result)
+            return EXIT_ERROR if result.internal_errors else (EXIT_FINDINGS if changed else EXIT_CLEAN)
+        if stdin:  # the input itself, byte for byte, where nothing was fixed
+            from gpulint.formats.documents import encode
+
+            data = next((encode(originals[path], text) for path, text in changed.items()
+                         if path in originals), sources[0].text)
+            sys.stdout.flush()
+            if hasattr(sys.stdout, "buffer"):
+                sys.stdout.buffer.write(data)
+                sys.stdout.buffer.flush()
+            else:  # a text stream (gpulint called in-process)
+                sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+            sys.stderr.write(render("text", result, show_source=False, fixed=fixed))
+            return exit_code(result, settings.failure_threshold)
+        unwritten = _write_all(originals, changed)
+        if unwritten:  # the report below still shows these files' findings
+            for line in unwritten:
+                print(f"gpulint: {line}", file=sys.stderr)
+            result = run(sources, settings, options)
+            fixed = max(0, len(before.findings) - len(result.findings))
+
+    _baseline(args, result)
+    color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
+    if args.statistics:
+        from gpulint.report.statistics import render as statistics
+
+        report = statistics(result, args.format, args.unsafe_fixes)
+    else:
+        report = render(args.format, result, show_source=not args.no_show_source, color=color,
+                        fixed=fixed, unsafe_fixes=args.unsafe_fixes,
+                        show_suppressed=args.show_suppressed, quiet=args.quiet)
+    if args.show_fixes and fixed_codes and args.format == "text":
+        from gpulint.report.text import fixes_listing
+
+        report += fixes_listing(fixed_codes)
+    emit(report, args.output)
+    print_internal_errors(result)
+    if unwritten:
+        return EXIT_ERROR
+    return exit_code(result, settings.failure_threshold)
+
+
+def _baseline(args, result) -> None:
+    from gpulint.run import baseline
+
+    try:
+        if args.baseline_write:
+            count = baseline.write(args.baseline_write, result)
+            print(f"gpulint: wrote {count} finding{'' if count == 1 else 's'} to {args.baseline_write}",
+                  file=sys.stderr)
+        path = args.baseline_write or args.baseline
+        if path:
+            baseline.apply(path, result)
+    except baseline.BaselineError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def use_color(choice: str, to_file: bool, tty: bool) -> bool:
+    """--color, then no-color.org: NO_COLOR (non-empty) wins, FORCE_COLOR (non-empty)
+    forces, TERM=dumb and anything but a terminal turn colour off."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return tty and not to_file and os.environ.get("TERM") != "dumb"
+
+
+def _gone(before, after):
+    """(path, code) -> how many fixable findings the fixes made disappear."""
+    from collections import Counter
+
+    left = Counter((f.path, f.code) for f in after.active)
+    had = Counter((f.path, f.code) for f in before.active if f.fix is not None)
+    return {key: n - left.get(key, 0) for key, n in sorted(had.items()) if n > left.get(key, 0)}
+
+
+def _fix_loop(result, sources, settings, options, unsafe):
+    """Fix, re-lint the fixed text, and repeat until nothing more applies.
+
+    Returns the last result, the number of fixes applied, the final text of each
+    changed file, and the original documents (for the diff and for writing).
+    """
+    from gpulint.formats.documents import encode
+    from gpulint.run.engine import Source, run
+    from gpulint.run.fix import fixed_texts
+
+    originals = {d.abspath: d for d in result.documents}
+    changed: dict[str, str] = {}
+    total = 0
+    current = result
+    for _ in range(MAX_FIX_PASSES):
+        texts, count, refused = fixed_texts(current.findings, current.documents, unsafe)
+        for message in refused:
+            print(f"gpulint: {message}", file=sys.stderr)
+        if not texts:
+            break
+        total += count
+        changed.update(texts)
+        again = []
+        for source in sources:
+            key = os.path.abspath(source.path)
+            if key in changed:
+                again.append(Source(source.path, text=encode(originals[key], changed[key]),
+                                    kind=source.kind))
+            else:
+                again.append(source)
+        current = run(again, settings, options)
+    changed = {p: t for p, t in changed.items() if t != originals[p].text}
+    return current, total, changed, originals
+
+
+def _write_all(originals, changed) -> list[str]:
+    """Write every fixed file (a symlink's target once); the files left unwritten, with why."""
+    from gpulint.run.fix import NotWritten, write_in_place
+
+    written, failed = set(), []
+    for path, text in changed.items():
+        if os.path.realpath(originals[path].abspath) in written:
+            continue
+        try:
+            written.add(write_in_place(originals[path], text))
+        except NotWritten as exc:
+            failed.append(f"{originals[path].path}: not fixed: {exc}")
+    return failed
+
+
+def show_rule(argv: list[str]) -> int:
+    p = Parser(prog="gpulint rule", description="Print a rule's documentation.")
+    p.add_argument("code", help="a code (GL105) or slug")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    from gpulint import catalog
+    from gpulint.ruledoc import rule_json, rule_text
+
+    codes = [c for c in catalog.resolve_selector(args.code) if c.upper() == args.code.upper()] \
+        or [catalog.by_slug().get(args.code)]
+    code = codes[0]
+    if code is None or code not in catalog.load_catalog():
+        print(f"gpulint: unknown rule `{args.code}`; `gpulint rules` lists them", file=sys.stderr)
+        return EXIT_ERROR
+    rule = catalog.load_catalog()[code]
+    if args.format == "json":
+        import json
+
+        print(json.dumps(rule_json(rule), indent=2))
+    else:
+        print(rule_text(rule))
+    return EXIT_CLEAN
+
+
+def list_rules(argv: list[str]) -> int:
+    p = Parser(prog="gpulint rules", description="List every rule.")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    args = p.parse_args(argv)
+    from gpulint import catalog
+    from gpulint.ruledoc import rule_json
+
+    rules = catalog.load_catalog().values()
+    if args.format == "json":
+        import json
+
+        print(json.dumps([rule_json(r) for r in rules], indent=2))
+        return EXIT_CLEAN
+    for rule in rules:
+        flags = "".join((" (fix)" if rule.fixable != "never" else "",
+                         " (preview)" if rule.preview else ""))
+        print(f"{rule.code}  {rule.severity:<7}  {rule.slug:<36} {rule.title}{flags}")
+    return EXIT_CLEAN
+
+
+def _doctor(argv):
+    from gpulint.face.doctor import doctor_command
+
+    return doctor_command(argv)
+
+
+def _explain(name):
+    def command(argv):
+        from gpulint.face import explain
+
+        return getattr(explain, f"{name}_command")(argv)
+
+    return command
+
+
+def _completion(argv):
+    from gpulint.face.completion import completion_command
+
+    return completion_command(argv, list(COMMANDS))
+
+
+# The first word picks a command; anything else is a path to lint. A folder named like a
+# command is linted with `gpulint check NAME` or `gpulint ./NAME`.
+COMMANDS = {
+    "check": lint, "rule": show_rule, "rules": list_rules,
+    "doctor": _doctor, "cuda": _explain("cuda"), "driver": _explain("driver"),
+    "image": _explain("image"), "completion": _completion,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in COMMANDS:
+            if argv[0] != "check" and os.path.exists(argv[0]):
+                print(f"gpulint: `{argv[0]}` is a command here; to lint the path {argv[0]}, run "
+                      f"`gpulint check {argv[0]}` or `gpulint ./{argv[0]}`", file=sys.stderr)
+            return COMMANDS[argv[0]](argv[1:])
+        return lint(argv)
+    except UsageError as exc:
+        print(f"gpulint: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception:  # a bug in gpulint: say so, exit 2, never a bare traceback
+        import traceback
+
+        print("gpulint: internal error, please report it:\n" + traceback.format_exc(), file=sys.stderr)
+        return EXIT_ERROR

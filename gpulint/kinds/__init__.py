@@ -1,0 +1,80 @@
+"""The file kinds gpulint reads, registered here and nowhere else.
+
+Each kind is a folder: how a file of it is recognised (`recognise.py`), parsed
+(`parse.py`), what it means (`facts.py`) and its rules (`checks.py`). A kind imports
+the core, `formats/`, `knowledge/` and `common/`, never another kind: facts that join
+kinds live in `crossfile/` and reach a kind's checks through `ctx.fact(...)`.
+"""
+
+from __future__ import annotations
+
+from gpulint.formats.template import strip_template_suffix
+from gpulint.kinds import (
+    commands,
+    compose,
+    containerd,
+    daemon_json,
+    dockerfile,
+    kubernetes,
+    node,
+    operator_values,
+    toolkit,
+)
+from gpulint.registry import Kind, resolve
+
+# in the order `--kind` lists them
+KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
+                           operator_values.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND, commands.KIND)
+NODE = node.KIND  # `gpulint doctor`'s live node
+NAMES = tuple(k.name for k in KINDS)
+BY_NAME = {k.name: k for k in KINDS + (NODE,)}
+_ASKED = sorted(KINDS, key=lambda k: k.precedence)
+# names never read for their content, whatever it holds
+_NOT_BY_CONTENT = ("pyproject.toml",)
+
+
+def _plain(name: str) -> str:
+    return strip_template_suffix(name)[0].lower()
+
+
+def kind_by_name(name: str) -> str | None:
+    lower = _plain(name)
+    return next((k.name for k in _ASKED if k.by_name is not None and k.by_name(lower)), None)
+
+
+def may_need_content(name: str) -> bool:
+    lower = _plain(name)
+    return any(k.wants is not None and k.wants(lower) for k in _ASKED)
+
+
+def kind_by_content(name: str, text: str) -> str | None:
+    lower = _plain(name)
+    if lower in _NOT_BY_CONTENT:
+        return None
+    for kind in _ASKED:
+        verdict = kind.by_content(lower, text) if kind.by_content is not None else None
+        if verdict is not None:
+            return kind.name if verdict else None
+    return None
+
+
+def classify(name: str, text: str | None) -> str | None:
+    kind = kind_by_name(name)
+    if kind is None and text is not None and (may_need_content(name) or "." not in name):
+        kind = kind_by_content(name, text)
+    return kind
+
+
+def families(names) -> list[str]:
+    """The check modules of the kinds named (each once, in registry order)."""
+    return list(dict.fromkeys(m for k in KINDS + (NODE,) if k.name in names for m in k.families))
+
+
+def parser(name: str):
+    """The parser of the kind named: (text, document) -> tree."""
+    return resolve(BY_NAME[name].parse)
+
+
+def parse_text(name: str, text: str, doc):
+    """The tree of `text` read as the kind named, by the kind's own parser."""
+    return parser(name)(text, doc)

@@ -1,0 +1,197 @@
+"""GPU container command lines (GL9xx): `docker run --gpus ...` and its kin in scripts,
+Makefiles, documentation and CI files.
+
+Only GPU command lines are judged: those that ask for GPUs (`--gpus`, an NVIDIA
+`--runtime`, a CDI `--device nvidia.com/gpu=...`, `nvidia-docker`) or run a CUDA image.
+Images written as shell variables are not judged.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from gpulint.common.containers import (
+    limited_gpus_note,
+    runtime_problem,
+    visible_devices_problem,
+)
+from gpulint.formats.shell import Word
+from gpulint.kinds.commands.parse import ContainerCommand, gpu_request, literal_image
+from gpulint.model import Document
+from gpulint.regex import lazy
+from gpulint.registry import Context, check, finding
+
+KINDS = ("commands",)
+# engines whose `--gpus` takes Docker's CSV syntax (ctr's is a GPU index, podman maps it to CDI)
+_DOCKER_GPUS = ("docker", "nerdctl")
+_GPUS_KEYS = ("driver", "count", "device", "capabilities", "options")
+# a value that documentation leaves for the reader to fill: `<N>`, `[ids]`, `GPU_IDS`
+_PLACEHOLDER = lazy(r"[<>{}\[\]]|\.\.\.|^[A-Z][A-Z0-9_]*$")
+
+
+def _span(doc: Document, word: Word):
+    return doc.index.span(word.start, word.end)
+
+
+def _commands(doc: Document) -> list[ContainerCommand]:
+    return doc.tree or []
+
+
+@check("GL301", "GL302", kinds=KINDS)
+def command_image_tags(doc: Document, ctx: Context):
+    from gpulint.common.imagetags import image_tag_findings
+
+    for command in _commands(doc):
+        word = literal_image(command)
+        if word is None:
+            continue
+        platform = next((f.text for f in command.flag("--platform") if f.text and "$" not in f.text), None)
+        # the words of a documented command are its own: a fix could only rewrite the text
+        yield from image_tag_findings(doc, word.text, _span(doc, word), editable=not word.quoted,
+                                      platform=platform)
+
+
+# ---------------------------------------------------------------- GL913 --gpus
+
+
+def gpus_problem(value: str) -> tuple[str, str] | None:
+    """(severity, what happens) for a `--gpus` value as the docker and nerdctl CLIs parse it
+    (docker/cli opts/gpus.go): CSV fields of `key=value`, or a bare count (`all` or a number),
+    each key once."""
+    try:
+        fields = next(csv.reader([value]), [])
+    except csv.Error:
+        return None
+    count = device = None
+    seen: set[str] = set()
+    for field in fields:
+        key, eq, val = field.partition("=")
+        if key in seen or (not eq and "count" in seen):
+            return "error", f"the CLI rejects it (`gpu request key '{key}' can be specified only once`)"
+        seen.update((key, "count") if not eq else (key,))
+        if not eq:
+            count = key.strip()
+            if count != "all" and not count.lstrip("-").isdigit():
+                return "error", (f"the CLI rejects it (`invalid count ({count}): value must be either "
+                                 f"\"all\" or an integer`; older releases: `count must be an integer: "
+                                 f"strconv.Atoi: parsing \"{count}\": invalid syntax`)")
+            continue
+        if key not in _GPUS_KEYS:
+            return "error", f"the CLI rejects it (`unexpected key '{key}' in '{field}'`)"
+        if key == "device":
+            device = val
+        if key == "count":
+            count = val.strip()
+    if device is not None and count is not None and count != "0":
+        return "error", ("the CLI splits it at the comma into `device=...` and a count, and the container "
+                         "is refused (`cannot set both Count and DeviceIDs on device request`)")
+    if count == "0" and device is None:
+        return "warning", "it requests zero GPUs: the container gets none (`NVIDIA_VISIBLE_DEVICES=void`)"
+    return None
+
+
+@check("GL913", kinds=KINDS)
+def gpus_value_invalid(doc: Document, ctx: Context):
+    for command in _commands(doc):
+        if command.tool not in _DOCKER_GPUS:
+            continue
+        for flag in command.flag("--gpus"):
+            value = flag.value
+            if value is None or value.expands or _PLACEHOLDER.search(value.text):
+                continue
+            problem = gpus_problem(value.text)
+            if problem is None:
+                continue
+            severity, what = problem
+            advice = _gpus_advice(value.text)
+            yield finding(doc, "GL913", _span(doc, value),
+                          f"{command.label} with `--gpus {value.text}`: {what}{advice}",
+                          severity=severity)
+
+
+def _gpus_advice(value: str) -> str:
+    if value.startswith("device=") and "," in value:
+        return f"; quote the device list twice: `--gpus '\"{value}\"'`"
+    if value == "0":
+        return "; for the GPU with index 0 write `--gpus device=0`"
+    if "=" not in value and "," not in value:
+        return "; `--gpus` needs a value (`all`, a number, or `device=...`) before the image"
+    return ""
+
+
+# ---------------------------------------------------------------- GL908 --runtime
+
+
+@check("GL908", kinds=KINDS)
+def command_runtime_undefined(doc: Document, ctx: Context):
+    for command in _commands(doc):
+        if command.tool not in ("docker", "nvidia-docker"):
+            continue  # podman and nerdctl name runtimes in their own configuration
+        for flag in command.flag("--runtime"):
+            if flag.value is None or flag.value.expands:
+                continue
+            problem = runtime_problem(ctx, flag.value.text)
+            if problem is not None:
+                severity, message, related = problem
+                yield finding(doc, "GL908", _span(doc, flag.value), f"{command.label}: {message}",
+                              severity=severity, related=related)
+
+
+# ---------------------------------------------------------------- GL910 NVIDIA_VISIBLE_DEVICES
+
+
+@check("GL910", kinds=KINDS)
+def command_visible_devices(doc: Document, ctx: Context):
+    for command in _commands(doc):
+        if command.tool not in ("docker", "nerdctl", "podman") or gpu_request(command) is not None \
+                or command.flag("--runtime"):
+            continue
+        for flag in command.flag("-e", "--env"):
+            if flag.value is None or flag.value.expands:
+                continue
+            name, eq, value = flag.value.text.partition("=")
+            if name != "NVIDIA_VISIBLE_DEVICES" or not eq:
+                continue
+            problem = visible_devices_problem(ctx, value, "add `--gpus` (or `--runtime nvidia`)")
+            if problem is not None:
+                yield finding(doc, "GL910", _span(doc, flag.value), f"{command.label}: {problem[1]}",
+                              severity=problem[0], related=problem[2])
+
+
+# ---------------------------------------------------------------- GL912 --privileged
+
+
+def _limited(command: ContainerCommand) -> str | None:
+    for flag in command.flag("--gpus"):
+        value = (flag.text or "").strip()
+        if command.tool in _DOCKER_GPUS and value and value != "all" and gpus_problem(value) is None \
+                and not (flag.value and flag.value.expands) \
+                and not any(field.split("=")[-1] == "all" for field in value.split(",")):
+            return f"the ones `--gpus {value}` selects"
+    return None
+
+
+@check("GL912", kinds=KINDS)
+def command_privileged_gpu(doc: Document, ctx: Context):
+    for command in _commands(doc):
+        privileged = [f for f in command.flag("--privileged") if f.text in (None, "true")]
+        limited = _limited(command) if privileged else None
+        if limited is not None:
+            yield finding(doc, "GL912", _span(doc, privileged[0].word),
+                          f"{command.label} with `--privileged`: {limited_gpus_note(limited)}")
+
+
+# ---------------------------------------------------------------- GL914 podman --gpus
+
+
+@check("GL914", kinds=KINDS)
+def podman_gpus_flag(doc: Document, ctx: Context):
+    for command in _commands(doc):
+        if command.tool != "podman":
+            continue
+        for flag in command.flag("--gpus"):
+            yield finding(doc, "GL914", _span(doc, flag.word),
+                          f"{command.label} with `--gpus`: Podman reaches GPUs through CDI, and releases that do "
+                          "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
+                          "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
+                          "cdi generate`) works with every CDI-capable release")

@@ -1,0 +1,41 @@
+"""Files whose lines run GPU containers: shell scripts (by suffix or shebang), Makefiles,
+Markdown and reStructuredText, GitHub Actions workflows and GitLab CI files."""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.regex import lazy
+
+_WORKFLOW = lazy(r"^jobs:[ \t]*(#.*)?$", re.MULTILINE)
+SCRIPT_SUFFIXES = (".sh", ".bash", ".md", ".markdown", ".rst", ".mk")
+MAKEFILES = ("makefile", "gnumakefile")
+
+
+def wants(lower: str) -> bool:
+    return lower.endswith(SCRIPT_SUFFIXES + (".yaml", ".yml")) or lower in MAKEFILES
+
+
+def by_content(lower: str, text: str) -> bool | None:
+    if lower.endswith((".yaml", ".yml")):
+        if lower == ".gitlab-ci.yml" or _WORKFLOW.search(text):
+            return _worth_reading(text)
+        return None
+    if lower.endswith(SCRIPT_SUFFIXES) or lower in MAKEFILES or "." not in lower:
+        if "." not in lower and lower not in MAKEFILES:
+            from gpulint.kinds.commands.parse import (
+                is_shell_script,  # the parser: only for such names
+            )
+
+            if not is_shell_script(text):
+                return False
+        return _worth_reading(text)
+    return None
+
+
+def _worth_reading(text: str) -> bool:
+    from gpulint.kinds.commands.parse import (
+        worth_reading,  # the parser: only for such names
+    )
+
+    return worth_reading(text)

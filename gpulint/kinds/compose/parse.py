@@ -1,0 +1,13 @@
+"""Compose files: one YAML mapping."""
+
+from __future__ import annotations
+
+from gpulint.formats.errors import ParseError
+from gpulint.formats.yamlpos import parse_yaml_documents
+
+
+def parse(text: str, doc):
+    roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+    if len(roots) > 1 or (roots and not roots[0].is_map):
+        raise ParseError("a Compose file must hold one YAML mapping")
+    return roots[0] if roots else None

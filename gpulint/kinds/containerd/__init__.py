@@ -1,0 +1,9 @@
+"""containerd's config.toml, its drop-ins and k3s/RKE2 templates."""
+
+from gpulint.kinds.containerd import recognise
+from gpulint.registry import Kind
+
+KIND = Kind("containerd", precedence=30, wants=recognise.wants, by_content=recognise.by_content,
+            parse="gpulint.kinds.containerd.parse:parse", families=("gpulint.kinds.containerd.checks", "gpulint.kinds.containerd.runtimes",
+                      "gpulint.kinds.containerd.tables"),
+            templated=True, block_strings=True)

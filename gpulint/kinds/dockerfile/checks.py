@@ -1,0 +1,628 @@
+"""Dockerfile checks (GL3xx): CUDA image tags and flavors, the driver and the
+container toolkit inside images, and the NVIDIA_* environment an image bakes in.
+
+Stage facts (root image, CUDA image, ENV, commands, packages) come from
+gpulint.dockerfile_facts; image knowledge from gpulint.knowledge.images.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.common.containers import selects_gpus
+from gpulint.kinds.dockerfile.facts import (
+    REQUIRE_CUDA,
+    Hit,
+    StageFacts,
+    command_name,
+    cuda_builds,
+    cuda_variant,
+    driver_container,
+    env_values,
+    facts,
+    first_mention,
+    image_os,
+    installs_toolkit,
+    is_nvidia_image,
+    jetson_image,
+    locate,
+    not_cuda_workload,
+    plain_image,
+    stage_cuda,
+)
+from gpulint.model import Document, Edit, Fix, Span
+from gpulint.regex import lazy
+from gpulint.registry import Context, check, finding, related
+
+KINDS = ("dockerfile",)
+
+
+def _where(doc: Document, hit: Hit) -> Span:
+    return locate(doc, hit.instruction, hit.text)
+
+
+def _word_offsets(doc: Document, ins, word: str) -> tuple[int, int] | None:
+    """Offsets of `word` standing alone (not inside a longer name or path) in an instruction."""
+    pattern = re.compile(r"(?<![\w./${-])" + re.escape(word) + r"(?![\w.}-])")
+    match = pattern.search(doc.text, ins.start, ins.end)
+    return (match.start(), match.end()) if match else None
+
+
+def _package_span(doc: Document, package) -> Span:
+    at = _word_offsets(doc, package.command.instruction, package.raw)
+    if at is None:
+        return locate(doc, package.command.instruction, package.raw)
+    return doc.index.span(*at)
+
+
+# ---------------------------------------------------------------- GL301 / GL302 tags
+
+
+def _image_uses(doc: Document):
+    """(written, resolved, span, instruction) for every image a FROM or COPY --from names,
+    except those a template fills in."""
+    from gpulint.formats.template import has_template_syntax
+
+    df = doc.tree
+    uses = [(s.image, s.resolved, s.image_span, s.from_instruction) for s in df.stages
+            if s.parent is None]
+    for ins in df.instructions:
+        ref = ins.flags.get("from") if ins.keyword in ("COPY", "ADD") else None
+        if ref and df.stage_named(ref) is None and not ref.isdigit():
+            uses.append((ref, ref, locate(doc, ins, ref), ins))
+    for use in uses:
+        ins = use[3]
+        if not (doc.templated and has_template_syntax(doc.text[ins.start:ins.end])):
+            yield use
+
+
+@check("GL301", "GL302", kinds=KINDS)
+def cuda_tags(doc: Document, ctx: Context):
+    from gpulint.common.imagetags import tag_advice, tag_finding
+    from gpulint.knowledge.images import parse_image_ref, tag_status
+
+    for written, resolved, span, ins in _image_uses(doc):
+        ref = parse_image_ref(resolved)
+        status = tag_status(ref, _platform(doc, ins)) if ref is not None else None
+        if status is None or status.status in ("supported", "unknown"):
+            continue
+        from_args = written != resolved
+        if from_args and status.status == "never-existed" and _placeholder(doc, written, ref):
+            continue
+        shown = f"`{written}` (`{resolved}` with the ARG defaults)" if from_args else f"`{resolved}`"
+        better = ref.with_tag(status.suggestion, status.repository) if status.suggestion else None
+        advice, fix = tag_advice(doc, ref, better, span, editable=not from_args)
+        yield tag_finding(doc, span, shown, status, advice, fix)
+
+
+def _platform(doc: Document, ins) -> str | None:
+    """The platform a FROM asks for with `--platform`, when the ARG defaults settle it
+    (`$BUILDPLATFORM` and `$TARGETPLATFORM` are the builder's to choose)."""
+    from gpulint.kinds.dockerfile.parse import expand
+
+    value = ins.flags.get("platform") if ins.keyword == "FROM" else None
+    platform = expand(value, doc.tree.global_args) if value else None
+    return platform if platform and "$" not in platform else None
+
+
+# a variable used without an inline default (`${CUDA}`, `$CUDA`; not `${CUDA:-12.9.2}`)
+_BARE_VARIABLE = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _placeholder(doc: Document, written: str, ref) -> bool:
+    """An ARG default that is a placeholder meant for `--build-arg` (`notset`, empty)."""
+    from gpulint.knowledge.images import parse_cuda_tag
+
+    names = [m[1] or m[2] for m in _BARE_VARIABLE.finditer(written)]
+    empty = any(not doc.tree.global_args.get(n) for n in names)
+    return empty or parse_cuda_tag(ref.tag or "") is None
+
+
+# ---------------------------------------------------------------- GL303 devel final stage
+
+# Applications that compile CUDA kernels at run time and so may need the toolkit in the
+# image: DeepSpeed ops, vLLM/SGLang/FlashInfer kernels, DeepGEMM, OpenAI Triton (not the
+# Triton Inference Server), torch.compile, flash-attn source builds, MLX's CUDA backend
+# (NVRTC with the toolkit's headers, found from CUDA_HOME: ml-explore/mlx
+# mlx/backend/cuda/jit_module.cpp).
+_JIT_USERS = lazy(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash[-_]attn|mlx|"
+                        r"torch\.compile|TORCHINDUCTOR_\w+|"
+                        r"triton(?![-_.]?(?:inference|server|client|sdk)))\b", re.I)
+# where they show: installed or started, or their requirements copied in
+_JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD", "ENV")
+
+
+@check("GL303", kinds=KINDS)
+def devel_final_stage(doc: Document, ctx: Context):
+    final = facts(doc).final
+    image = final.cuda_image if final is not None else None
+    if image is None or not image.is_devel:
+        return
+    runtime = cuda_variant(image, "runtime")
+    if runtime is None and not (image.family == "nvidia-cuda" and image.os):
+        return  # NGC frameworks and OS-less tags have no runtime counterpart to name
+    jit = first_mention(final.chain, _JIT_EVIDENCE, _JIT_USERS)
+    builds = [h for sf in final.family for h in cuda_builds(sf)]
+    where = final.stage.image_span
+    shown = image.ref.raw
+    target = f"`{runtime}`" if runtime else "the matching runtime image"
+    if jit is not None:
+        yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}`; "
+                      f"`{jit.text}` compiles CUDA kernels at run time and may need the toolkit, "
+                      f"so this may be deliberate (otherwise {target} is the same CUDA without "
+                      f"the toolchain)",
+                      severity="info", related=[related(doc, _where(doc, jit), "used here")])
+    elif builds:
+        line = builds[0].instruction.line
+        yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}` "
+                      f"and compiles CUDA code in it (line {line}); to ship less, split the build: "
+                      f"compile in a devel stage and `COPY --from` the result into a final stage "
+                      f"on {target} (without compiler, headers and static libraries, roughly half "
+                      f"the size)", severity="info",
+                      related=[related(doc, _where(doc, builds[0]), "CUDA code compiled here")])
+    else:
+        yield finding(doc, "GL303", where, f"the shipped stage runs on the devel image `{shown}`: "
+                      f"the CUDA compiler, headers and static libraries roughly double the image "
+                      f"and are only needed to build; unless the application compiles CUDA at run "
+                      f"time, ship on {target}")
+
+
+# ---------------------------------------------------------------- GL304 nvcc without devel
+
+
+@check("GL304", kinds=KINDS)
+def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
+    for sf in facts(doc).stages:
+        image = sf.cuda_image
+        if image is None and not plain_image(sf) or image is not None and image.is_devel:
+            continue  # a devel image, or a base whose contents gpulint cannot tell
+        if installs_toolkit(sf):
+            continue
+        for hit in cuda_builds(sf):
+            if image is not None:
+                devel = cuda_variant(image, "devel")
+                advice = f"build in `{devel}` and copy the result into this stage" if devel else \
+                    "build in a devel image and copy the result into this stage"
+                why = f"a `{image.flavor}` image without the CUDA compiler and headers"
+            else:
+                advice = "build in an nvidia/cuda devel image and copy the result into this stage"
+                why = "which has no CUDA toolkit, and nothing in this stage installs one"
+            yield finding(doc, "GL304", _where(doc, hit),
+                          f"{hit.shown} compiles CUDA code in a stage built on `{sf.image}`, "
+                          f"{why}: the build fails with `nvcc: not found` or a missing "
+                          f"`cuda_runtime.h`; {advice}")
+
+
+# ---------------------------------------------------------------- GL305 driver in image
+
+_DRIVER_PACKAGE = lazy(
+    r"(nvidia-driver(-[\w.-]+)?|nvidia-utils-\d[\w.-]*|nvidia-headless-[\w.-]+|"
+    r"libnvidia-(compute|gl|encode|decode|extra|fbc1|cfg1|common)-\d[\w.-]*|"
+    r"cuda-drivers(-\d+)?|xserver-xorg-video-nvidia[\w.-]*|nvidia-dkms-[\w.-]+|"
+    r"kmod-nvidia[\w.-]*)([:=].*)?$")
+_DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
+
+
+@check("GL305", kinds=KINDS)
+def driver_in_image(doc: Document, ctx: Context):
+    if driver_container(doc) is not None:
+        return  # driver containers deliver the driver to the host on purpose
+    for sf in facts(doc).stages:
+        for package in sf.packages:
+            if package.manager != "pip" and _DRIVER_PACKAGE.match(package.name):
+                yield finding(doc, "GL305", _package_span(doc, package), _driver_message(
+                    f"`{package.name}` installs NVIDIA driver components"))
+        for cmd in sf.commands:
+            name, args = command_name(cmd)
+            runfile = name if _DRIVER_RUNFILE.search(name) else next(
+                (a for a in args if _DRIVER_RUNFILE.search(a)), None) if name in ("sh", "bash") else None
+            if runfile:
+                yield finding(doc, "GL305", locate(doc, cmd.instruction, runfile.rsplit("/", 1)[-1]),
+                              _driver_message("the NVIDIA driver installer runs in the image"))
+
+
+def _driver_message(what: str) -> str:
+    return (f"{what}; the driver belongs to the host, and the NVIDIA container runtime mounts the "
+            f"host's driver libraries at start. A second copy in the image fails with `Failed to "
+            f"initialize NVML: Driver/library version mismatch` or ties the image to hosts with "
+            f"exactly this driver: remove it")
+
+
+# ---------------------------------------------------------------- GL306 cuda meta-packages
+
+_META = lazy(r"cuda(-runtime)?(-(\d+)-(\d+))?$")
+_TOOLKIT_PART = lazy(r"cuda-(toolkit|nvcc|compiler|libraries|libraries-dev|minimal-build|"
+                           r"cudart|cudart-dev)-(\d+)-(\d+)$")
+
+
+@check("GL306", kinds=KINDS)
+def cuda_meta_package(doc: Document, ctx: Context):
+    for sf in facts(doc).stages:
+        cuda = stage_cuda(doc, sf.stage)
+        for package in sf.packages:
+            if package.manager not in ("apt", "yum", "zypper"):
+                continue
+            name = package.name.split("=")[0]
+            meta = _META.match(name)
+            if meta:
+                yield _meta_finding(doc, package, meta)
+                continue
+            part = _TOOLKIT_PART.match(name)
+            if part and cuda is not None and cuda.source == "image" \
+                    and (int(part[2]), int(part[3])) != cuda.major_minor:
+                version = f"{part[2]}.{part[3]}"
+                yield finding(doc, "GL306", _package_span(doc, package),
+                              f"`{package.name}` installs CUDA {version} on a CUDA {cuda.version} "
+                              f"base (`{sf.image}`): two toolkits end up in the image and which "
+                              f"`nvcc` and `libcudart` win depends on PATH and the linker cache; "
+                              f"use a base image of CUDA {version} instead",
+                              severity="warning")
+
+
+def _meta_finding(doc: Document, package, meta):
+    runtime = bool(meta[1])
+    replacement = ("cuda-libraries" if runtime else "cuda-toolkit") + (meta[2] or "")
+    new_raw = package.raw.replace("cuda-runtime", "cuda-libraries", 1) if runtime else \
+        package.raw.replace("cuda", "cuda-toolkit", 1)
+    at = _word_offsets(doc, package.command.instruction, package.raw)
+    fix = None  # only where the name is written out (not behind a variable)
+    if at and new_raw != package.raw:
+        fix = Fix(f"install {replacement} instead of {package.name}",
+                  (Edit(doc.abspath, at[0], at[1], new_raw),))
+    span = doc.index.span(*at) if at else _package_span(doc, package)
+    return finding(doc, "GL306", span,
+                   f"`{package.name}` is a meta-package that depends on `cuda-drivers`, so it "
+                   f"installs the NVIDIA driver into the image (see GL305); install "
+                   f"`{replacement}` for the {'libraries' if runtime else 'toolkit'} alone",
+                   fix=fix)
+
+
+# ---------------------------------------------------------------- GL307 visible devices
+
+
+def _builds_cuda_base(sf: StageFacts) -> bool:
+    """The image is itself a CUDA base image in the nvidia/cuda mould (sets CUDA_VERSION
+    and NVIDIA_REQUIRE_CUDA), which the container toolkit expects to carry the NVIDIA_* env."""
+    return "NVIDIA_REQUIRE_CUDA" in sf.env and "CUDA_VERSION" in sf.env
+
+
+
+
+@check("GL307", kinds=KINDS)
+def visible_devices_baked(doc: Document, ctx: Context):
+    final = facts(doc).final
+    env = final.env.get("NVIDIA_VISIBLE_DEVICES") if final is not None else None
+    if env is None or not selects_gpus(env.value):
+        return
+    if _builds_cuda_base(final) or not_cuda_workload(doc) is not None or jetson_image(doc) is not None:
+        return
+    image = final.cuda_image
+    if image is not None and image.sets_visible_devices:
+        if env.value.strip() != "all":  # `all` repeats what the base image sets: nothing changes
+            yield finding(doc, "GL307", env.span,
+                          f"`NVIDIA_VISIBLE_DEVICES={env.value}` is baked into the shipped image: "
+                          f"wherever the NVIDIA runtime is the default (or `runtimeClassName: "
+                          f"nvidia`), every container of it gets these GPUs, even pods that "
+                          f"requested none. The base `{final.image}` already sets `all`, so "
+                          f"deleting the line exposes every GPU; set `NVIDIA_VISIBLE_DEVICES=void` "
+                          f"instead (`--gpus` and the device plugin still set it at run time)")
+        return
+    foreign = final.known and not final.scratch and not is_nvidia_image(final.image)
+    base = f" on the non-NVIDIA base `{final.image}`, which does not set it" if foreign else ""
+    yield finding(doc, "GL307", env.span,
+                  f"`NVIDIA_VISIBLE_DEVICES={env.value}` is baked into the shipped image{base}: "
+                  f"wherever the NVIDIA runtime is the default (or `runtimeClassName: nvidia`), "
+                  f"every container of it gets GPUs it never requested, bypassing Kubernetes GPU "
+                  f"accounting; let `--gpus` or the device plugin set it at run time")
+
+
+# ---------------------------------------------------------------- GL308 driver capabilities
+
+_VIDEO_USE = lazy(r"nvenc|nvdec|cuvid|nv-codec-headers|nvcodec|libnvidia-encode|"
+                        r"video[-_]codec[-_]sdk", re.I)
+_GRAPHICS_USE = lazy(r"libnvidia-gl|10_nvidia\.json|nvidia_icd\.json|"
+                           r"__GLX_VENDOR_LIBRARY_NAME=nvidia|libEGL_nvidia|nvidia_layers\.json")
+_DEFAULT_CAPABILITIES = {"compute", "utility"}
+_ALL_CAPABILITIES = {"compute", "compat32", "display", "graphics", "ngx", "utility", "video"}
+
+
+def _capabilities(value: str) -> set[str]:
+    return {c.strip().lower() for c in value.split(",") if c.strip()}
+
+
+def _feeding_stages(doc: Document, final: StageFacts) -> list[StageFacts]:
+    """The stages whose files end up in the final stage: its chain and every stage it
+    (transitively) copies from."""
+    all_facts = facts(doc).stages
+    out, todo = [], [final]
+    seen = set()
+    while todo:
+        sf = todo.pop()
+        for member in sf.family:
+            if member.stage.index in seen:
+                continue
+            seen.add(member.stage.index)
+            out.append(member)
+            for ins in member.stage.instructions:
+                ref = ins.flags.get("from") if ins.keyword in ("COPY", "ADD") else None
+                source = doc.tree.stage_named(ref) if ref else None
+                if source is not None:
+                    todo.append(all_facts[source.index])
+    return out
+
+
+def _uses(stages: list[StageFacts], pattern: re.Pattern) -> Hit | None:
+    return first_mention((sf.stage for sf in stages), ("RUN", "COPY", "ADD", "ENV", "ENTRYPOINT", "CMD"),
+                         pattern)
+
+
+@check("GL308", kinds=KINDS)
+def driver_capabilities(doc: Document, ctx: Context):
+    final = facts(doc).final
+    if final is None or final.scratch or jetson_image(doc) is not None:
+        return  # on Jetson the runtime mounts what its CSV lists name, whatever the capabilities
+    env = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
+    capabilities = _capabilities(env.value) if env is not None else _DEFAULT_CAPABILITIES
+    if "all" in capabilities:
+        yield finding(doc, "GL308", env.span, "`NVIDIA_DRIVER_CAPABILITIES=all` mounts every "
+                      "driver library (graphics, video, display, compat32, ngx) into every "
+                      "container; name only what the image uses, e.g. `compute,utility`")
+        return
+    feeding = _feeding_stages(doc, final)
+    for needed, pattern, what in (("video", _VIDEO_USE, "NVENC/NVDEC video encoding or decoding"),
+                                  ("graphics", _GRAPHICS_USE, "OpenGL/EGL/Vulkan on the NVIDIA driver")):
+        hit = _uses(feeding, pattern) if needed not in capabilities else None
+        if hit is None:
+            continue
+        current = f"`{env.value}`" if env is not None else "unset (`compute,utility`)"
+        message = (f"the image uses {what} (`{hit.text}`, line {hit.instruction.line}) but "
+                   f"NVIDIA_DRIVER_CAPABILITIES is {current} in the shipped stage, so the runtime "
+                   f"does not mount the {needed} libraries (`Cannot load libnvidia-encode.so.1`, "
+                   f"`libnvcuvid.so.1`, or no EGL/Vulkan device); add `{needed}`")
+        where = env.span if env is not None else final.stage.image_span
+        yield finding(doc, "GL308", where, message,
+                      related=[related(doc, _where(doc, hit), f"{needed} use")])
+    if env is None:
+        yield from _capabilities_in_build_stage(doc, final, feeding)
+
+
+def _capabilities_in_build_stage(doc: Document, final: StageFacts, feeding: list[StageFacts]):
+    chain = {s.index for s in final.chain}
+    for sf in feeding:
+        if sf.stage.index in chain:
+            continue
+        for ins in sf.stage.instructions:
+            if ins.keyword != "ENV":
+                continue
+            for env in env_values(doc, ins):
+                named = _capabilities(env.value) if env.name == "NVIDIA_DRIVER_CAPABILITIES" else set()
+                extra = (_ALL_CAPABILITIES if "all" in named else named) - _DEFAULT_CAPABILITIES
+                if extra:
+                    yield finding(doc, "GL308", env.span, f"`NVIDIA_DRIVER_CAPABILITIES="
+                                  f"{env.value}` is set only in build stage "
+                                  f"`{sf.stage.name or sf.stage.index}`; ENV does not cross FROM, "
+                                  f"so the shipped stage runs with `compute,utility` and lacks "
+                                  f"{', '.join(sorted(extra))}: set what it needs in the final stage")
+
+
+# ---------------------------------------------------------------- GL309 old toolkit installs
+
+_OLD_PACKAGES = lazy(r"(nvidia-docker2?|nvidia-container-runtime)([=:].*)?$")
+_OLD_REPOS = lazy(r"nvidia\.github\.io/(nvidia-docker|nvidia-container-runtime)\b|"
+                        r"\b(nvidia-docker|nvidia-container-runtime)\.(list|repo)\b")
+_NVIDIA_KEY_SOURCE = lazy(r"nvidia\.github\.io|download\.nvidia\.com|nvidia\.com/")
+
+
+@check("GL309", kinds=KINDS)
+def deprecated_toolkit_install(doc: Document, ctx: Context):
+    for sf in facts(doc).stages:
+        for package in sf.packages:
+            if package.manager != "pip" and _OLD_PACKAGES.match(package.name):
+                yield finding(doc, "GL309", _package_span(doc, package),
+                              f"`{package.name}` is a deprecated package: nvidia-docker2 and "
+                              f"nvidia-container-runtime were last shipped with NVIDIA Container "
+                              f"Toolkit 1.14 and are gone from current repositories; install "
+                              f"`nvidia-container-toolkit`")
+        for ins in sf.stage.instructions:
+            match = _OLD_REPOS.search(ins.value) if ins.keyword == "RUN" else None
+            if match:
+                yield finding(doc, "GL309", locate(doc, ins, match[0]),
+                              f"`{match[0]}` is the old nvidia-docker package repository; use "
+                              f"the libnvidia-container repository with a `signed-by` keyring "
+                              f"(mixing both fails with `Conflicting values set for option "
+                              f"Signed-By`)")
+        yield from _apt_key(doc, sf)
+
+
+# The first release of each distribution without `apt-key`: APT removed it in 2.9.15
+# (APT 3.0), which Debian 13 and Ubuntu 25.04 ship; Ubuntu 24.04 (APT 2.7) still has it.
+_APT_KEY_GONE = {"debian": (13,), "ubuntu": (25, 4)}
+
+
+def _apt_key_exists(sf: StageFacts) -> bool | None:
+    """Whether the stage's distribution release still has `apt-key`; None when unknown."""
+    os_name = image_os(sf)
+    gone = _APT_KEY_GONE.get(os_name[0]) if os_name else None
+    if gone is None or not re.fullmatch(r"\d+(\.\d+)?", os_name[1]):
+        return None
+    return tuple(int(p) for p in os_name[1].split(".")) < gone
+
+
+def _apt_key(doc: Document, sf: StageFacts):
+    for cmd in sf.commands:
+        name, args = command_name(cmd)
+        if name == "apt-key" and args[:1] in (["add"], ["adv"]) \
+                and _NVIDIA_KEY_SOURCE.search(cmd.instruction.value):
+            exists = _apt_key_exists(sf)
+            distro, version = image_os(sf) or ("", "")
+            release = f"{distro.capitalize()} {version}"
+            advice = ("store the key with `gpg --dearmor -o /usr/share/keyrings/...` and "
+                      "reference it with `signed-by=` in the source list")
+            if exists is False:
+                message = (f"`apt-key` does not exist in {release} (APT 2.9.15 removed it; Debian "
+                           f"13 and Ubuntu 25.04 ship without it), so this RUN fails with "
+                           f"`apt-key: not found`; {advice}")
+                severity = "error"
+            else:
+                where = f"it still exists in {release}, but " if exists else ""
+                message = (f"`apt-key` is deprecated ({where}APT 2.9.15 removed it: Debian 13 and "
+                           f"Ubuntu 25.04 no longer have it) and trusts the NVIDIA key for every "
+                           f"repository; {advice}")
+                severity = "info" if exists else None
+            yield finding(doc, "GL309", locate(doc, cmd.instruction, "apt-key"), message,
+                          severity=severity)
+
+
+# ---------------------------------------------------------------- GL310 GPU at build time
+
+_GPU_ASSERT = lazy(r"(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|"
+                         r"[\w.]*cuda\.(is_available|device_count)\(\)[^;\n]*(exit|raise|assert))")
+_NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\s+native|"
+                          r"-arch[= ]native|--gpu-architecture[= ]native)")
+
+
+@check("GL310", kinds=KINDS)
+def gpu_at_build_time(doc: Document, ctx: Context):
+    why = "`docker build` has no GPU (BuildKit does not use the NVIDIA runtime)"
+    for sf in facts(doc).stages:
+        for cmd in sf.commands:
+            if command_name(cmd)[0] == "nvidia-smi":
+                yield finding(doc, "GL310", locate(doc, cmd.instruction, "nvidia-smi"),
+                              f"`nvidia-smi` runs at build time, but {why}: there it fails with "
+                              f"`nvidia-smi: not found` or `NVIDIA-SMI has failed`; check GPUs "
+                              f"when the container starts instead")
+        for ins in sf.stage.instructions:
+            if ins.keyword not in ("RUN", "ENV", "ARG"):
+                continue
+            match = _GPU_ASSERT.search(ins.value) if ins.keyword == "RUN" else None
+            if match:
+                yield finding(doc, "GL310", locate(doc, ins, match[0]),
+                              f"`{match[0]}` is asserted at build time, but {why}, so it is "
+                              f"always false there and the build fails")
+            match = _NATIVE_ARCH.search(ins.value)
+            if match:
+                yield finding(doc, "GL310", locate(doc, ins, match[0]),
+                              f"`{match[0]}` detects the GPU architecture at build time, but "
+                              f"{why}: it fails or builds for no GPU; list the targets, e.g. "
+                              f"`CMAKE_CUDA_ARCHITECTURES=\"80;90\"`")
+
+
+# ---------------------------------------------------------------- GL311 / GL312 LD_LIBRARY_PATH
+
+_SELF = lazy(r"\$\{?LD_LIBRARY_PATH\b")
+_COMPAT = lazy(r"/usr/local/cuda(-[\d.]+)?/compat(/lib)?/?")
+
+
+def _env_assignments(sf: StageFacts, name: str):
+    """The stage's own assignments of `name`, values expanded with the ARGs and ENV set
+    before them (`${CUDA_HOME}/compat` -> `/usr/local/cuda/compat`)."""
+    return (e for e in sf.assignments if e.name == name)
+
+
+def _shown(env) -> str:
+    """`NAME=value` as written, with the expanded value when they differ (and it is short
+    enough to read)."""
+    if env.written == env.value or len(env.value) > 200:
+        return f"`{env.name}={env.written}`"
+    return f"`{env.name}={env.written}` (`{env.value}` expanded)"
+
+
+@check("GL311", kinds=KINDS)
+def ld_library_path_clobbered(doc: Document, ctx: Context):
+    all_facts = facts(doc).stages
+    for sf in all_facts:
+        if stage_cuda(doc, sf.stage) is None:
+            continue
+        parent = all_facts[sf.chain[1].index] if len(sf.chain) > 1 else None
+        inherited = parent.env.get("LD_LIBRARY_PATH") if parent is not None else None
+        before = (f"line {inherited.instruction.line}" if inherited is not None else
+                  f"the base image `{sf.image}`" if sf.cuda_image is not None else None)
+        for env in _env_assignments(sf, "LD_LIBRARY_PATH"):
+            if before is not None and not _SELF.search(env.written) and _DRIVER_DIR not in env.value:
+                yield _clobber_finding(doc, env, before)
+            before = f"line {env.instruction.line}"
+
+
+_DRIVER_DIR = "/usr/local/nvidia/lib64"
+
+
+def _clobber_finding(doc: Document, env, before: str):
+    start, end = doc.index.offsets(env.span)
+    at = end - 1 if doc.text[end - 1:end] in ("'", '"') else end
+    fix = Fix("append :${LD_LIBRARY_PATH}", (Edit(doc.abspath, at, at, ":${LD_LIBRARY_PATH}"),),
+              safe=False)
+    return finding(doc, "GL311", env.span,
+                   f"{_shown(env)} drops the search path set before it (by "
+                   f"{before}); CUDA images keep the driver mount points `/usr/local/nvidia/lib:"
+                   f"{_DRIVER_DIR}` there (where GKE and other runtimes without the NVIDIA hook "
+                   f"mount libcuda) and, on newer tags, `/usr/local/cuda/lib64`, so the application fails with "
+                   f"`libcuda.so.1: cannot open shared object file` or does not find the CUDA "
+                   f"libraries; append `:${{LD_LIBRARY_PATH}}`", fix=fix)
+
+
+@check("GL312", kinds=KINDS)
+def compat_libs_forced(doc: Document, ctx: Context):
+    why = ("forces the CUDA forward-compatibility libraries on every host: on consumer GPUs and "
+           "on drivers newer than the compat package CUDA fails with error 803 (`system has "
+           "unsupported display driver / cuda driver combination`) or 804; enable them only when "
+           "the host driver is older (the NVIDIA images' entrypoint does this)")
+    for sf in facts(doc).stages:
+        for env in _env_assignments(sf, "LD_LIBRARY_PATH"):
+            match = _COMPAT.search(env.value)
+            if match and match[0] in env.written:
+                yield finding(doc, "GL312", locate(doc, env.instruction, match[0]),
+                              f"`{match[0]}` in LD_LIBRARY_PATH {why}")
+            elif match:
+                yield finding(doc, "GL312", env.span, f"{_shown(env)} puts `{match[0]}` in "
+                              f"LD_LIBRARY_PATH, which {why}")
+        for ins in sf.stage.instructions:
+            if ins.keyword != "RUN":
+                continue
+            match = _COMPAT.search(ins.value)
+            if match and ("ld.so.conf" in ins.value or re.search(r"\bldconfig\s+/", ins.value)):
+                yield finding(doc, "GL312", locate(doc, ins, match[0]),
+                              f"`{match[0]}` registered with the dynamic linker {why}")
+
+
+# ---------------------------------------------------------------- GL313 requirement check
+
+_TRUE = {"1", "t", "true"}
+
+
+@check("GL313", kinds=KINDS)
+def require_check_disabled(doc: Document, ctx: Context):
+    tool = not_cuda_workload(doc) is not None
+    for sf in facts(doc).stages:
+        for env in _env_assignments(sf, "NVIDIA_DISABLE_REQUIRE"):
+            if env.value.strip().lower() in _TRUE and not tool:
+                yield finding(doc, "GL313", env.span,
+                              "`NVIDIA_DISABLE_REQUIRE` turns off the container toolkit's check "
+                              "that the host driver supports this image's CUDA: on an old driver "
+                              "the container starts and the application fails later with `CUDA "
+                              "driver version is insufficient for CUDA runtime version`")
+        yield from _require_mismatch(doc, sf)
+
+
+def _require_mismatch(doc: Document, sf: StageFacts):
+    base = sf.cuda_image
+    hint = sf.env.get("CUDA_VERSION")
+    for env in _env_assignments(sf, "NVIDIA_REQUIRE_CUDA"):
+        match = REQUIRE_CUDA.search(env.value)
+        if not match:
+            continue
+        required = (int(match[1]), int(match[2]))
+        if base is not None and base.cuda_exact:
+            actual, source = base.cuda_major_minor, f"the base image `{base.ref.raw}`"
+        elif hint is not None and re.match(r"\d+\.\d+", hint.value):
+            actual = tuple(int(p) for p in hint.value.split(".")[:2])
+            source = f"`CUDA_VERSION={hint.value}`"
+        else:
+            continue
+        if required != actual:
+            effect = ("refuses hosts whose driver would run it" if required > actual else
+                      "lets it start on drivers too old for it, which then fail with `CUDA driver "
+                      "version is insufficient`")
+            yield finding(doc, "GL313", locate(doc, env.instruction, match[0]),
+                          f"`NVIDIA_REQUIRE_CUDA` asks for `{match[0]}` but {source} is CUDA "
+                          f"{actual[0]}.{actual[1]}: the start-up check {effect}; require "
+                          f"`cuda>={actual[0]}.{actual[1]}`")

@@ -1,0 +1,221 @@
+"""Dockerfiles into stages and instructions with positions.
+
+dockerfile-parse splits instructions (line continuations and the `escape`
+directive included); heredoc bodies, which it reads as instructions of their
+own, are folded back into the instruction that opens them here. `FROM` images
+are resolved with the defaults of the ARGs declared before the first FROM.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+
+from gpulint.formats.errors import ParseError
+from gpulint.model import LineIndex, Span
+from gpulint.regex import lazy
+
+_HEREDOC = lazy(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
+_VAR = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+INSTRUCTIONS = frozenset((
+    "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL",
+    "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
+))
+_FLAG = lazy(r"--([a-z-]+)(?:=(\S*))?")
+
+
+@dataclass
+class Instruction:
+    keyword: str  # upper case: FROM, RUN, ...
+    value: str  # arguments, continuations joined, heredoc bodies appended
+    line: int  # 1-based first and last line
+    end_line: int
+    start: int  # 0-based offsets of the whole instruction in the file text
+    end: int
+    stage: int = -1  # index of the stage it belongs to; -1 before the first FROM
+    heredocs: list[str] = field(default_factory=list)
+
+    @property
+    def flags(self) -> dict[str, str]:
+        """Leading `--name=value` flags (`COPY --from=build`, `FROM --platform=...`)."""
+        out = {}
+        for token in self.value.split():
+            match = _FLAG.fullmatch(token)
+            if not match:
+                break
+            out[match[1]] = match[2] or ""
+        return out
+
+
+@dataclass
+class Stage:
+    index: int
+    name: str | None  # lower-cased `AS name`
+    image: str  # the FROM image as written
+    resolved: str  # with global ARG defaults substituted
+    parent: int | None  # index of the stage it builds on (`FROM <stage>`), else None
+    from_instruction: Instruction
+    image_span: Span
+    instructions: list[Instruction] = field(default_factory=list)
+
+
+@dataclass
+class Dockerfile:
+    instructions: list[Instruction]
+    stages: list[Stage]
+    global_args: dict[str, str | None]
+    escape: str = "\\"
+
+    def stage_named(self, ref: str) -> Stage | None:
+        """The stage a `--from=` or `FROM` names: by `AS` name or by index."""
+        ref = ref.lower()
+        for stage in self.stages:
+            if stage.name == ref:
+                return stage
+        if ref.isdigit() and int(ref) < len(self.stages):
+            return self.stages[int(ref)]
+        return None
+
+    def root(self, stage: Stage) -> Stage:
+        """Follow `FROM <stage>` links to the stage that names a real image."""
+        seen = set()
+        while stage.parent is not None and stage.index not in seen:
+            seen.add(stage.index)
+            stage = self.stages[stage.parent]
+        return stage
+
+
+# Bounds on variable expansion: a chain of `ARG A=$A$A` doubles the value on every
+# line, so a value that would grow past MAX_EXPANDED characters, or defaults nested
+# deeper than MAX_DEPTH, are left as written (unresolved) instead.
+MAX_EXPANDED = 8192
+MAX_DEPTH = 8
+
+
+class _TooLong(Exception):
+    pass
+
+
+def expand(text: str, variables: dict[str, str | None], _depth: int = 0) -> str:
+    """Substitute `$V`, `${V}`, `${V:-default}`, `${V:+alt}` as the builder would;
+    unknown variables stay as written, and so does a text whose expansion would pass
+    MAX_EXPANDED characters or MAX_DEPTH nested defaults."""
+    if _depth > MAX_DEPTH or "$" not in text:
+        return text
+    size = len(text)
+
+    def sub(match: re.Match) -> str:
+        nonlocal size
+        name = match[1] or match[4]
+        value = variables.get(name)
+        op, word = match[2], match[3]
+        if op in (":-", "-") and (value is None or (op == ":-" and value == "")):
+            out = expand(word or "", variables, _depth + 1)
+        elif op in (":+", "+"):
+            out = expand(word or "", variables, _depth + 1) if value else ""
+        else:
+            out = match[0] if value is None else value
+        size += len(out)
+        if size > MAX_EXPANDED:
+            raise _TooLong
+        return out
+
+    try:
+        return _VAR.sub(sub, text)
+    except _TooLong:
+        return text
+
+
+def arg_pairs(value: str) -> list[tuple[str, str | None]]:
+    """(name, default without quotes, or None) of each variable an ARG declares."""
+    out = []
+    for token in value.split():
+        name, eq, default = token.partition("=")
+        if eq:
+            default = default.strip("\"'")
+        out.append((name, default if eq else None))
+    return out
+
+
+def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
+    from dockerfile_parse import DockerfileParser
+
+    try:
+        parser = DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8")))
+        structure = parser.structure
+    except Exception as exc:  # dockerfile-parse raises plain exceptions on odd input
+        raise ParseError(f"invalid Dockerfile: {exc}") from None
+
+    lines = text.split("\n")
+    escape = "`" if re.match(r"\s*#\s*escape\s*=\s*`", text) else "\\"
+    instructions: list[Instruction] = []
+    skip_until = -1
+    for item in structure:
+        first, last = item["startline"], item["endline"]
+        if first <= skip_until or item["instruction"] == "COMMENT":
+            continue
+        keyword = item["instruction"].upper()
+        value = item["value"]
+        if keyword not in INSTRUCTIONS:
+            raise ParseError(f"unknown instruction `{item['instruction']}` (the builder stops with "
+                             f"\"unknown instruction\")", first + 1, 1)
+        bodies = []
+        for match in _HEREDOC.finditer(value):
+            end_word, strip_tabs = match[3], match[1] == "-"
+            body, row = [], last + 1
+            while row < len(lines):
+                candidate = lines[row].rstrip("\r")
+                if (candidate.lstrip("\t") if strip_tabs else candidate) == end_word:
+                    break
+                body.append(candidate)
+                row += 1
+            else:
+                column = lines[first].find("<<" + match[1]) + 1
+                raise ParseError(f"heredoc `<<{end_word}` is never closed by a line `{end_word}`",
+                                 first + 1, max(1, column))
+            bodies.append("\n".join(body))
+            last = min(row, len(lines) - 1)
+        skip_until = last if bodies else skip_until
+        start = index.offset(first + 1, 1)
+        end_text = lines[last].rstrip("\r") if last < len(lines) else ""
+        end = index.offset(last + 1, len(end_text) + 1)
+        instructions.append(Instruction(keyword, value + "".join("\n" + b for b in bodies),
+                                        first + 1, last + 1, start, end, heredocs=bodies))
+
+    global_args: dict[str, str | None] = {}
+    stages: list[Stage] = []
+    for ins in instructions:
+        if ins.keyword == "ARG" and not stages:
+            for name, default in arg_pairs(ins.value):  # a default may use earlier ARGs
+                if default is not None:
+                    global_args[name] = expand(default, global_args)
+                else:  # `ARG X` again keeps the default an earlier `ARG X=1` gave
+                    global_args.setdefault(name, None)
+            continue
+        if ins.keyword == "FROM":
+            stages.append(_stage(ins, len(stages), stages, global_args, text, index))
+        if stages:
+            ins.stage = len(stages) - 1
+            stages[-1].instructions.append(ins)
+    return Dockerfile(instructions, stages, global_args, escape)
+
+
+def _stage(ins: Instruction, number: int, stages: list[Stage], global_args, text: str,
+           index: LineIndex) -> Stage:
+    tokens = [t for t in ins.value.split() if not t.startswith("--")]
+    image = tokens[0] if tokens else ""
+    name = tokens[2].lower() if len(tokens) >= 3 and tokens[1].lower() == "as" else None
+    resolved = expand(image, global_args)
+    parent = None
+    for earlier in stages:
+        if earlier.name and earlier.name == resolved.lower():
+            parent = earlier.index
+    # `text` is what was parsed (template expressions neutralised): same offsets as the file
+    at = text.find(image, ins.start + 4, ins.end) if image else -1
+    image_span = index.span(at, at + len(image)) if at >= 0 else index.span(ins.start, ins.end)
+    return Stage(number, name, image, resolved, parent, ins, image_span)
+
+
+def parse(text: str, doc) -> Dockerfile:
+    return parse_dockerfile(text, doc.index)

@@ -1,0 +1,380 @@
+"""The Kubernetes object model: every pod spec of a manifest, wherever it lives.
+
+A pod spec sits at a different path in each workload kind (a Deployment's
+`spec.template.spec`, a CronJob's `spec.jobTemplate.spec.template.spec`, a
+PyTorchJob's replica specs, a RayCluster's head and worker groups...). Rules
+about pods and containers read `pod_specs(doc)` and never walk those paths
+themselves.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from gpulint.formats.template import is_placeholder
+from gpulint.model import Document, Node, sequence
+from gpulint.regex import lazy
+
+CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
+
+# Paths from the object to each pod spec; "*" is every value of a mapping or
+# every item of a sequence. Only one of a kind's alternatives usually exists.
+_TEMPLATE = ("spec", "template", "spec")
+_RAY_GROUPS = (("headGroupSpec", "template", "spec"), ("workerGroupSpecs", "*", "template", "spec"))
+_JOBSET_JOBS = ("replicatedJobs", "*", "template", "spec", "template", "spec")
+_POD_SPEC_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "Pod": (("spec",),),
+    "Deployment": (_TEMPLATE,),
+    "StatefulSet": (_TEMPLATE,),
+    "DaemonSet": (_TEMPLATE,),
+    "ReplicaSet": (_TEMPLATE,),
+    "ReplicationController": (_TEMPLATE,),
+    "Rollout": (_TEMPLATE,),  # Argo Rollouts: a Deployment's shape
+    "Notebook": (_TEMPLATE,),  # Kubeflow notebooks
+    # batch/v1 Job, and Volcano's batch.volcano.sh Job with its tasks
+    "Job": (_TEMPLATE, ("spec", "tasks", "*", "template", "spec")),
+    "CronJob": (("spec", "jobTemplate", "spec", "template", "spec"),),
+    "PodTemplate": (("template", "spec"),),
+    "PyTorchJob": (("spec", "pytorchReplicaSpecs", "*", "template", "spec"),),
+    "TFJob": (("spec", "tfReplicaSpecs", "*", "template", "spec"),),
+    "MPIJob": (("spec", "mpiReplicaSpecs", "*", "template", "spec"),),
+    "XGBoostJob": (("spec", "xgbReplicaSpecs", "*", "template", "spec"),),
+    "PaddleJob": (("spec", "paddleReplicaSpecs", "*", "template", "spec"),),
+    "HyperPodPyTorchJob": (("spec", "replicaSpecs", "*", "template", "spec"),),
+    "RayCluster": tuple(("spec", *p) for p in _RAY_GROUPS),
+    "RayJob": (*(("spec", "rayClusterSpec", *p) for p in _RAY_GROUPS),
+               ("spec", "submitterPodTemplate", "spec")),
+    "RayService": tuple(("spec", "rayClusterConfig", *p) for p in _RAY_GROUPS),
+    "LeaderWorkerSet": (("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"),
+                        ("spec", "leaderWorkerTemplate", "workerTemplate", "spec")),
+    "JobSet": (("spec", *_JOBSET_JOBS),),
+    "TrainingRuntime": (("spec", "template", "spec", *_JOBSET_JOBS),),
+    "ClusterTrainingRuntime": (("spec", "template", "spec", *_JOBSET_JOBS),),
+    "SandboxTemplate": (("spec", "podTemplate", "spec"),),
+    # KServe components inline a pod spec; the model server container sits
+    # under a framework key (see _kserve_containers)
+    "InferenceService": (("spec", "predictor"), ("spec", "transformer"), ("spec", "explainer")),
+}
+_KSERVE_FRAMEWORKS = ("model", "pytorch", "tensorflow", "triton", "onnx", "sklearn", "xgboost",
+                      "lightgbm", "paddle", "pmml", "huggingface", "art", "alibi")
+
+
+@dataclass
+class Container:
+    node: Node
+    name: str | None
+    image: str | None  # None when absent or templated
+    image_node: Node | None
+    section: str  # "containers" | "initContainers" | "ephemeralContainers"
+
+
+@dataclass
+class PodSpec:
+    doc: Document
+    obj: Node  # the whole object
+    kind: str
+    name: str | None  # the object's metadata.name
+    spec: Node  # the pod spec
+    metadata: Node | None  # the pod template's metadata (the object's for a Pod)
+    containers: list[Container] = field(default_factory=list)
+    # the mappings on the way from the object to the pod spec, both excluded
+    # (a Deployment's `spec` and `spec.template`)
+    trail: tuple[Node, ...] = ()
+
+
+# Whole values left for a later substitution: `envsubst` variables (`$GPUS`,
+# `${GPUS}`) and the GPU Operator's "FILLED BY THE OPERATOR" asset markers.
+_SUBSTITUTED = lazy(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^FILLED[ _]BY[ _](THE[ _])?OPERATOR$")
+
+
+def scalar_str(node: Node | None) -> str | None:
+    """A scalar's text, or None for absent, non-scalar, null, templated and
+    yet-to-be-substituted values."""
+    if node is None or not node.is_scalar:
+        return None
+    text = node.str()
+    if text is None or is_placeholder(text) or _SUBSTITUTED.match(text):
+        return None
+    return text
+
+
+# The objects whose facts other files' checks consult: a RuntimeClass (the handler a pod's
+# class runs), a ClusterPolicy or NVIDIADriver (the driver the GPU nodes get), a
+# KubeletConfiguration (the cgroup driver), and node objects and node-provisioning configs
+# (the GPU nodes' taints). A manifest with none of them is checked on its own.
+SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
+                "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig")
+_NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
+
+
+def may_define_shared_object(text: str) -> bool:
+    """Whether a manifest's text may hold one of SHARED_KINDS (decided before parsing; a
+    `kind` written through a YAML alias is not seen)."""
+    return _NAMES_SHARED_KIND.search(text) is not None
+
+
+def object_kind(obj: Node) -> str | None:
+    return scalar_str(obj.get("kind"))
+
+
+def object_name(obj: Node) -> str | None:
+    return scalar_str(obj.get("metadata", "name"))
+
+
+# The RuntimeClasses the GPU Operator creates; each runs the NVIDIA runtime.
+GPU_OPERATOR_RUNTIME_CLASSES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
+
+_DNS_LABEL = lazy(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def is_handler_name(name: str) -> bool:
+    """Whether the API server accepts `name` as a RuntimeClass handler (a DNS-1123 label)."""
+    return len(name) <= 63 and _DNS_LABEL.match(name) is not None
+
+
+def runtime_classes(doc: Document) -> list[Node]:
+    """The RuntimeClass objects of a Kubernetes document."""
+    return [obj for obj in doc.tree or () if object_kind(obj) == "RuntimeClass"]
+
+
+def pod_specs(doc: Document) -> list[PodSpec]:
+    """Every pod spec in a Kubernetes document, in file order (memoised)."""
+    if "k8s.pod_specs" not in doc.cache:
+        doc.cache["k8s.pod_specs"] = [pod for obj in doc.tree or () for pod in _object_pods(doc, obj)]
+    return doc.cache["k8s.pod_specs"]
+
+
+def _object_pods(doc: Document, obj: Node) -> list[PodSpec]:
+    kind = object_kind(obj)
+    pods = []
+    for path in _POD_SPEC_PATHS.get(kind or "", ()):
+        for trail, spec in _walk(obj, path):
+            if not spec.is_map:
+                continue
+            parent = trail[-1] if trail else obj
+            metadata = obj.get("metadata") if kind == "Pod" else parent.get("metadata")
+            pod = PodSpec(doc, obj, kind, object_name(obj), spec,
+                          metadata if metadata is not None and metadata.is_map else None,
+                          _containers(spec, kind), tuple(t for t in trail if t.is_map))
+            pods.append(pod)
+    return pods
+
+
+def _walk(node: Node, path: tuple[str, ...]) -> list[tuple[tuple[Node, ...], Node]]:
+    """(nodes passed on the way, node reached) for each way of following `path` from `node`."""
+    found: list[tuple[tuple[Node, ...], Node]] = [((), node)]
+    for part in path:
+        step = []
+        for trail, current in found:
+            children = current.children() if part == "*" else [current.get(part)]
+            step.extend((trail + (current,), child) for child in children if child is not None)
+        found = step
+    return [(trail[1:], reached) for trail, reached in found]
+
+
+def _containers(spec: Node, kind: str) -> list[Container]:
+    out = []
+    for section in CONTAINER_SECTIONS:
+        items = spec.get(section)
+        for item in sequence(items):
+            if item.is_map:
+                out.append(_container(item, section))
+    if kind == "InferenceService":
+        out.extend(_container(spec.get(key), "containers") for key in _KSERVE_FRAMEWORKS
+                   if spec.get(key) is not None and spec.get(key).is_map)
+    return out
+
+
+def _container(node: Node, section: str) -> Container:
+    image_node = node.get("image")
+    return Container(node, scalar_str(node.get("name")), scalar_str(image_node), image_node, section)
+
+
+def is_gpu_resource(name: str) -> bool:
+    return name.startswith("nvidia.com/")
+
+
+def gpu_limits(container: Container) -> dict[str, Node]:
+    """The container's `nvidia.com/*` entries under `resources.limits`."""
+    limits = container.node.get("resources", "limits")
+    return {name: value for name, value in limits.items() if is_gpu_resource(name)} if limits else {}
+
+
+def gpu_requests(container: Container) -> dict[str, Node]:
+    """The container's `nvidia.com/*` entries under `resources.requests`."""
+    requests = container.node.get("resources", "requests")
+    return {name: value for name, value in requests.items() if is_gpu_resource(name)} if requests else {}
+
+
+def quantity(node: Node) -> float | None:
+    """A plain integer-or-decimal quantity as a number; None for suffixed or templated ones."""
+    text = scalar_str(node)
+    if text is None or node.tag == "bool":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def requests_gpus(container: Container) -> bool:
+    """The container asks for at least one NVIDIA device (any `nvidia.com/*` limit > 0).
+
+    A templated count is taken as a request: a chart that templates its GPU
+    count is a GPU workload.
+    """
+    for value in gpu_limits(container).values():
+        amount = quantity(value)
+        if amount is None or amount > 0:
+            return True
+    return False
+
+
+def node_selection(pod: PodSpec) -> dict[str, Node]:
+    """Node labels the pod insists on: its `nodeSelector`, plus required node-affinity
+    `In` expressions that allow exactly one value (label -> that value's Node).
+
+    `nodeSelectorTerms` are alternatives (any one may match), so a label counts only
+    when every term requires the same single value for it.
+    """
+    out: dict[str, Node] = {}
+    selector = pod.spec.get("nodeSelector")
+    out.update(selector.items() if selector is not None else ())
+    terms = pod.spec.get("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                         "nodeSelectorTerms")
+    required = [_single_value_labels(term) for term in
+                sequence(terms)]
+    for key, node in (required[0].items() if required else ()):
+        if all(scalar_str(other.get(key)) == scalar_str(node) and key in other
+               for other in required[1:]):
+            out.setdefault(key, node)
+    return out
+
+
+def _single_value_labels(term: Node) -> dict[str, Node]:
+    """Labels one node selector term pins to a single value with `In`."""
+    out: dict[str, Node] = {}
+    expressions = term.get("matchExpressions")
+    for expr in sequence(expressions):
+        key, values = scalar_str(expr.get("key")), expr.get("values")
+        if (key and scalar_str(expr.get("operator")) == "In" and values is not None
+                and values.is_seq and len(values.value) == 1):
+            out.setdefault(key, values.value[0])
+    return out
+
+
+def env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
+    """(name, the `name` node, the `value` node or None) for each literal `env` entry."""
+    env = container.node.get("env")
+    out = []
+    for item in sequence(env):
+        name = scalar_str(item.get("name"))
+        if name:
+            out.append((name, item.get("name"), item.get("value")))
+    return out
+
+
+# Images of the NVIDIA components that manage GPUs on a node (device plugin,
+# feature discovery, DCGM and its exporter, and the GPU Operator's operands):
+# they legitimately reach every GPU, the driver directories and the NVIDIA env.
+_GPU_MANAGEMENT = lazy(
+    r"(^|/)(k8s-device-plugin|gpu-feature-discovery|dcgm-exporter|dcgm|gpu-operator|"
+    r"gpu-operator-validator|k8s-driver-manager|container-toolkit|driver|k8s-mig-manager|"
+    r"vgpu-device-manager|vgpu-manager|k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|"
+    r"k8s-kata-device-plugin|k8s-sandbox-device-plugin|vfio-manager|k8s-mps-control-daemon)"
+    r"([:@]|$)")
+_NVIDIA_REGISTRY = lazy(r"^(nvcr\.io/nvidia/|nvidia/|ghcr\.io/nvidia/|registry\.k8s\.io/nvidia/)")
+# Names the components are deployed under, for charts whose image is templated.
+_GPU_MANAGEMENT_NAMES = lazy(
+    r"nvidia-device-plugin|gpu-feature-discovery|dcgm-exporter|nvidia-dcgm|nvidia-gfd|"
+    r"gpu-operator|nvidia-driver-daemonset|nvidia-container-toolkit|nvidia-mig-manager|"
+    r"nvidia-operator-validator|nvidia-cc-manager|nvidia-kata-|nvidia-sandbox-|nvidia-vfio-manager|"
+    r"nvidia-vgpu-|nvidia-node-status-exporter")
+# The node daemons that load NVML to discover GPUs and so need the NVIDIA runtime.
+_NVML_DAEMONS = lazy(r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|nvidia-gfd|"
+                           r"dcgm")
+
+
+def is_nvidia_component_image(image: str | None) -> bool:
+    return bool(image and _NVIDIA_REGISTRY.search(image) and _GPU_MANAGEMENT.search(image))
+
+
+def is_gpu_management(pod: PodSpec) -> bool:
+    """A recognised NVIDIA GPU-management workload: by a container image from an NVIDIA
+    registry, or (templated images) by the object's or a container's name."""
+    if any(is_nvidia_component_image(c.image) for c in pod.containers):
+        return True
+    names = [pod.name or ""] + [c.name or "" for c in pod.containers]
+    return any(_GPU_MANAGEMENT_NAMES.search(n) for n in names)
+
+
+def is_nvml_daemon(pod: PodSpec) -> bool:
+    """An NVIDIA device plugin, GPU feature discovery or DCGM (exporter) DaemonSet."""
+    if pod.kind != "DaemonSet":
+        return False
+    names = [pod.name or ""] + [c.name or "" for c in pod.containers]
+    names += [c.image for c in pod.containers if is_nvidia_component_image(c.image)]
+    return any(_NVML_DAEMONS.search(n) for n in names)
+
+
+# ---------------------------------------------------------------- Kustomize patches
+
+_KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_KUSTOMIZE_LEVELS = 4  # patches sit beside their kustomization or a few folders below it
+
+
+def is_kustomize_patch(doc: Document) -> bool:
+    """The file is listed under `patches` / `patchesStrategicMerge` of a kustomization
+    in its folder or a folder above: a partial object that Kustomize merges into a base
+    gpulint may not see."""
+    if "k8s.kustomize_patch" not in doc.cache:
+        import os
+
+        folder, target = os.path.dirname(doc.abspath), os.path.normpath(doc.abspath)
+        found = False
+        for _ in range(_KUSTOMIZE_LEVELS):
+            if target in _patch_paths(folder):
+                found = True
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        doc.cache["k8s.kustomize_patch"] = found
+    return doc.cache["k8s.kustomize_patch"]
+
+
+def _patch_paths(folder: str) -> frozenset[str]:
+    """Absolute paths of the patch files the kustomization in `folder` names."""
+    import os
+
+    for name in _KUSTOMIZATION_NAMES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return _read_patch_paths(path, os.stat(path).st_mtime_ns)
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=256)
+def _read_patch_paths(path: str, _mtime: int) -> frozenset[str]:
+    import os
+
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return frozenset()
+    if not isinstance(data, dict):
+        return frozenset()
+    names = []
+    for key in ("patchesStrategicMerge", "patches"):
+        items = data.get(key)
+        for item in items if isinstance(items, list) else ():
+            name = item.get("path") if isinstance(item, dict) else item
+            if isinstance(name, str) and "\n" not in name:  # an inline patch is no file
+                names.append(name)
+    folder = os.path.dirname(path)
+    return frozenset(os.path.normpath(os.path.join(folder, name)) for name in names)

@@ -1,0 +1,23 @@
+"""Kubernetes manifests: JSON or YAML with `apiVersion` and `kind`."""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.regex import lazy
+
+_K8S_API = lazy(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
+_K8S_KIND = lazy(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
+
+
+def wants(lower: str) -> bool:
+    return lower.endswith((".json", ".yaml", ".yml"))
+
+
+def by_content(lower: str, text: str) -> bool | None:
+    if lower.endswith(".json"):
+        stripped = text.lstrip("\ufeff \t\r\n")
+        return True if stripped.startswith("{") and '"apiVersion"' in text and '"kind"' in text else None
+    if lower.endswith((".yaml", ".yml")) and _K8S_API.search(text) and _K8S_KIND.search(text):
+        return True
+    return None

@@ -1,0 +1,203 @@
+"""GL809-GL811: the NVIDIA Container Toolkit's config.toml and CDI specs, as files.
+
+The toolkit's keys, their types and the CDI spec format are data
+(rules/nvidia-toolkit.yaml, with their sources).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from gpulint.formats.template import is_placeholder
+from gpulint.model import Document, Node, str_value
+from gpulint.regex import lazy
+from gpulint.registry import Context, check, finding
+from gpulint.resources import load_yaml
+from gpulint.spelling import closest_key
+
+_CDI_NAME = lazy(r"[A-Za-z]([A-Za-z0-9_.-]*[A-Za-z0-9])?")
+_DEVICE_NAME = lazy(r"[A-Za-z0-9]([A-Za-z0-9_.:-]*[A-Za-z0-9])?")
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict:
+    return load_yaml("nvidia-toolkit.yaml")
+
+
+def _tables() -> dict[str, dict[str, str]]:
+    return _data()["tables"]
+
+
+def _walk(node: Node, table: str):
+    """(table name, key, node) of every key in the file, tables included. go-toml also
+    reads a key written all in capitals (`NO-CGROUPS`): it is given as the toolkit's name."""
+    for written, child in node.items():
+        key = written.lower() if written.isupper() else written
+        yield table, key, child
+        name = f"{table}.{key}" if table else key
+        if child.is_map and name in _tables():
+            yield from _walk(child, name)
+
+
+def _type_ok(node: Node, expected: str) -> bool:
+    if is_placeholder(node.value):  # a template fills it in
+        return True
+    if expected == "table":
+        return node.is_map
+    if expected == "list":
+        return node.is_seq and all(isinstance(v.value, str) for v in node.value)
+    if expected == "bool":
+        return isinstance(node.value, bool)
+    return isinstance(node.value, str)
+
+
+_WORDS = {"bool": "true or false", "str": "a string", "list": "a list of strings", "table": "a table"}
+
+
+def _home(key: str, table: str) -> str | None:
+    """The one other table that has `key`."""
+    homes = [name for name, keys in _tables().items() if key in keys and name != table]
+    return homes[0] if len(homes) == 1 else None
+
+
+def _shown(table: str) -> str:
+    return f"in [{table}]" if table else "at the top level"
+
+
+@check("GL809", kinds=("nvidia-toolkit",))
+def toolkit_key_ignored(doc: Document, ctx: Context):
+    for table, key, node in _walk(doc.tree, ""):
+        known = _tables().get(table, {})
+        if key in known:
+            continue
+        home = _home(key, table)
+        if home is not None:
+            yield finding(doc, "GL809", node.key_span,
+                          f"`{key}` belongs {_shown(home)}; {_shown(table)} the toolkit ignores it, so "
+                          f"the setting has no effect")
+            continue
+        near = closest_key(key, known)
+        if near is not None:
+            yield finding(doc, "GL809", node.key_span,
+                          f"the toolkit has no `{key}` {_shown(table)} and ignores it; did you mean "
+                          f"`{near}`?")
+
+
+@check("GL810", kinds=("nvidia-toolkit",))
+def toolkit_value_invalid(doc: Document, ctx: Context):
+    for table, key, node in _walk(doc.tree, ""):
+        expected = _tables().get(table, {}).get(key)
+        if expected is not None and not _type_ok(node, expected):
+            yield finding(doc, "GL810", node.span,
+                          f"`{key}` must be {_WORDS[expected]}: the toolkit cannot load this file "
+                          f"(`failed to unmarshal config`), and the NVIDIA runtime and hook fail for "
+                          f"every container")
+    yield from _mode(doc)
+    yield from _ldconfig(doc)
+
+
+def _mode(doc: Document):
+    for path, allowed in ((("nvidia-container-runtime", "mode"), _data()["modes"]),
+                          (("nvidia-container-runtime", "modes", "legacy", "cuda-compat-mode"),
+                           _data()["cuda_compat_modes"])):
+        node = doc.tree.get(*path)
+        value = str_value(node)
+        if value is not None and value not in allowed and not is_placeholder(value):
+            yield finding(doc, "GL810", node.span,
+                          f"`{path[-1]} = \"{value}\"` is not one the toolkit knows "
+                          f"({', '.join(allowed)}): the NVIDIA runtime fails to create every container")
+
+
+def _ldconfig(doc: Document):
+    node = doc.tree.get("nvidia-container-cli", "ldconfig")
+    value = str_value(node)
+    allowed = doc.tree.get("features", "allow-ldconfig-from-container")
+    if value and not value.startswith("@") and not is_placeholder(value) \
+            and not (allowed is not None and allowed.value is True):
+        yield finding(doc, "GL810", node.span,
+                      f"`ldconfig = \"{value}\"` is a path inside the container: since toolkit 1.18 "
+                      f"the toolkit refuses it (`is not host-relative (does not start with a '@')`); "
+                      f"write `@{value}` to run the host's ldconfig")
+
+
+# ------------------------------------------------------------------ CDI specs
+
+
+def _cdi() -> dict:
+    return _data()["cdi"]
+
+
+def _unknown_keys(doc: Document, node: Node | None, allowed: list[str], where: str):
+    for key, child in node.items() if node is not None else ():
+        if key not in allowed:
+            yield finding(doc, "GL811", child.key_span,
+                          f"`{key}` is not a CDI field {where}: runtimes parse specs strictly and "
+                          f"reject the whole file (`failed to unmarshal CDI Spec`)")
+
+
+def _qualifier_problem(kind: str) -> str | None:
+    vendor, _, klass = kind.partition("/")
+    if not vendor or not klass:
+        return "is not `vendor/class` (such as `nvidia.com/gpu`)"
+    for part in (vendor, klass):
+        if not _CDI_NAME.fullmatch(part):
+            return f"has an invalid name `{part}` (letters, digits, `_`, `-`, `.`; starting with a letter)"
+    return None
+
+
+@check("GL811", kinds=("cdi",))
+def cdi_spec_invalid(doc: Document, ctx: Context):
+    tree = doc.tree
+    yield from _unknown_keys(doc, tree, _cdi()["spec_keys"], "at the top level")
+    version = tree.get("cdiVersion")
+    text = version.str() if version is not None else None
+    if text is None:
+        yield finding(doc, "GL811", tree.span, "the CDI spec has no `cdiVersion`: runtimes reject it "
+                                               "(`invalid version \"\"`)")
+    elif text.removeprefix("v") not in _cdi()["versions"]:
+        yield finding(doc, "GL811", version.span,
+                      f"`cdiVersion: {text}` is not a CDI version ({', '.join(_cdi()['versions'])}): "
+                      f"runtimes reject the spec (`invalid version`)")
+    kind = tree.get("kind")
+    if str_value(kind) is None:
+        yield finding(doc, "GL811", kind.span if kind is not None else tree.span,
+                      "the CDI spec has no `kind` string (such as `nvidia.com/gpu`): runtimes reject it "
+                      "and no device in it can be requested")
+    elif _qualifier_problem(kind.value):
+        yield finding(doc, "GL811", kind.span,
+                      f"`kind: {kind.value}` {_qualifier_problem(kind.value)}: runtimes reject the spec")
+    yield from _edits(doc, tree.get("containerEdits"))
+    yield from _devices(doc, tree)
+
+
+def _edits(doc: Document, edits: Node | None):
+    if edits is not None and edits.is_map:
+        yield from _unknown_keys(doc, edits, _cdi()["edit_keys"], "in `containerEdits`")
+
+
+def _devices(doc: Document, tree: Node):
+    devices = tree.get("devices")
+    items = devices.value if devices is not None and devices.is_seq else []
+    if not items:
+        yield finding(doc, "GL811", devices.anchor if devices is not None else tree.span,
+                      "the CDI spec lists no devices: runtimes reject it (`invalid spec, no devices`)")
+        return
+    seen: set[str] = set()
+    for item in items:
+        if not item.is_map:
+            continue
+        yield from _unknown_keys(doc, item, _cdi()["device_keys"], "of a device")
+        yield from _edits(doc, item.get("containerEdits"))
+        name = item.get("name")
+        value = str_value(name)
+        if value is None or not _DEVICE_NAME.fullmatch(value):
+            yield finding(doc, "GL811", name.span if name is not None else item.span,
+                          "a CDI device needs a `name` of letters, digits, `_`, `-`, `.` and `:` that starts and "
+                          "ends with a letter or digit: "
+                          "runtimes reject the spec (`failed add device`)")
+        elif value in seen:
+            yield finding(doc, "GL811", name.span,
+                          f"device `{value}` is listed twice: runtimes reject the spec "
+                          f"(`invalid spec, multiple device`)")
+        else:
+            seen.add(value)

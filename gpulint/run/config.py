@@ -1,0 +1,137 @@
+"""`[tool.gpulint]` in pyproject.toml, or `.gpulint.toml`.
+
+The nearest config walking up from the current directory wins; `--config`
+overrides and `--isolated` ignores them all. Validation uses jsonschema, whose
+import is slow, so a config whose content already passed is remembered by hash.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpulint.formats.documents import MAX_BYTES
+from gpulint.formats.errors import ParseError
+from gpulint.formats.tomlpos import load_toml, parse_toml
+from gpulint.model import LineIndex, Node
+from gpulint.resources import cache_dir
+from gpulint.run.discover import DEFAULT_EXCLUDES
+
+SCHEMA_PATH = Path(__file__).with_name("config-schema.json")
+
+
+class ConfigError(Exception):
+    """A configuration problem: the run stops with exit code 2."""
+
+
+@dataclass
+class Settings:
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    failure_threshold: str = "warning"
+    preview: bool = False
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    max_file_size: int = MAX_BYTES  # larger files and stdin are reported (GL006), not read
+    fleet: dict = field(default_factory=dict)
+    images: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None  # the config file, when there is one
+    base: Path = field(default_factory=Path.cwd)  # relative paths in the config start here
+
+    @property
+    def excludes(self) -> tuple[str, ...]:
+        return tuple(self.exclude) + tuple(self.extend_exclude)
+
+    @functools.cached_property
+    def tree(self) -> Node | None:
+        """The gpulint table of the configuration file with positions, for findings that
+        point into it. Kept with the settings of one run, so a later run in the same
+        process sees an edited file. None without a file, or when it no longer reads."""
+        if self.path is None:
+            return None
+        try:
+            text = self.path.read_text(encoding="utf-8-sig")
+            root = parse_toml(text, LineIndex(text))
+        except (OSError, ParseError):
+            return None
+        return root.get("tool", "gpulint") if self.path.name == "pyproject.toml" else root
+
+
+def find_config(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / ".gpulint.toml"
+        if candidate.is_file():
+            return candidate
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "tool.gpulint" in candidate.read_text(encoding="utf-8", errors="replace"):
+            return candidate
+    return None
+
+
+def _table(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from None
+    try:
+        data = load_toml(text)
+    except ParseError as exc:
+        raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
+    if path.name == "pyproject.toml":
+        return data.get("tool", {}).get("gpulint", {})
+    return data
+
+
+def validate(table: dict, path: Path) -> None:
+    digest = hashlib.sha256(json.dumps(table, sort_keys=True, default=str).encode()).hexdigest()
+    marker = cache_dir() / f"config-{digest[:32]}"
+    if marker.exists():
+        return
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(table),
+                    key=lambda e: list(e.absolute_path))
+    if errors:
+        error = errors[0]
+        where = ".".join(str(p) for p in error.absolute_path) or "[tool.gpulint]"
+        if error.validator == "additionalProperties":
+            expected = sorted(error.schema.get("properties", {}))
+            hint = f"; expected one of: {', '.join(expected)}" if expected else ""
+            raise ConfigError(f"{path}: {where}: {error.message}{hint}")
+        raise ConfigError(f"{path}: {where}: {error.message}")
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        pass  # no writable cache: validate again next time
+
+
+def load_settings(config: str | None = None, isolated: bool = False) -> Settings:
+    if isolated:
+        return Settings()
+    path = Path(config) if config else find_config(Path.cwd())
+    if path is None:
+        return Settings()
+    if config and not path.is_file():
+        raise ConfigError(f"{config}: config file not found")
+    table = _table(path)
+    validate(table, path)
+    path = path.resolve()
+    settings = Settings(path=path, base=path.parent)
+    for key, value in table.items():
+        attr = key.replace("-", "_")
+        if isinstance(value, list):
+            value = tuple(value)
+        elif attr == "per_file_ignores":
+            value = {glob: tuple(codes) for glob, codes in value.items()}
+        setattr(settings, attr, value)
+    return settings

@@ -1,0 +1,65 @@
+"""Walking paths: every file under the paths named, excluded and git-ignored ones left
+out. What kind each one is, the kinds' registry says (`gpulint.kinds`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
+
+
+def may_be_script(path: Path) -> bool:
+    """A file without an extension that starts with a shell shebang (read 64 bytes)."""
+    if "." in path.name or not path.is_file():  # opening a FIFO would block
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and b"sh" in head.split(b"\n", 1)[0]
+
+
+def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = None,
+         gitignore: bool = True, force_exclude: bool = False) -> list[Path]:
+    """Every file under `paths`, excluded and git-ignored ones left out, in a stable order.
+
+    A file named on the command line is linted even when a pattern or .gitignore
+    matches it, unless `force_exclude` (pre-commit names files one by one).
+    """
+    from gpulint.run.ignore import Excludes, GitIgnores
+
+    excludes = Excludes(patterns, base or Path.cwd())
+    ignores = GitIgnores() if gitignore else None
+
+    def left_out(path: str, is_dir: bool, anchor: str, walked: bool = True) -> bool:
+        return excludes.matches(path, is_dir, anchor, walked) or (
+            ignores is not None and ignores.ignored(path, is_dir, walked))
+
+    found: list[Path] = []
+    seen: set[str] = set()
+    for raw in paths:
+        root = Path(raw)
+        top = os.path.abspath(root)
+        if root.is_file():
+            if force_exclude and left_out(top, False, excludes.base, walked=False):
+                continue
+            candidates = [root]
+        elif root.is_dir():
+            candidates = []
+            anchor = excludes.anchor(top)
+            for dirpath, dirnames, filenames in os.walk(root):
+                absdir = os.path.abspath(dirpath)
+                dirnames[:] = sorted(d for d in dirnames
+                                     if not left_out(os.path.join(absdir, d), True, anchor))
+                candidates.extend(Path(dirpath, f) for f in sorted(filenames)
+                                  if not left_out(os.path.join(absdir, f), False, anchor))
+        else:
+            raise FileNotFoundError(raw)
+        for path in candidates:
+            key = os.path.abspath(path)
+            if key not in seen:
+                seen.add(key)
+                found.append(path)
+    return found

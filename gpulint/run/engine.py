@@ -1,0 +1,474 @@
+"""One run: discover -> classify -> parse -> check -> filter.
+
+Every stage is a plain function over plain data; reporting happens afterwards
+from the Result alone.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import os
+import stat
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpulint import catalog, crossfile, kinds
+from gpulint.crossfile.imagemap import mapped_paths
+from gpulint.formats import documents
+from gpulint.formats.documents import MAX_BYTES
+from gpulint.formats.template import strip_template_suffix
+from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
+from gpulint.paths import display_path
+from gpulint.registry import CHECKS, Context, resolve
+from gpulint.run import parallel
+from gpulint.run.config import Settings
+from gpulint.run.discover import may_be_script, walk
+from gpulint.run.suppress import find_suppressions
+
+
+@dataclass
+class Source:
+    """A file to lint: a path on disk, or text read from stdin under a given name."""
+
+    path: Path
+    text: bytes | None = None  # set for stdin and for in-memory fixed text
+    kind: str | None = None  # a forced kind
+    display: str | None = None  # how to show the path (default: relative to the current folder)
+
+
+@dataclass
+class Result:
+    findings: list[Finding]  # sorted; suppressed ones carry `suppressed`
+    documents: list[Document]
+    files_checked: int = 0
+    files_skipped: int = 0
+    internal_errors: list[str] = field(default_factory=list)
+    baselined: int = 0  # findings left out because the baseline knows them
+
+    @property
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.suppressed is None]
+
+
+@dataclass
+class Options:
+    inline_suppressions: bool = True
+    kind: str | None = None
+    facts: dict = field(default_factory=dict)  # --driver, --gpu-class
+    # files of the project around the linted ones: cross-file checks read them, and
+    # nothing is reported on them (pre-commit names only the changed files)
+    around: list[Source] = field(default_factory=list)
+    jobs: int | None = None  # worker processes for the per-file work (None: as many as CPUs)
+
+
+def enabled_codes(settings: Settings) -> frozenset[str]:
+    rules = catalog.load_catalog()
+    if settings.select is None:
+        codes = set(rules)
+    else:
+        codes = {c for s in settings.select for c in catalog.resolve_selector(s)}
+    codes |= {c for s in settings.extend_select for c in catalog.resolve_selector(s)}
+    codes -= {c for s in settings.ignore for c in catalog.resolve_selector(s)}
+    if not settings.preview:
+        codes = {c for c in codes if not rules[c].preview}
+    return frozenset(codes)
+
+
+def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
+    return [Source(p) for p in walk(paths, settings.excludes, base=settings.base,
+                                    gitignore=settings.respect_gitignore,
+                                    force_exclude=settings.force_exclude)]
+
+
+def load(source: Source, forced_kind: str | None,
+         max_bytes: int = MAX_BYTES) -> tuple[Document | None, Finding | None]:
+    """The file read and classified, not yet parsed: a Document (None when the file is not
+    one gpulint reads), or, for a file of a kind gpulint reads that it cannot or will not
+    read, a document marked `unread` and its GL006 (GL001 for text that is not UTF-8)."""
+    display = source.display or display_path(source.path)
+    data = source.text
+    if data is None:
+        name_kind = forced_kind or kinds.kind_by_name(source.path.name)
+        if name_kind is None and not kinds.may_need_content(source.path.name) \
+                and not may_be_script(source.path):
+            return None, None
+        try:
+            info = source.path.stat()
+            if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
+                return _not_checked(source, display, name_kind, "it is not a regular file")
+            if info.st_size > max_bytes:
+                return _not_checked(source, display, name_kind, _too_large(info.st_size, max_bytes))
+            data = source.path.read_bytes()
+        except OSError as exc:
+            why = "it is a link to nothing" if source.path.is_symlink() and not source.path.exists() \
+                else f"it could not be read ({exc.strerror or exc})"
+            return _not_checked(source, display, name_kind, why)
+    elif len(data) > max_bytes:
+        return _not_checked(source, display, forced_kind or source.kind, _too_large(len(data), max_bytes))
+    kind = source.kind or forced_kind
+    try:
+        text, bom, crlf = documents.decode(data)
+    except UnicodeDecodeError as exc:
+        kind = kind or kinds.classify(source.path.name, None)
+        if kind is None:
+            return None, None
+        doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
+        return doc, Finding("GL001", "", "", display, Span.point(1, 1),
+                            f"the file is not UTF-8 text (byte {exc.start})")
+    kind = kind or kinds.classify(source.path.name, text)
+    if kind is None:
+        return None, None
+    _, templated = strip_template_suffix(source.path.name)
+    doc = Document(display, os.path.abspath(source.path), kind, text, templated=templated,
+                   bom=bom, crlf=crlf)
+    return doc, None
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (f"it has {size:,} bytes, more than the limit of {limit:,} (raise it with "
+            f"`--max-file-size` or `max-file-size` in the configuration)")
+
+
+def _not_checked(source: Source, display: str, kind: str | None,
+                 why: str) -> tuple[Document | None, Finding | None]:
+    kind = kind or kinds.classify(source.path.name, None)
+    if kind is None:  # a name gpulint reads only for what is inside: counted as skipped
+        return None, None
+    doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
+    return doc, Finding("GL006", "", "", display, Span.point(1, 1), f"file not checked: {why}")
+
+
+def run(sources: list[Source], settings: Settings, options: Options) -> Result:
+    enabled = enabled_codes(settings)
+    # Files whose facts other files' checks consult are parsed first and kept whole. Every
+    # other file is read again, parsed, checked and let go in turn (in worker processes for
+    # a large set): a run holds the trees of the shared files, and the text of the files
+    # with something to report, only.
+    mapped = mapped_paths(settings)
+    node_run = "node" in options.facts
+    docs: list[Document] = []
+    read_from: list[Source] = []
+    shared: list[Document] = []
+    raw: list[Finding] = []
+    skipped = 0
+    for source in sources:
+        doc, early = load(source, options.kind, settings.max_file_size)
+        if doc is None:
+            skipped += 1
+            continue
+        docs.append(doc)
+        read_from.append(source)
+        if early is not None:
+            raw.append(early)
+        if not doc.unread and _shared(doc, mapped, node_run):
+            shared.append(doc)
+        else:
+            doc.text = ""  # read again when its turn comes
+    errors: list[str] = []
+    for doc in shared:
+        found, failed = _parse(doc)
+        raw.extend(found)
+        errors.extend(failed)
+    keep = {id(d) for d in shared}
+    around = _around(options, mapped, node_run)
+    load_checks({d.kind for d in docs + around})
+    context = Context([d for d in shared if d.tree is not None] + around, settings,
+                      dict(options.facts), enabled, providers=dict(crossfile.FACTS))
+    by_kind: dict[str, list] = {}
+    for chk in CHECKS:
+        if not chk.project and enabled.intersection(chk.codes):
+            for kind in chk.kinds:
+                by_kind.setdefault(kind, []).append(chk)
+    step = _Step(context, by_kind, keep, options.kind, settings.max_file_size)
+    for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
+        outcome.update(doc)
+        raw.extend(outcome.findings)
+        errors.extend(outcome.errors)
+    for chk in CHECKS:
+        if chk.project and enabled.intersection(chk.codes):
+            try:
+                raw.extend(chk.fn(context) or ())
+            except Exception:  # a broken check must not stop the other files
+                errors.append(f"internal error in check {chk.fn.__name__} ({', '.join(chk.codes)}) "
+                              f"on the linted set:\n{traceback.format_exc()}")
+    if not _config_linted(sources, settings):
+        # the configuration's own findings belong to runs that lint it (a directory
+        # holding it, or its name), not to a pre-commit call on other files
+        config = os.path.abspath(settings.path) if settings.path else None
+        raw = [f for f in raw if os.path.abspath(f.path) != config]
+    if around:
+        outside = {d.path for d in around}
+        raw = [f for f in raw if f.path not in outside]
+    findings = postprocess(raw, docs, settings, options, enabled)
+    templated = {d.path for d in docs if d.templated}
+    for f in findings:
+        if f.path in templated:  # positions survive neutralising; rewritten text would not
+            f.fix = None
+    return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
+                  internal_errors=list(dict.fromkeys(errors)))  # a missing parser: said once
+
+
+def load_checks(kind_names: set[str]) -> None:
+    """Import the rule families that concern these kinds (importing one registers its
+    checks): linting one Dockerfile does not pay for the Kubernetes rules."""
+    for module in kinds.families(kind_names) + crossfile.families(kind_names):
+        importlib.import_module(module)
+
+
+def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:
+    """Whether other files' checks consult `doc`: a node config always; a manifest that
+    defines a shared object (a RuntimeClass ...); a Dockerfile an image mapping names; a
+    CDI spec in a run on a node, where the node's driver is what it is compared with."""
+    kind = kinds.BY_NAME[doc.kind]
+    if kind.shared == "if-defines":
+        return resolve(kind.defines_shared)(doc.text)
+    if kind.shared == "if-mapped":
+        return doc.abspath in mapped
+    if kind.shared == "in-doctor":
+        return node_run
+    return kind.shared == "always"
+
+
+def _parse(doc: Document) -> tuple[list[Finding], list[str]]:
+    """documents.parse, and what may go wrong past the parsers' own errors: the package that
+    parses this kind is not installed (GL006 for the file and an error for the run), or a
+    bug (an error naming the file); either way the other files are still checked."""
+    try:
+        finding = documents.parse(doc, kinds.parser(doc.kind), kinds.BY_NAME[doc.kind].templated)
+    except documents.ParserMissing as exc:
+        doc.tree = None
+        return ([Finding("GL006", "", "", doc.path, Span.point(1, 1),
+                         f"file not checked: `{exc.package}`, the package gpulint parses it "
+                         f"with, is not installed")],
+                [f"files not checked: the `{exc.package}` package is not installed "
+                 f"(`pip install {exc.package}`, or reinstall gpulint with its dependencies)"])
+    except Exception:
+        doc.tree = None
+        return [], [f"internal error while parsing {doc.path}:\n{traceback.format_exc()}"]
+    return ([finding] if finding is not None else []), []
+
+
+@dataclass
+class _Outcome:
+    """What a run keeps of one checked document (sent back from a worker process)."""
+
+    findings: list[Finding]
+    errors: list[str]
+    suppressions: list[Suppression]
+    parsed: bool
+    templated: bool
+    text: str | None  # None: the document was not read again here
+
+    def update(self, doc: Document) -> None:
+        doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
+        if self.text is not None:
+            doc.text = self.text
+
+
+@dataclass
+class _Step:
+    """The per-file work: read the file again (unless it is shared), parse it, find its
+    suppressions and run the file checks; then let its tree go, and its text too when it
+    has nothing to report."""
+
+    context: Context
+    file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
+    keep: set[int]  # the shared documents, parsed already and kept whole
+    forced_kind: str | None
+    max_bytes: int
+
+    def __call__(self, item: tuple[Document, Source]) -> _Outcome:
+        doc, source = item
+        own = id(doc) not in self.keep
+        produced: list[Finding] = []
+        errors: list[str] = []
+        if own and not doc.unread:
+            fresh, early = load(source, self.forced_kind, self.max_bytes)
+            if fresh is None or fresh.unread:  # changed or gone since it was first read
+                produced.extend([early] if early is not None else [])
+            else:
+                doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
+                doc.templated = fresh.templated
+                produced, errors = _parse(doc)
+        doc.suppressions = find_suppressions(doc)  # comments count even in a file that does not parse
+        if doc.tree is not None:
+            for chk in self.file_checks.get(doc.kind, ()):
+                try:
+                    produced.extend(chk.fn(doc, self.context) or ())
+                except Exception:  # a broken check must not stop the other files
+                    errors.append(f"internal error in check {chk.fn.__name__} "
+                                  f"({', '.join(chk.codes)}) on {doc.path}:\n{traceback.format_exc()}")
+        text = None
+        if own:
+            doc.release()
+            text = doc.text if produced or doc.suppressions else ""
+            doc.text = text
+        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text)
+
+
+def _around(options: Options, mapped: set[str], node_run: bool) -> list[Document]:
+    """The parsed documents of the surrounding project that other files' checks consult;
+    one that does not read is left to the runs that lint it."""
+    out = []
+    for source in options.around:
+        try:
+            doc, _ = load(source, None)
+        except OSError:
+            continue
+        if doc is None or doc.unread or not _shared(doc, mapped, node_run):
+            continue
+        found, failed = _parse(doc)
+        if not found and not failed and doc.tree is not None:
+            out.append(doc)
+    return out
+
+
+def _config_linted(sources: list[Source], settings: Settings) -> bool:
+    if settings.path is None:
+        return True
+    config = os.path.abspath(settings.path)
+    return any(os.path.abspath(s.path) == config for s in sources)
+
+
+def _ignored_by_path(finding: Finding, settings: Settings) -> bool:
+    if not settings.per_file_ignores:
+        return False
+    absolute = Path(os.path.abspath(finding.path))
+    try:
+        rel = absolute.relative_to(settings.base).as_posix()
+    except ValueError:
+        rel = finding.path
+    for pattern, selectors in settings.per_file_ignores.items():
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(absolute.name, pattern) \
+                or fnmatch.fnmatch(finding.path, pattern):
+            codes = {c for s in selectors for c in catalog.resolve_selector(s)}
+            if finding.code in codes:
+                return True
+    return False
+
+
+def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, options: Options,
+                enabled: frozenset[str]) -> list[Finding]:
+    rules = catalog.load_catalog()
+    by_path = {d.path: d for d in docs}
+    severities = catalog.severity_by_code(settings.severity)
+    out: list[Finding] = []
+    seen = set()
+    for f in raw:
+        if f.code not in enabled or _ignored_by_path(f, settings):
+            continue
+        key = (f.code, f.path, f.span, f.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        rule = rules[f.code]
+        f.slug = rule.slug
+        f.severity = severities.get(f.code) or f.severity or rule.severity
+        out.append(f)
+    if options.inline_suppressions:
+        _mark_suppressed(out, by_path)
+        extra = [f for doc in docs for f in _suppression_findings(doc, enabled, rules, severities)]
+        _mark_suppressed(extra, by_path)  # GL002/GL003 can be silenced like any other code
+        out.extend(extra)
+    out.sort(key=lambda f: f.sort_key)
+    return out
+
+
+def _mark_suppressed(findings: list[Finding], by_path: dict[str, Document]) -> None:
+    for f in findings:
+        doc = by_path.get(f.path)
+        for sup in doc.suppressions if doc is not None else ():
+            if sup.first_line <= f.span.line <= sup.last_line and f.code in _codes_of(sup):
+                sup.used.add(f.code)
+                f.suppressed = sup.reason or ""
+                break
+
+
+def _codes_of(sup: Suppression) -> set[str]:
+    return {c for name in sup.codes for c in _resolve_one(name)}
+
+
+def _resolve_one(name: str) -> list[str]:
+    """A code or slug named in a suppression; an unknown one resolves to nothing."""
+    if name.upper() in catalog.load_catalog():
+        return [name.upper()]
+    code = catalog.by_slug().get(name)
+    return [code] if code else []
+
+
+def _suppression_findings(doc: Document, enabled, rules, severities) -> list[Finding]:
+    out = []
+    for sup in doc.suppressions:
+        if sup.problem is not None:
+            if "GL005" in enabled:
+                out.append(_general(doc, "GL005", sup.span, rules, severities,
+                                    f"this suppression comment suppresses nothing: {sup.problem}"))
+            continue
+        unused = []
+        for name in sup.codes:
+            codes = _resolve_one(name)
+            if not codes:
+                if "GL003" in enabled:
+                    start, end = sup.code_spans.get(name, (None, None))
+                    span = doc.index.span(start, end) if start is not None else sup.span
+                    out.append(_general(doc, "GL003", span, rules, severities,
+                                        f"the suppression's "
+                                        f"{catalog.unknown_selector_message(name)}"))
+            elif codes[0] in enabled and codes[0] not in sup.used and codes[0] != "GL002":
+                unused.append(name)
+        if unused and "GL002" in enabled:
+            out.append(_general(doc, "GL002", sup.span, rules, severities,
+                                f"unused suppression: no {', '.join(unused)} finding here to silence",
+                                _removal_fix(doc, sup, unused)))
+    return out
+
+
+def _general(doc, code, span, rules, severities, message, fix=None) -> Finding:
+    return Finding(code, rules[code].slug, severities.get(code) or rules[code].severity,
+                   doc.path, span, message, fix)
+
+
+def _removal_fix(doc: Document, sup: Suppression, unused: list[str]) -> Fix | None:
+    if sup.edit_range is None:
+        return None
+    if len(unused) == len(sup.codes):
+        start, end = sup.edit_range
+        return Fix("remove the unused suppression comment", (Edit(doc.abspath, start, end, ""),))
+    edits = []
+    text = doc.text
+    for name in unused:
+        start, end = sup.code_spans[name]
+        # take the comma (and spaces) on one side with the code
+        after = end
+        while after < len(text) and text[after] in " ,":
+            after += 1
+        if "," in text[end:after]:
+            edits.append(Edit(doc.abspath, start, after, ""))
+        else:
+            before = start
+            while before > 0 and text[before - 1] in " ,":
+                before -= 1
+            edits.append(Edit(doc.abspath, before, end, ""))
+    return Fix(f"remove {', '.join(unused)} from the suppression", tuple(edits))
+
+
+def exit_code(result: Result, threshold: str) -> int:
+    if result.internal_errors:
+        return 2
+    if threshold == "none":
+        return 0
+    floor = SEVERITY_RANK[threshold]
+    return 1 if any(SEVERITY_RANK[f.severity] >= floor for f in result.active) else 0
+
+
+def print_internal_errors(result: Result) -> None:
+    for message in result.internal_errors:
+        print(f"gpulint: {message}", file=sys.stderr)
+
+
+def load_all_checks() -> None:
+    """Every rule family (the rule catalog's tests and `gpulint rules` need them all)."""
+    load_checks(set(kinds.BY_NAME))
