@@ -5,6 +5,7 @@ and command-line checks: runtime names against the linted daemon.json, the
 
 from __future__ import annotations
 
+from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
 from gpulint.regex import lazy
 
@@ -35,8 +36,6 @@ def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | No
     With daemon.json files among the linted ones, a name none of them defines; without,
     only the names of NVIDIA binaries, which the toolkit never registers as runtimes
     (`runtime: nvidia` is then fine: the host's daemon.json is not here to say)."""
-    from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES
-
     name = name.strip()
     if not name or "$" in name:
         return None
@@ -59,8 +58,6 @@ def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | No
 
 def _nvidia_default(ctx) -> bool | None:
     """Whether a linted daemon.json makes an NVIDIA runtime the default (None: none linted)."""
-    from gpulint.knowledge.runtimes import is_nvidia_handler
-
     configs = _daemon_configs(ctx)
     if not configs:
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
 from gpulint.model import Document, Edit, Finding, Fix, Span
 from gpulint.registry import finding
 
@@ -16,8 +17,6 @@ def tag_advice(doc: Document, ref, better: str | None, span: Span, editable: boo
     everything the image installs for the old major has to move with it."""
     if better is None:
         return "", None
-    from gpulint.knowledge.images import cuda_image
-
     old, new = cuda_image(ref), cuda_image(better)
     if old is not None and new is not None and old.cuda_major_minor[0] != new.cuda_major_minor[0]:
         return (f" The supported successor is `{better}`, a new CUDA major: move what the image "
@@ -47,8 +46,6 @@ def tag_finding(doc: Document, span: Span, shown: str, status, advice: str, fix)
 def image_tag_findings(doc: Document, image: str, span: Span, editable: bool,
                        shown: str | None = None, platform: str | None = None):
     """GL301/GL302 for an image reference written at `span`."""
-    from gpulint.knowledge.images import parse_image_ref, tag_status
-
     ref = parse_image_ref(image)
     status = tag_status(ref, platform) if ref is not None else None
     if status is None or status.status in ("supported", "unknown"):

@@ -9,6 +9,9 @@ a repository with several node pools is only faulted when none could run it.
 from __future__ import annotations
 
 from gpulint.crossfile.imagemap import mapped_dockerfile
+from gpulint.crossfile.nodes import node_configs
+from gpulint.formats.template import includes_template, is_placeholder
+from gpulint.kinds.containerd.facts import effective_cri, file_majors
 from gpulint.kinds.kubernetes.facts import (
     GPU_OPERATOR_RUNTIME_CLASSES,
     env_vars,
@@ -22,6 +25,8 @@ from gpulint.kinds.kubernetes.facts import (
     runtime_classes,
     scalar_str,
 )
+from gpulint.knowledge.images import cuda_image, drops_driver_path
+from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Related, Span
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -80,8 +85,6 @@ def runtime_class_undefined(doc: Document, ctx: Context):
 
 @check("GL702", project=True)
 def runtime_handler_undefined(ctx: Context):
-    from gpulint.crossfile.nodes import node_configs
-
     configs = node_configs(ctx)
     for doc, obj in _runtime_classes(ctx):
         node = obj.get("handler")
@@ -106,9 +109,6 @@ def _runc_dropped(config, handler: str, settings) -> bool:
     """containerd 1.x decodes the CRI table with go-toml v1, which replaces the built-in
     runtime map, `runc` included, with the runtimes a config writes (GL101 says the same
     of a default runtime)."""
-    from gpulint.formats.template import includes_template, is_placeholder
-    from gpulint.kinds.containerd.facts import file_majors
-
     return (handler == "runc" and config.kind == "containerd" and bool(config.runtimes)
             and "runc" not in config.runtimes and 1 in file_majors(config.doc, settings)
             and not any(map(is_placeholder, config.runtimes))
@@ -134,10 +134,6 @@ def _non_nvidia_defaults(ctx: Context) -> list:
     """The linted containerd configs, when every one has a default runtime other than the
     NVIDIA runtime (none: no config, a default a template decides, or an NVIDIA default)."""
     def compute() -> list:
-        from gpulint.crossfile.nodes import node_configs
-        from gpulint.formats.template import is_placeholder
-        from gpulint.knowledge.runtimes import is_nvidia_handler
-
         configs = [c for c in node_configs(ctx) if c.kind == "containerd"]
         if any(is_placeholder(c.default_runtime) for c in configs) \
                 or any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
@@ -177,8 +173,6 @@ def _default_is_nvidia(config, is_nvidia_handler) -> bool:
 def _default_setting(config):
     """(document, where) of the `default_runtime_name` that decides the default, or
     the main file's start when none is set (containerd then uses runc)."""
-    from gpulint.kinds.containerd.facts import effective_cri
-
     found = effective_cri(config.docs)
     node = found[1].get("containerd", "default_runtime_name") if found else None
     return (found[0], node) if node is not None else (config.doc, Span.point(1, 1))
@@ -233,6 +227,7 @@ def _library_path(ctx: Context, container):
 
 
 def _built_library_path(container, dockerfile: Document):
+    # Dockerfile facts and parser: only when a Dockerfile is consulted
     from gpulint.kinds.dockerfile.facts import facts
 
     final = facts(dockerfile).final if dockerfile.tree is not None else None
@@ -250,8 +245,6 @@ def _built_library_path(container, dockerfile: Document):
 
 
 def _base_library_path(container, ref: str, source: tuple):
-    from gpulint.knowledge.images import cuda_image, drops_driver_path
-
     image = cuda_image(ref)
     value = drops_driver_path(image.cuda) if image is not None and image.family == "nvidia-cuda" else None
     if value is None:

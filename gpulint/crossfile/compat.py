@@ -26,11 +26,13 @@ from gpulint.crossfile.fleet import (
     Driver,
     Fleet,
     Origin,
+    config_driver,
     fleet_for,
     operator_declarations,
     pod_driver,
 )
-from gpulint.crossfile.imagemap import mapped_dockerfile
+from gpulint.crossfile.imagemap import dockerfile_at, mapped_dockerfile
+from gpulint.crossfile.imageuse import gpu_images
 from gpulint.kinds.kubernetes.facts import (
     env_vars,
     is_gpu_management,
@@ -38,7 +40,21 @@ from gpulint.kinds.kubernetes.facts import (
     requests_gpus,
     scalar_str,
 )
-from gpulint.knowledge.cuda import branch_problem
+from gpulint.knowledge.cuda import (
+    branch_numbers,
+    branch_problem,
+    compare_versions,
+    cuda_as_of,
+    driver_max_cuda,
+    forward_compat_ok,
+    gpu_info,
+    image_admits,
+    latest_known_cuda,
+    minor_version_floor,
+    required_compute_capability,
+    toolkit,
+)
+from gpulint.knowledge.images import cuda_image, tag_cuda
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
@@ -91,9 +107,6 @@ class ImageCuda:
 
 def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
-    from gpulint.knowledge.cuda import image_admits
-    from gpulint.knowledge.images import cuda_image, tag_cuda
-
     img = cuda_image(ref) or tag_cuda(ref)
     if img is None:
         return None
@@ -112,8 +125,6 @@ def require_brands(require: str) -> tuple[int, ...]:
     """Driver branches the `brand=...,driver>=N,driver<N+1` clauses of an
     `NVIDIA_REQUIRE_CUDA` value accept, and every known branch from N on for a bare
     `driver>=N` clause; () when it has none (only `cuda>=X.Y`)."""
-    from gpulint.knowledge.cuda import branch_numbers
-
     admitted = {int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
     for floor in _BARE_DRIVER.findall(require):
         admitted |= {n for n in branch_numbers() if n >= int(floor)}
@@ -128,6 +139,7 @@ def dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
 
 
 def _dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
+    # Dockerfile facts and parser: only when a Dockerfile is consulted
     from gpulint.kinds.dockerfile.facts import facts, final_stage_cuda
 
     final = facts(doc).final if doc.tree is not None else None
@@ -157,6 +169,7 @@ def _dockerfile_cuda(doc: Document) -> tuple[ImageCuda, Span] | None:
 
 
 def _compat_removed(doc: Document) -> str | None:
+    # Dockerfile facts and parser: only when a Dockerfile is consulted
     from gpulint.kinds.dockerfile.facts import compat_removed, locate
 
     hit = compat_removed(doc)
@@ -174,6 +187,7 @@ def _wheel_cuda(doc: Document, final) -> tuple[ImageCuda, Span] | None:
     `nvidia-*-cu12`, `cupy-cuda12x`, `.../whl/cu121`): they bundle their CUDA runtime
     and have no start check, so only the major's floor applies. With wheels of
     several majors, the newest needs the newest driver."""
+    # Dockerfile facts and parser: only when a Dockerfile is consulted
     from gpulint.kinds.dockerfile.facts import cuda_wheels, locate
 
     if not final.known or final.cuda_image is not None:
@@ -250,15 +264,11 @@ def _judge_tag(img: ImageCuda, driver: Driver, fleet: Fleet) -> Verdict | None:
 
 
 def is_beyond_data(img: ImageCuda) -> bool:
-    from gpulint.knowledge.cuda import latest_known_cuda
-
     latest = latest_known_cuda()
     return img.major_minor > latest if img.major_minor else img.major > latest[0]
 
 
 def _native_max(driver: Driver) -> tuple[int, int | None] | None:
-    from gpulint.knowledge.cuda import driver_max_cuda
-
     if driver.max_cuda is not None:
         return driver.max_cuda
     return driver_max_cuda(driver.version) if driver.version else None
@@ -277,8 +287,6 @@ def _driver_text(driver: Driver, level: tuple[int, int | None] | None) -> str:
 
 def release_of(img: ImageCuda):
     """The toolkit release of the image (the X.Y GA when the patch is unknown)."""
-    from gpulint.knowledge.cuda import toolkit
-
     if img.major_minor is None:
         return None
     return toolkit(img.version) or toolkit(img.xy)
@@ -351,8 +359,6 @@ def _judge_without_compat(img: ImageCuda, driver: Driver, fleet: Fleet, head: st
     `NVIDIA_REQUIRE_CUDA`: on data-center and workstation GPUs the container starts on
     the older branch, and CUDA then runs on the host driver alone, by minor-version
     compatibility; on GeForce cards it does not start."""
-    from gpulint.knowledge.cuda import minor_version_floor
-
     klass, origin = fleet.gpu_class, fleet.class_origin
     if klass == "consumer":
         return Verdict("error", by_class=True, message=(
@@ -421,8 +427,6 @@ def _not_accepted(img: ImageCuda, branch: int | None) -> str:
 
 
 def _forward_compat(img: ImageCuda, branch: int) -> bool:
-    from gpulint.knowledge.cuda import forward_compat_ok
-
     if img.brand_branches is not None:
         return branch in img.brand_branches
     return forward_compat_ok(img.major_minor, branch)
@@ -431,16 +435,12 @@ def _forward_compat(img: ImageCuda, branch: int) -> bool:
 def _below(driver: Driver, version: str) -> bool:
     """The driver is older than `version`; a bare branch is older only when its
     branch is lower (its patch level is unknown)."""
-    from gpulint.knowledge.cuda import compare_versions
-
     if driver.is_full:
         return compare_versions(driver.version, version) < 0
     return driver.branch < int(version.split(".")[0])
 
 
 def _judge_minor_compat(img: ImageCuda, driver: Driver) -> Verdict | None:
-    from gpulint.knowledge.cuda import minor_version_floor
-
     floor = minor_version_floor(img.major)
     full = native_driver(img)
     insufficient = "`CUDA driver version is insufficient for CUDA runtime version`"
@@ -506,6 +506,7 @@ def _subjects(doc: Document, ctx: Context):
     """GPU-management images (driver containers, DCGM, the container toolkit, device
     plugins) and images that never call CUDA (packaging jobs, NVML-only tools) are left
     out: they bring or manage the driver rather than run CUDA on it."""
+    # Dockerfile facts and parser: only when a Dockerfile is consulted
     from gpulint.kinds.dockerfile.facts import not_cuda_workload
 
     if doc.kind == "dockerfile":
@@ -514,8 +515,6 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
-        from gpulint.crossfile.imageuse import gpu_images
-
         for ref, where in gpu_images(doc):
             img = image_cuda(ref)
             if img is not None:
@@ -537,7 +536,7 @@ def _subjects(doc: Document, ctx: Context):
 
 def _compose_builds(doc: Document, ctx: Context):
     """The images GPU services of a Compose file build, judged by their Dockerfile."""
-    from gpulint.crossfile.imagemap import dockerfile_at
+    # Compose facts: only for Compose files
     from gpulint.kinds.compose.facts import gpu_service_builds
 
     for path, node, name in gpu_service_builds(doc) if doc.kind == "compose" else ():
@@ -569,8 +568,6 @@ def cuda_driver_incompatible(doc: Document, ctx: Context):
 
 @check("GL603", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def cuda_version_unknown(doc: Document, ctx: Context):
-    from gpulint.knowledge.cuda import cuda_as_of, latest_known_cuda
-
     for subject in subjects(doc, ctx):
         if subject.fleet.driver is None or not is_beyond_data(subject.img):
             continue
@@ -583,8 +580,6 @@ def cuda_version_unknown(doc: Document, ctx: Context):
 
 @check("GL604", kinds=("kubernetes", "dockerfile", "compose", "commands"))
 def gpu_arch_unsupported(doc: Document, ctx: Context):
-    from gpulint.knowledge.cuda import gpu_info, required_compute_capability
-
     for subject in subjects(doc, ctx):
         gpu = subject.fleet.gpu
         info = gpu_info(gpu.product) if gpu is not None and gpu.product else None
@@ -630,8 +625,6 @@ def driver_branch_eol(doc: Document, ctx: Context):
 
 @check("GL602", project=True)
 def configured_driver_branch_eol(ctx: Context):
-    from gpulint.crossfile.fleet import config_driver
-
     driver = config_driver(ctx.settings)
     if driver is None or driver.origin.span is None:
         return

@@ -27,7 +27,9 @@ from gpulint.kinds.kubernetes.facts import (
     object_kind,
     scalar_str,
 )
+from gpulint.knowledge.cuda import gpu_info
 from gpulint.model import Document, Node, Related, Span
+from gpulint.paths import display_path
 from gpulint.regex import lazy
 
 _DRIVER_PREFIX = lazy(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
@@ -135,8 +137,6 @@ def _merge_gpus(gpus: list[Gpu]) -> Gpu | None:
 
 
 def _gpu_from_product(product: str, origin: Origin) -> Gpu:
-    from gpulint.knowledge.cuda import gpu_info
-
     info = gpu_info(product)
     return Gpu(product, info.gpu_class if info else None, origin, origin if info else None)
 
@@ -218,8 +218,6 @@ def _cli_gpu(ctx) -> Gpu | None:
 
 
 def _config_origin(settings, key: str) -> Origin:
-    from gpulint.paths import display_path
-
     path = settings.path
     value = settings.fleet.get(key)
     where = "[tool.gpulint.fleet]" if path is not None and path.name == "pyproject.toml" else "[fleet]"

@@ -11,6 +11,7 @@ from gpulint.model import Document
 
 def mapped_dockerfile(ctx, ref: str) -> Document | None:
     """The Dockerfile `[tool.gpulint.images]` says builds `ref` (read when not linted)."""
+    # the image catalog: only when an image is judged (imported by every run)
     from gpulint.knowledge.images import parse_image_ref
 
     wanted = parse_image_ref(ref)
@@ -38,9 +39,8 @@ def dockerfile_at(ctx, path: Path) -> Document | None:
 
 
 def _dockerfile_document(ctx, path: Path) -> Document | None:
-    from gpulint.formats.documents import (
-        read,  # a mapped Dockerfile outside the linted set: rare
-    )
+    # reading a mapped Dockerfile outside the linted set: rare
+    from gpulint.formats.documents import read
     from gpulint.kinds.dockerfile.parse import parse
 
     target = os.path.abspath(path)

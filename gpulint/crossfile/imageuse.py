@@ -11,10 +11,12 @@ def gpu_images(doc: Document) -> list[tuple[str, Span]]:
     """(image, where it is written) of the containers a Compose file or a command line
     gives GPUs, when the image is known."""
     if doc.kind == "compose":
+        # Compose facts: only for Compose files
         from gpulint.kinds.compose.facts import gpu_service_images
 
         return gpu_service_images(doc)
     if doc.kind == "commands":
+        # the command-line parser: only where commands are read
         from gpulint.kinds.commands.parse import gpu_command_images
 
         return gpu_command_images(doc)

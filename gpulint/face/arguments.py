@@ -1,5 +1,9 @@
 """What every gpulint command shares: the argument parser (usage errors exit with 2 and a
-short message), the lint options and the settings they make, and writing a report."""
+short message), the lint options and the settings they make, and writing a report.
+
+Imports inside functions: the rule catalog and the configuration reader load when the
+settings are made, not when `--help` prints.
+"""
 
 from __future__ import annotations
 

@@ -9,6 +9,9 @@
     gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
     gpulint completion SHELL    a completion script for bash, zsh or fish
     gpulint check [PATHS...]    lint, for a path named like one of these commands
+
+Imports inside functions: each command loads only what it runs (`gpulint rule` does not
+import the engine, a lint run does not import `doctor`).
 """
 
 from __future__ import annotations

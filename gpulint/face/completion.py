@@ -4,6 +4,8 @@ parser, so a new option completes without editing three scripts.
     gpulint completion bash > /etc/bash_completion.d/gpulint
     gpulint completion zsh > "${fpath[1]}/_gpulint"
     gpulint completion fish > ~/.config/fish/completions/gpulint.fish
+
+Imports inside functions: the catalog and the lint parser load only when a script is printed.
 """
 
 from __future__ import annotations

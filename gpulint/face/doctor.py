@@ -5,6 +5,9 @@ runtime (containerd with drop-ins, k3s/RKE2/MicroK8s/k0s, dockerd, the NVIDIA
 Container Toolkit, CDI specs) and Kubernetes (kubelet's config). The runtime files
 go through the same rules as a static run; the node's driver becomes the fleet
 driver that PATHS (manifests, Dockerfiles) are judged against.
+
+Imports inside functions: `gpulint doctor` is loaded only when asked for; the probe and
+the engine are imported when it runs.
 """
 
 from __future__ import annotations

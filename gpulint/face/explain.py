@@ -8,6 +8,9 @@
 Each takes `--format json` for scripts. Exit codes: 0 answered, 1 gpulint does not
 know the version or image (or, for `image --driver`, the verdict is an error),
 2 usage errors.
+
+Imports inside functions: each of `cuda`, `driver` and `image` loads only the knowledge
+it prints.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Findings silenced inline are left out of every format, as ruff leaves out `noqa`
 ones (GitHub code scanning would open alerts for SARIF `suppressions`);
 `--show-suppressed` brings them back, marked.
+
+Imports inside functions: a run loads only the format it writes.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from gpulint.common.containers import (
     runtime_problem,
     visible_devices_problem,
 )
+from gpulint.common.imagetags import image_tag_findings
 from gpulint.formats.shell import Word
 from gpulint.kinds.commands.parse import ContainerCommand, gpu_request, literal_image
 from gpulint.model import Document
@@ -39,8 +40,6 @@ def _commands(doc: Document) -> list[ContainerCommand]:
 
 @check("GL301", "GL302", kinds=KINDS)
 def command_image_tags(doc: Document, ctx: Context):
-    from gpulint.common.imagetags import image_tag_findings
-
     for command in _commands(doc):
         word = literal_image(command)
         if word is None:

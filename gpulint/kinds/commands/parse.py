@@ -178,6 +178,7 @@ def _makefile(text: str) -> list[tuple[int, int, bool]]:
 
 def _ci_yaml(text: str, index: LineIndex) -> list[tuple[int, int, bool]]:
     """The shell of GitHub Actions `run:` steps and GitLab CI `script:` lines."""
+    # PyYAML: only for YAML text
     from gpulint.formats.yamlpos import parse_yaml_documents
 
     regions = []
@@ -368,6 +369,7 @@ def _ci_containers(text: str, index: LineIndex) -> list[ContainerCommand]:
     """The job images of CI files as the `docker create` the runner does: GitHub Actions
     `container:` (its `options` are `docker create` flags) and `services:`, GitLab CI
     `image:` and `services:`."""
+    # PyYAML: only for YAML text
     from gpulint.formats.yamlpos import parse_yaml_documents
 
     out = []

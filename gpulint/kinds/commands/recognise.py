@@ -23,9 +23,8 @@ def by_content(lower: str, text: str) -> bool | None:
         return None
     if lower.endswith(SCRIPT_SUFFIXES) or lower in MAKEFILES or "." not in lower:
         if "." not in lower and lower not in MAKEFILES:
-            from gpulint.kinds.commands.parse import (
-                is_shell_script,  # the parser: only for such names
-            )
+            # the parser: only for such names
+            from gpulint.kinds.commands.parse import is_shell_script
 
             if not is_shell_script(text):
                 return False
@@ -34,8 +33,7 @@ def by_content(lower: str, text: str) -> bool | None:
 
 
 def _worth_reading(text: str) -> bool:
-    from gpulint.kinds.commands.parse import (
-        worth_reading,  # the parser: only for such names
-    )
+    # the parser: only for such names
+    from gpulint.kinds.commands.parse import worth_reading
 
     return worth_reading(text)

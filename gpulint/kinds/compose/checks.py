@@ -16,6 +16,7 @@ from gpulint.common.containers import (
     runtime_problem,
     visible_devices_problem,
 )
+from gpulint.common.imagetags import image_tag_findings
 from gpulint.kinds.compose.facts import (
     GPU_DRIVERS,
     Service,
@@ -31,6 +32,7 @@ from gpulint.kinds.compose.facts import (
     services,
     value_of,
 )
+from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
@@ -417,8 +419,6 @@ def privileged_gpu_service(doc: Document, ctx: Context):
 
 @check("GL301", "GL302", kinds=KINDS)
 def service_image_tags(doc: Document, ctx: Context):
-    from gpulint.common.imagetags import image_tag_findings
-
     seen = set()
     for service in services(doc):
         found = image(doc, service)
@@ -435,8 +435,6 @@ def service_image_tags(doc: Document, ctx: Context):
 
 @check("GL512", kinds=KINDS)
 def devel_image_in_service(doc: Document, ctx: Context):
-    from gpulint.knowledge.images import cuda_image
-
     for service in services(doc):
         found = image(doc, service)
         cuda = cuda_image(found[1]) if found is not None else None

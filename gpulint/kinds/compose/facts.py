@@ -57,7 +57,8 @@ def extended(doc: Document, service: Service, seen: frozenset = frozenset()) -> 
         return None, False
     source = doc
     if base_file:
-        from gpulint.formats import documents  # reading another file: only for `extends: file:`
+        # reading another file: only for `extends: file:`
+        from gpulint.formats import documents
         from gpulint.kinds.compose.parse import parse
 
         path = os.path.normpath(os.path.join(os.path.dirname(doc.abspath), base_file))

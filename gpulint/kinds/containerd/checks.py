@@ -160,6 +160,7 @@ def _prefix_fix(doc: Document, wrong: str, expected: str) -> Fix | None:
     fix = checked_fix(doc, f"move the runtime tables from `{wrong}` to `{expected}`", edits)
     if fix is None:
         return None
+    # the TOML reader (tomlkit): only when a fix or a file is read again as TOML
     from gpulint.formats.tomlpos import load_toml
 
     after = load_toml(apply_edits(doc.text, fix.edits)).get("plugins", {}).get(wrong, {})

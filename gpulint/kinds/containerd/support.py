@@ -95,6 +95,7 @@ def checked_fix(doc: Document, description: str, edits: list[Edit | None], safe:
     """A Fix from edits, offered only when every edit is possible and the result parses."""
     if not edits or any(e is None for e in edits):
         return None
+    # the TOML reader (tomlkit): only when a fix or a file is read again as TOML
     from gpulint.formats.tomlpos import load_toml
 
     try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 from gpulint.common.containers import selects_gpus
+from gpulint.common.imagetags import tag_advice, tag_finding
+from gpulint.formats.template import has_template_syntax
 from gpulint.kinds.dockerfile.facts import (
     REQUIRE_CUDA,
     Hit,
@@ -30,6 +32,8 @@ from gpulint.kinds.dockerfile.facts import (
     plain_image,
     stage_cuda,
 )
+from gpulint.kinds.dockerfile.parse import expand
+from gpulint.knowledge.images import parse_cuda_tag, parse_image_ref, tag_status
 from gpulint.model import Document, Edit, Fix, Span
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -61,8 +65,6 @@ def _package_span(doc: Document, package) -> Span:
 def _image_uses(doc: Document):
     """(written, resolved, span, instruction) for every image a FROM or COPY --from names,
     except those a template fills in."""
-    from gpulint.formats.template import has_template_syntax
-
     df = doc.tree
     uses = [(s.image, s.resolved, s.image_span, s.from_instruction) for s in df.stages
             if s.parent is None]
@@ -78,9 +80,6 @@ def _image_uses(doc: Document):
 
 @check("GL301", "GL302", kinds=KINDS)
 def cuda_tags(doc: Document, ctx: Context):
-    from gpulint.common.imagetags import tag_advice, tag_finding
-    from gpulint.knowledge.images import parse_image_ref, tag_status
-
     for written, resolved, span, ins in _image_uses(doc):
         ref = parse_image_ref(resolved)
         status = tag_status(ref, _platform(doc, ins)) if ref is not None else None
@@ -98,8 +97,6 @@ def cuda_tags(doc: Document, ctx: Context):
 def _platform(doc: Document, ins) -> str | None:
     """The platform a FROM asks for with `--platform`, when the ARG defaults settle it
     (`$BUILDPLATFORM` and `$TARGETPLATFORM` are the builder's to choose)."""
-    from gpulint.kinds.dockerfile.parse import expand
-
     value = ins.flags.get("platform") if ins.keyword == "FROM" else None
     platform = expand(value, doc.tree.global_args) if value else None
     return platform if platform and "$" not in platform else None
@@ -111,8 +108,6 @@ _BARE_VARIABLE = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*
 
 def _placeholder(doc: Document, written: str, ref) -> bool:
     """An ARG default that is a placeholder meant for `--build-arg` (`notset`, empty)."""
-    from gpulint.knowledge.images import parse_cuda_tag
-
     names = [m[1] or m[2] for m in _BARE_VARIABLE.finditer(written)]
     empty = any(not doc.tree.global_args.get(n) for n in names)
     return empty or parse_cuda_tag(ref.tag or "") is None

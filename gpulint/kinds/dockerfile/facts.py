@@ -28,6 +28,7 @@ from gpulint.kinds.dockerfile.parse import (
     arg_pairs,
     expand,
 )
+from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
 from gpulint.model import Document, Span
 from gpulint.regex import lazy
 
@@ -177,8 +178,6 @@ def final_stage_cuda(doc: Document) -> CudaVersion | None:
 
 
 def _build(doc: Document) -> Facts:
-    from gpulint.knowledge.images import cuda_image
-
     df: Dockerfile = doc.tree
     out: list[StageFacts] = []
     for stage in df.stages:
@@ -762,8 +761,6 @@ def cuda_variant(image, kind: str) -> str | None:
 
 
 def _supported(image, variant: str) -> str | None:
-    from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
-
     ref = parse_image_ref(variant)
     status = tag_status(ref) if ref is not None else None
     if status is None or status.status == "supported":
@@ -867,8 +864,6 @@ def jetson_image(doc: Document) -> Hit | None:
     final = facts(doc).final
     if final is None:
         return None
-    from gpulint.knowledge.images import parse_image_ref
-
     ref = parse_image_ref(final.image) if final.image else None
     if ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
                             ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/l4t-")):
@@ -920,16 +915,12 @@ _PLAIN_IMAGES = lazy(
 
 def plain_image(sf: StageFacts) -> bool:
     """The stage's root image is a plain OS or language image (no CUDA inside)."""
-    from gpulint.knowledge.images import parse_image_ref
-
     ref = parse_image_ref(sf.image) if sf.image else None
     return ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
 
 
 def is_nvidia_image(image: str | None) -> bool:
     """An image published by NVIDIA (nvidia/* on Docker Hub, nvcr.io/nvidia/*)."""
-    from gpulint.knowledge.images import parse_image_ref
-
     ref = parse_image_ref(image) if image else None
     if ref is None:
         return False
@@ -955,8 +946,6 @@ def image_os(sf: StageFacts) -> tuple[str, str] | None:
     when the reference does not say."""
     if sf.cuda_image is not None and sf.cuda_image.os:
         return _os_name(sf.cuda_image.os)
-    from gpulint.knowledge.images import parse_image_ref
-
     ref = parse_image_ref(sf.image) if sf.image else None
     if ref is None:
         return None

@@ -24,6 +24,7 @@ from gpulint.kinds.dockerfile.facts import (
     provided_libraries,
     stage_cuda,
 )
+from gpulint.knowledge.images import smallest_flavor_with
 from gpulint.model import Document
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -140,8 +141,6 @@ def _os_text(os_name: tuple[str, str]) -> str:
 
 @check("GL403", kinds=KINDS)
 def final_stage_missing_libraries(doc: Document, ctx: Context):
-    from gpulint.knowledge.images import smallest_flavor_with
-
     final = facts(doc).final
     image = final.cuda_image if final is not None else None
     if image is None or not image.libraries:

@@ -10,11 +10,13 @@ def parse(text: str, doc) -> list:
     stripped = text.lstrip()
     base = strip_template_suffix(doc.path)[0].lower()
     if base.endswith(".json") or (stripped.startswith("{") and not base.endswith((".yaml", ".yml"))):
-        from gpulint.formats.jsonpos import parse_json  # JSON only for a JSON manifest
+        # JSON only for a JSON manifest
+        from gpulint.formats.jsonpos import parse_json
 
         roots = [parse_json(text, doc.index)]
     else:
-        from gpulint.formats.yamlpos import parse_yaml_documents  # PyYAML only for YAML
+        # PyYAML only for YAML
+        from gpulint.formats.yamlpos import parse_yaml_documents
 
         roots = parse_yaml_documents(text, doc.index)
     objects: list = []

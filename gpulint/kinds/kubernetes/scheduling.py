@@ -38,7 +38,10 @@ from gpulint.kinds.kubernetes.support import (
     replace_edit,
     source_text,
 )
+from gpulint.knowledge.images import cuda_image
+from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Edit, Fix, Node, Related, Span, sequence
+from gpulint.paths import display_path
 from gpulint.registry import Context, check, finding, related
 
 # ---------------------------------------------------------------- runtime classes
@@ -236,8 +239,6 @@ def _deprecated_label(doc: Document, selector: Node | None, label: str, span: Sp
 
 @check("GL512", kinds=("kubernetes",))
 def devel_image_in_pod(doc: Document, ctx: Context):
-    from gpulint.knowledge.images import cuda_image
-
     for _, container in containers_of(doc):
         image = cuda_image(container.image) if container.image else None
         # NGC framework images are built on devel and have no runtime flavour to move to
@@ -304,8 +305,6 @@ def _nvidia_runtime_classes(ctx: Context) -> set[str]:
     """Names of the RuntimeClasses whose pods run under the NVIDIA runtime: linted ones
     whose handler is an NVIDIA runtime (by its name, or by the binary a linted node
     config gives it), and the GPU Operator's unless the linted files define them."""
-    from gpulint.knowledge.runtimes import is_nvidia_handler
-
     if "k8s.nvidia_runtime_classes" in ctx.cache:
         return ctx.cache["k8s.nvidia_runtime_classes"]
     nvidia_runtimes = {name for config in ctx.fact("node-configs")
@@ -393,8 +392,6 @@ def _find_gpu_pools(ctx: Context) -> list[list[tuple]]:
 def _config_taints(settings):
     """(key, value, effect, where) of each `key[=value]:Effect` in the configuration's
     `fleet.taints`, pointing at the line of the configuration that names it."""
-    from gpulint.paths import display_path
-
     written = sequence(settings.tree.get("fleet", "taints")) if settings.tree is not None else ()
     for text, node in zip((settings.fleet or {}).get("taints", ()), written):
         taint, _, effect = text.rpartition(":")

@@ -11,6 +11,7 @@ from gpulint.kinds.kubernetes.facts import (
     is_kustomize_patch,
     pod_specs,
 )
+from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span
 from gpulint.registry import Context
 
@@ -115,8 +116,6 @@ OPT_OUT = ("void", "none", "")
 def is_cuda_image(image: str | None) -> bool:
     if not image:
         return False
-    from gpulint.knowledge.images import cuda_image
-
     return cuda_image(image) is not None
 
 

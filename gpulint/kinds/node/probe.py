@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpulint.formats.errors import ParseError
 from gpulint.model import Span
 from gpulint.paths import display_path
 from gpulint.regex import lazy
@@ -189,7 +190,7 @@ def config_files(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
 def _imports(root: Path, path: Path) -> list[str]:
     """The node paths a containerd file's `imports` name (relative ones against its
     folder), so drop-ins outside the usual folders are read too."""
-    from gpulint.formats.errors import ParseError
+    # the TOML reader (tomlkit): only when a fix or a file is read again as TOML
     from gpulint.formats.tomlpos import load_toml
 
     try:

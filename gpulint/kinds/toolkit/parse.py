@@ -6,17 +6,20 @@ from gpulint.formats.errors import ParseError
 
 
 def parse_toolkit(text: str, doc):
-    from gpulint.formats.tomlpos import parse_toml  # TOML only for toolkit configs
+    # TOML only for toolkit configs
+    from gpulint.formats.tomlpos import parse_toml
 
     return parse_toml(text, doc.index)
 
 
 def parse_cdi(text: str, doc):
     if text.lstrip().startswith("{"):
-        from gpulint.formats.jsonpos import parse_json  # JSON only for a JSON spec
+        # JSON only for a JSON spec
+        from gpulint.formats.jsonpos import parse_json
 
         roots = [parse_json(text, doc.index)]
     else:
+        # PyYAML: only for YAML text
         from gpulint.formats.yamlpos import (
             parse_yaml_documents,  # PyYAML only for a YAML spec
         )
