@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -22,9 +23,29 @@ def rules_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Where gpulint may remember work between runs (validated configs, the parsed catalog)."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(root) / "gpulint"
+    """Where gpulint may remember work between runs (validated configs, the parsed catalog):
+    the platform's cache folder ($XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on macOS,
+    %LOCALAPPDATA% on Windows)."""
+    root = os.environ.get("XDG_CACHE_HOME")
+    if not root and sys.platform == "darwin":
+        root = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+    elif not root and os.name == "nt":
+        root = os.environ.get("LOCALAPPDATA")
+    return Path(root or os.path.join(os.path.expanduser("~"), ".cache")) / "gpulint"
+
+
+# entries of each kind kept in the cache folder; older ones are removed when one is added
+CACHE_ENTRIES = 32
+
+
+def prune(prefix: str, keep: int = CACHE_ENTRIES) -> None:
+    """Remove all but the `keep` most recently used cache entries named `prefix*`."""
+    try:
+        entries = sorted(cache_dir().glob(prefix + "*"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[keep:]:
+            old.unlink()
+    except OSError:  # another run removed it first, or the folder is not ours to clean
+        pass
 
 
 def yaml_loader():
@@ -74,4 +95,6 @@ def cached(paths: list[Path], build):
         os.replace(tmp, path)
     except OSError:
         pass
+    else:
+        prune("data-")
     return data

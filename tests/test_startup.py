@@ -52,3 +52,42 @@ def test_the_cache_is_only_a_cache(tmp_path):
                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin",
                                                                "XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert proc.returncode == 1 and '"GL203"' in proc.stdout
+
+
+def _lint_with_config(tmp_path, cache):
+    (tmp_path / "proj").mkdir(exist_ok=True)
+    (tmp_path / "proj" / "pyproject.toml").write_text('[tool.gpulint]\nselect = ["GL1"]\nunknown-key = 1\n')
+    (tmp_path / "proj" / "Dockerfile").write_text("FROM ubuntu:22.04\n")
+    return subprocess.run([sys.executable, "-m", "gpulint", "."], cwd=tmp_path / "proj",
+                          capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(cache)})
+
+
+def test_a_configuration_judged_by_another_version_is_judged_again(tmp_path):
+    """The marker that says "this configuration passed" names the version and schema that
+    passed it: one left by another gpulint (keyed by the table alone) does not let an unknown
+    key through."""
+    import hashlib
+    import json
+
+    cache = tmp_path / "cache"
+    (cache / "gpulint").mkdir(parents=True)
+    table = {"select": ["GL1"], "unknown-key": 1}
+    old = hashlib.sha256(json.dumps(table, sort_keys=True, default=str).encode()).hexdigest()
+    (cache / "gpulint" / f"config-{old[:32]}").touch()
+    proc = _lint_with_config(tmp_path, cache)
+    assert proc.returncode == 2 and "unknown-key" in proc.stderr, proc.stderr
+
+
+def test_the_cache_folder_is_pruned(tmp_path):
+    cache = tmp_path / "cache" / "gpulint"
+    cache.mkdir(parents=True)
+    for n in range(40):
+        (cache / f"config-{n:032d}").touch()
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text('[tool.gpulint]\nselect = ["GL1"]\n')
+    (tmp_path / "proj" / "Dockerfile").write_text("FROM ubuntu:22.04\n")
+    proc = subprocess.run([sys.executable, "-m", "gpulint", "."], cwd=tmp_path / "proj", capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert len(list(cache.glob("config-*"))) == 32

@@ -13,11 +13,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpulint import __version__
 from gpulint.formats.documents import MAX_BYTES
 from gpulint.formats.errors import ParseError
 from gpulint.formats.tomlpos import load_toml, parse_toml
 from gpulint.model import LineIndex, Node
-from gpulint.resources import cache_dir
+from gpulint.resources import cache_dir, prune
 from gpulint.run.discover import DEFAULT_EXCLUDES
 
 SCHEMA_PATH = Path(__file__).with_name("config-schema.json")
@@ -91,13 +92,16 @@ def _table(path: Path) -> dict:
 
 
 def validate(table: dict, path: Path) -> None:
-    digest = hashlib.sha256(json.dumps(table, sort_keys=True, default=str).encode()).hexdigest()
-    marker = cache_dir() / f"config-{digest[:32]}"
+    # a configuration passes for the schema that judged it: the marker names gpulint's version
+    # and the schema too, so another installation's verdict is never taken for this one's
+    schema_text = SCHEMA_PATH.read_text(encoding="utf-8")
+    stamp = json.dumps([__version__, schema_text, table], sort_keys=True, default=str)
+    marker = cache_dir() / f"config-{hashlib.sha256(stamp.encode()).hexdigest()[:32]}"
     if marker.exists():
         return
     import jsonschema
 
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = json.loads(schema_text)
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(table),
                     key=lambda e: list(e.absolute_path))
     if errors:
@@ -113,6 +117,8 @@ def validate(table: dict, path: Path) -> None:
         marker.touch()
     except OSError:
         pass  # no writable cache: validate again next time
+    else:
+        prune("config-")
 
 
 def load_settings(config: str | None = None, isolated: bool = False) -> Settings:
