@@ -3,6 +3,8 @@ off, suppressed findings left out, output files, fixes, and the TOML parser."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import run_gpulint, write_files
@@ -225,6 +227,22 @@ def test_quiet_statistics_exit_zero(tmp_path):
     assert data[0] == {"code": "GL001", "slug": "parse-error", "count": 2, "fixable": 0}
     zero = run_gpulint("--isolated", "--exit-zero", ".", cwd=tmp_path)
     assert zero.rc == 0 and "Found 3 findings" in zero.out
+
+
+def test_statistics_beside_a_report_file_or_a_machine_format(tmp_path):
+    """--statistics never replaces the report a CI step asked for: with --output the report
+    is written and the counts go to stdout; with SARIF on stdout the counts go to stderr."""
+    write_files(tmp_path, {"a/Dockerfile": BAD_DOCKERFILE, "b/Dockerfile": BAD_DOCKERFILE})
+    to_file = run_gpulint("--isolated", "--statistics", "--format", "sarif", "-o", "out.sarif", ".",
+                          cwd=tmp_path)
+    sarif = json.loads((tmp_path / "out.sarif").read_text())
+    assert len(sarif["runs"][0]["results"]) == 2 and to_file.rc == 1
+    assert to_file.out.splitlines() == ["2  GL001      parse-error"]
+    to_stdout = run_gpulint("--isolated", "--statistics", "--format", "sarif", ".", cwd=tmp_path)
+    assert len(json.loads(to_stdout.out)["runs"][0]["results"]) == 2
+    assert "2  GL001      parse-error" in to_stdout.err
+    text_file = run_gpulint("--isolated", "--statistics", "-o", "out.txt", ".", cwd=tmp_path)
+    assert "GL001" in (tmp_path / "out.txt").read_text() and "parse-error" in text_file.out
 
 
 def test_show_fixes_lists_what_fix_changed(tmp_path):

@@ -74,7 +74,8 @@ def lint_parser() -> argparse.ArgumentParser:
     out.add_argument("--quiet", "-q", action="store_true",
                      help="text: the findings only, no summary")
     out.add_argument("--statistics", action="store_true",
-                     help="counts per rule instead of the findings (text or json)")
+                     help="counts per rule instead of the findings (text or json); with --output, "
+                     "or another format, the report is written and the counts printed beside it")
     out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                      help="text colour; auto: on a terminal, unless NO_COLOR is set (non-empty) "
                      "or TERM=dumb; FORCE_COLOR (non-empty) forces it")

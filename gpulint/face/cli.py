@@ -177,10 +177,16 @@ def lint(argv: list[str]) -> int:
 
     _baseline(args, result)
     color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
+    # --statistics alone prints the counts in place of the findings (text or JSON); with a
+    # report file, or a format made for a machine, the report is written as asked and the
+    # counts go beside it: to stdout when the report goes to a file, else to stderr
+    counts_only = args.statistics and not args.output and args.format in ("text", "json")
     if args.statistics:
         from gpulint.report.statistics import render as statistics
 
-        report = statistics(result, args.format, args.unsafe_fixes)
+        counts = statistics(result, args.format if counts_only else "text", args.unsafe_fixes)
+    if counts_only:
+        report = counts
     else:
         report = render(args.format, result, show_source=not args.no_show_source, color=color,
                         fixed=fixed, unsafe_fixes=args.unsafe_fixes,
@@ -190,6 +196,8 @@ def lint(argv: list[str]) -> int:
 
         report += fixes_listing(fixed_codes)
     emit(report, args.output)
+    if args.statistics and not counts_only:
+        (sys.stdout if args.output else sys.stderr).write(counts)
     print_internal_errors(result)
     if unwritten:
         return EXIT_ERROR
