@@ -460,8 +460,33 @@ def _apt_key(doc: Document, sf: StageFacts):
 
 # ---------------------------------------------------------------- GL310 GPU at build time
 
-_GPU_ASSERT = lazy(r"(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|"
-                         r"[\w.]*cuda\.(is_available|device_count)\(\)[^;\n]*(exit|raise|assert))")
+# What `(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|[\w.]*cuda\.(is_available|
+# device_count)\(\)[^;\n]*(exit|raise|assert))` finds first, worked out in time linear in the
+# text: searched as that pattern, `[\w.]*` is tried from every letter of a long word and
+# `[^;\n]*` from every call on a long line.
+_GPU_CALL = lazy(r"(?<![\w.])[\w.]*?cuda\.(?:is_available|device_count)\(\)")
+_GPU_FAILS = lazy(r"(?=(exit|raise|assert))")
+_GPU_SEGMENT_END = lazy(r"[;\n]")
+
+
+def _gpu_assert(text: str) -> str | None:
+    segment_end, last_word = -1, None  # the `;`/newline ending the call's segment, its last word
+    for call in _GPU_CALL.finditer(text):
+        word_start = call.start()  # the call's word starts here: `[\w.]*` cannot start earlier
+        at = word_start
+        while at > 0 and text[at - 1].isspace():
+            at -= 1
+        if word_start > at >= 6 and text[at - 6:at] == "assert":
+            return text[at - 6:call.end()]
+        if call.end() > segment_end:
+            found = _GPU_SEGMENT_END.search(text, call.end())
+            segment_end = found.start() if found else len(text)
+            last_word = None
+            for last_word in _GPU_FAILS.finditer(text, call.end(), segment_end):
+                pass
+        if last_word is not None and last_word.start() >= call.end():
+            return text[word_start:last_word.start() + len(last_word[1])]
+    return None
 _NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\s+native|"
                           r"-arch[= ]native|--gpu-architecture[= ]native)")
 
@@ -479,10 +504,10 @@ def gpu_at_build_time(doc: Document, ctx: Context):
         for ins in sf.stage.instructions:
             if ins.keyword not in ("RUN", "ENV", "ARG"):
                 continue
-            match = _GPU_ASSERT.search(ins.value) if ins.keyword == "RUN" else None
-            if match:
-                yield finding(doc, "GL310", locate(doc, ins, match[0]),
-                              f"`{match[0]}` is asserted at build time, but {why}, so it is "
+            asserted = _gpu_assert(ins.value) if ins.keyword == "RUN" else None
+            if asserted:
+                yield finding(doc, "GL310", locate(doc, ins, asserted),
+                              f"`{asserted}` is asserted at build time, but {why}, so it is "
                               f"always false there and the build fails")
             match = _NATIVE_ARCH.search(ins.value)
             if match:
