@@ -18,6 +18,9 @@ from gpulint.regex import lazy
 
 _HEREDOC = lazy(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _VAR = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+# _VAR where no `}` follows: only `$V` can match there (the same groups, 1 to 3 never set).
+# Searched with _VAR, every `${V:-` there would read to the end of the text in vain.
+_BARE_VAR = lazy(r"\$(?:(?!)(.)(.)(.)|([A-Za-z_][A-Za-z0-9_]*))")
 INSTRUCTIONS = frozenset((
     "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL",
     "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
@@ -121,8 +124,9 @@ def expand(text: str, variables: dict[str, str | None], _depth: int = 0) -> str:
             raise _TooLong
         return out
 
+    braced = text.rfind("}") + 1  # no match crosses this point: a `}` ends every `${V}`
     try:
-        return _VAR.sub(sub, text)
+        return _VAR.sub(sub, text[:braced]) + _BARE_VAR.sub(sub, text[braced:])
     except _TooLong:
         return text
 
