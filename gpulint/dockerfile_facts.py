@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from gpulint.model import Document, Span
+from gpulint import numbers
+from gpulint.numbers import whole
 from gpulint.parse.dockerfile import Dockerfile, Instruction, Stage, arg_pairs, expand
 from gpulint.regex import lazy
 
@@ -158,7 +160,7 @@ def stage_cuda(doc: Document, stage: Stage) -> CudaVersion | None:
         match = pattern.search(env.value) if env is not None else None
         if match:
             version = match[0] if name == "CUDA_VERSION" else f"{match[1]}.{match[2]}"
-            return CudaVersion(version, (int(match[1]), int(match[2])), "env", None, env.span)
+            return CudaVersion(version, (whole(match[1]), whole(match[2])), "env", None, env.span)
     return None
 
 
@@ -536,7 +538,7 @@ def cuda_wheels(cmd: Command) -> list[tuple[str, int]]:
             if match:
                 digits = match["v"]
                 whole = not with_minor or match.groupdict().get("x")
-                out.append((raw, int(digits if whole else digits[:-1])))
+                out.append((raw, numbers.whole(digits if whole else digits[:-1])))
                 break
     return out
 

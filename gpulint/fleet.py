@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from gpulint.k8s import PodSpec, node_selection, object_kind, scalar_str
 from gpulint.model import Document, Node, Related, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 
 _DRIVER_PREFIX = lazy(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
@@ -69,7 +70,7 @@ class Driver:
 
     @property
     def branch(self) -> int | None:
-        return int(self.version.split(".")[0]) if self.version else None
+        return whole(self.version.split(".")[0]) if self.version else None
 
     @property
     def is_full(self) -> bool:
@@ -169,13 +170,13 @@ def _runtime(values: dict[str, str | None]) -> tuple[tuple[int, int | None] | No
     full = values.get(RUNTIME_FULL)
     match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", full or "")
     if match:
-        return (int(match[1]), int(match[2])), [RUNTIME_FULL]
+        return (whole(match[1]), whole(match[2])), [RUNTIME_FULL]
     for major_label, minor_label in RUNTIME_PARTS:
         major, minor = values.get(major_label), values.get(minor_label)
         if major and major.isdigit():
             if minor and minor.isdigit():
-                return (int(major), int(minor)), [major_label, minor_label]
-            return (int(major), None), [major_label]
+                return (whole(major), whole(minor)), [major_label, minor_label]
+            return (whole(major), None), [major_label]
     return None, []
 
 

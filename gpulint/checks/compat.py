@@ -26,6 +26,7 @@ from gpulint.fleet import (HELM_VALUES, Driver, Fleet, Origin, fleet_for, operat
 from gpulint.imagemap import mapped_dockerfile
 from gpulint.k8s import env_vars, is_gpu_management, pod_specs, requests_gpus, scalar_str
 from gpulint.model import Document, Finding, Related, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
@@ -100,9 +101,9 @@ def require_brands(require: str) -> tuple[int, ...]:
     `driver>=N` clause; () when it has none (only `cuda>=X.Y`)."""
     from gpulint.knowledge.cuda import branch_numbers
 
-    admitted = {int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
+    admitted = {whole(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
     for floor in _BARE_DRIVER.findall(require):
-        admitted |= {n for n in branch_numbers() if n >= int(floor)}
+        admitted |= {n for n in branch_numbers() if n >= whole(floor)}
     return tuple(sorted(admitted))
 
 
@@ -421,7 +422,7 @@ def _below(driver: Driver, version: str) -> bool:
 
     if driver.is_full:
         return compare_versions(driver.version, version) < 0
-    return driver.branch < int(version.split(".")[0])
+    return driver.branch < whole(version.split(".")[0])
 
 
 def _judge_minor_compat(img: ImageCuda, driver: Driver) -> Verdict | None:

@@ -14,6 +14,7 @@ import re
 from gpulint.fix import apply_edits
 from gpulint.model import Document, Edit, Fix, Node, str_value
 from gpulint.nodeconfig import NOT_RUNTIMES, is_shim_name
+from gpulint.numbers import whole
 from gpulint.registry import check, finding, related
 from gpulint.spelling import closest_key
 from gpulint.template import is_placeholder
@@ -54,8 +55,8 @@ def docker_version(ctx) -> tuple[int, int] | None:
     stated = str(((getattr(ctx.settings, "fleet", None) or {}).get("docker-version")) or "")
     parts = stated.split(".")
     if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
-        return (int(parts[0]), 0) if parts[0].isdigit() else None
-    return int(parts[0]), int(parts[1])
+        return (whole(parts[0]), 0) if parts[0].isdigit() else None
+    return whole(parts[0]), whole(parts[1])
 
 
 # Docker 24.0 reads a runtime as a runc-compatible binary (`path`) or a containerd shim

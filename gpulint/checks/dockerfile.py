@@ -16,6 +16,7 @@ from gpulint.dockerfile_facts import (
 )
 from gpulint.containers import selects_gpus
 from gpulint.model import Document, Edit, Fix, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
@@ -234,7 +235,7 @@ def cuda_meta_package(doc: Document, ctx: Context):
                 continue
             part = _TOOLKIT_PART.match(name)
             if part and cuda is not None and cuda.source == "image" \
-                    and (int(part[2]), int(part[3])) != cuda.major_minor:
+                    and (whole(part[2]), whole(part[3])) != cuda.major_minor:
                 version = f"{part[2]}.{part[3]}"
                 yield finding(doc, "GL306", _package_span(doc, package),
                               f"`{package.name}` installs CUDA {version} on a CUDA {cuda.version} "
@@ -430,7 +431,7 @@ def _apt_key_exists(sf: StageFacts) -> bool | None:
     gone = _APT_KEY_GONE.get(os_name[0]) if os_name else None
     if gone is None or not re.fullmatch(r"\d+(\.\d+)?", os_name[1]):
         return None
-    return tuple(int(p) for p in os_name[1].split(".")) < gone
+    return tuple(whole(p) for p in os_name[1].split(".")) < gone
 
 
 def _apt_key(doc: Document, sf: StageFacts):
@@ -620,11 +621,11 @@ def _require_mismatch(doc: Document, sf: StageFacts):
         match = REQUIRE_CUDA.search(env.value)
         if not match:
             continue
-        required = (int(match[1]), int(match[2]))
+        required = (whole(match[1]), whole(match[2]))
         if base is not None and base.cuda_exact:
             actual, source = base.cuda_major_minor, f"the base image `{base.ref.raw}`"
         elif hint is not None and re.match(r"\d+\.\d+", hint.value):
-            actual = tuple(int(p) for p in hint.value.split(".")[:2])
+            actual = tuple(whole(p) for p in hint.value.split(".")[:2])
             source = f"`CUDA_VERSION={hint.value}`"
         else:
             continue

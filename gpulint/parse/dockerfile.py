@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpulint.model import LineIndex, Span
+from gpulint.numbers import whole
 from gpulint.parse.errors import ParseError
 from gpulint.regex import lazy
 
@@ -76,7 +77,7 @@ class Dockerfile:
         for stage in self.stages:
             if stage.name == ref:
                 return stage
-        if ref.isdigit() and int(ref) < len(self.stages):
+        if ref.isdigit() and whole(ref) < len(self.stages):
             return self.stages[int(ref)]
         return None
 
