@@ -3,6 +3,8 @@ files, each linted (and fixed) by gpulint, with a time and memory bound per case
 
     python bench/fuzz.py                       # 5,000 variants, seed 1
     python bench/fuzz.py --count 300 --seed 7  # a quick run (tests/test_fuzz.py runs this shape)
+    python bench/fuzz.py --scaling             # each construct at 1 kB, 10 kB, 100 kB and 1 MB
+    python bench/fuzz.py --scaling --quick     # 2 kB, 20 kB, 200 kB (tests/test_fuzz.py runs this)
 
 Seeds are the files under tests/fixtures and examples/ (and ../shared/corpus when it is beside the
 checkout). Each variant is one of: a byte-level mutation (flip, delete, duplicate a slice, truncate,
@@ -11,6 +13,12 @@ long Dockerfile variable chain, a huge number, thousands of keys). Variants run 
 in batches, in-process through gpulint's CLI (`--format json` then `--fix`), each under an alarm;
 a worker runs under an address-space limit. Reported: crashes (an exception or an internal error),
 cases over the CPU-time bound, and each worker's peak RSS. Exit status 1 when any bound is broken.
+
+With --scaling, each construct in SCALING (a long RUN word, many `&&`, deep YAML, a long TOML
+string, an unclosed `{{` ...) is built at growing sizes and linted in-process; the CPU time of each
+size is compared with the one before, as a ratio per tenfold growth (below FLOOR seconds a time
+counts as FLOOR, so start-up noise is not growth). A ratio over GROWTH_BOUND (linear work gives
+about 10, quadratic 100) or a size over the time bound is super-linear: exit status 1.
 """
 
 from __future__ import annotations
@@ -73,6 +81,147 @@ def size_driven(rng: random.Random) -> tuple[str, bytes]:
     if shape == 6:
         return "config.toml", b"version = 2\n" + b"".join(b"k%d = %d\n" % (i, i) for i in range(n))
     return "Dockerfile", b"FROM ubuntu\n# gpulint: disable=" + b" " * n + b"!\n"
+
+
+def _alnum(n: int) -> str:
+    rng = random.Random(n)
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
+
+
+def _repeat(piece: str, n: int) -> str:
+    return piece * max(1, n // len(piece))
+
+
+def _yaml_nested(n: int) -> str:
+    lines, size, depth = [], 0, 0
+    while size < n:
+        line = "  " * depth + f"k{depth}:\n"
+        lines.append(line)
+        size, depth = size + len(line), depth + 1
+    return "".join(lines) + "  " * depth + "x: 1\n"
+
+
+_FROM = "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+_POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n"
+_RUN_CLI = "docker run --gpus all "
+_CD = '[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+# construct -> (file name, the file's text at about n bytes)
+SCALING = {
+    "run-alphanumeric": ("Dockerfile", lambda n: _FROM + "RUN " + _alnum(n) + "\n"),
+    "run-words": ("Dockerfile", lambda n: _FROM + "RUN " + _repeat("abc1 ", n) + "\n"),
+    "run-and-chain": ("Dockerfile", lambda n: _FROM + "RUN " + _repeat("apt-get install -y x && ", n) + "true\n"),
+    "run-continued-lines": ("Dockerfile", lambda n: _FROM + "RUN " + _repeat("echo a \\\n  && ", n) + "true\n"),
+    "run-many": ("Dockerfile", lambda n: _FROM + _repeat("RUN nvidia-smi && make\n", n)),
+    "run-gpu-calls": ("Dockerfile", lambda n: _FROM + "RUN " + _repeat("torch.cuda.is_available() ", n) + "\n"),
+    "run-unbalanced-quote": ("Dockerfile", lambda n: _FROM + 'RUN echo "' + _repeat("a 'b ", n) + "\n"),
+    "run-unterminated-heredoc": ("Dockerfile", lambda n: _FROM + "RUN <<EOF\n" + _repeat("echo a\n", n)),
+    "env-long": ("Dockerfile", lambda n: _FROM + "ENV LD_LIBRARY_PATH=" + _repeat("/usr/lib:", n) + "\n"),
+    "env-many-pairs": ("Dockerfile", lambda n: _FROM + "ENV " + "".join(
+        f"A{i}=x " for i in range(max(1, n // 8))) + "\n"),
+    "env-nested-default": ("Dockerfile", lambda n: _FROM + "ENV A=" + "${B:-" * (n // 6) + "x"
+                           + "}" * (n // 6) + "\n"),
+    "arg-many": ("Dockerfile", lambda n: "".join(f"ARG A{i}=x{i}\n" for i in range(max(1, n // 12)))
+                 + _FROM + "RUN echo $A0\n"),
+    "stage-many": ("Dockerfile", lambda n: "".join(
+        f"FROM nvidia/cuda:12.4.1-base-ubuntu22.04 AS s{i}\nCOPY --from=s{max(0, i - 1)} /a /a\n"
+        for i in range(max(1, n // 80)))),
+    "comment-directive": ("Dockerfile", lambda n: "# gpulint: disable=" + _repeat("GL301,", n) + "\n" + _FROM),
+    "yaml-deep-block": ("cm.yaml", lambda n: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n"
+                        + "".join("  " + line + "\n" for line in _yaml_nested(n).splitlines())),
+    "yaml-scalar-long": ("pod.yaml", lambda n: _POD + "    - name: a\n      image: nvidia/cuda:12.4.1-base\n"
+                         "      args: [\"" + _alnum(n) + "\"]\n"),
+    "yaml-many-keys": ("cm.yaml", lambda n: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n"
+                       + "".join(f"  k{i}: v\n" for i in range(max(1, n // 10)))),
+    "k8s-containers": ("pod.yaml", lambda n: _POD + "".join(
+        f"    - name: c{i}\n      image: nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+        f"      resources: {{limits: {{nvidia.com/gpu: 1}}}}\n" for i in range(max(1, n // 110)))),
+    "k8s-documents": ("pods.yaml", lambda n: "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  runtimeClassName: nvidia\n"
+        f"  containers: [{{name: a, image: nvidia/cuda:12.4.1-base}}]\n" for i in range(max(1, n // 130)))),
+    "compose-services": ("compose.yaml", lambda n: "services:\n" + "".join(
+        f"  s{i}:\n    image: nvidia/cuda:12.4.1-base\n    gpus: all\n" for i in range(max(1, n // 60)))),
+    "toml-string": ("config.toml", lambda n: "version = 2\n" + _CD + '  default_runtime_name = "'
+                    + _alnum(n) + '"\n'),
+    "toml-array": ("config.toml", lambda n: "version = 2\nimports = [" + _repeat('"/etc/a.toml", ', n) + "]\n"),
+    "toml-many-tables": ("config.toml", lambda n: "version = 2\n" + "".join(
+        f'[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.r{i}]\n  runtime_type = "io.containerd.runc.v2"\n'
+        for i in range(max(1, n // 100)))),
+    "json-array": ("daemon.json", lambda n: '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime", '
+                   '"runtimeArgs": [' + _repeat('"a", ', n) + '"a"]}}}'),
+    "json-string": ("daemon.json", lambda n: '{"default-runtime": "' + _alnum(n) + '"}'),
+    "shell-long-line": ("run.sh", lambda n: _RUN_CLI + _repeat("-e A=b ", n) + "nvidia/cuda:12.0-base nvidia-smi\n"),
+    "shell-many-lines": ("run.sh", lambda n: _repeat(_RUN_CLI + "nvidia/cuda:12.0-base nvidia-smi\n", n)),
+    "shell-continued": ("run.sh", lambda n: _RUN_CLI + _repeat("-e A=b \\\n", n) + "nvidia/cuda:12.0-base\n"),
+    "shell-unbalanced-quote": ("run.sh", lambda n: _RUN_CLI + '"' + _repeat("a 'b ", n) + "\n"),
+    "shell-alphanumeric": ("run.sh", lambda n: _RUN_CLI + _alnum(n) + "\n"),
+    "markdown-long-line": ("README.md", lambda n: "```bash\n" + _RUN_CLI + _repeat("-e A=b ", n)
+                           + "nvidia/cuda:12.0-base\n```\n"),
+    "markdown-many-blocks": ("README.md", lambda n: _repeat("```bash\n" + _RUN_CLI + "nvidia/cuda:12.0-base\n```\n", n)),
+    "ci-long-script": (".gitlab-ci.yml", lambda n: "job:\n  script:\n    - " + _RUN_CLI + _repeat("-e A=b ", n)
+                       + "nvidia/cuda:12.0-base\n"),
+    "template-unclosed": ("values.yaml", lambda n: "a: {{ .x }}\nb: " + _repeat("{{ x ", n) + "\n"),
+    "template-one-line": ("values.yaml", lambda n: "a: [" + _repeat("{{ range .x }}{{ . }}, ", n) + "]\n"),
+    "template-many-lines": ("pod.yaml.tmpl", lambda n: _POD + _repeat("    - name: {{ .n }}\n      image: {{ .i }}\n", n)),
+}
+GROWTH_BOUND = 20.0  # CPU-time ratio per tenfold size above which work is super-linear
+FLOOR = 0.05  # seconds: a shorter time counts as this much
+
+
+def _lint_text(folder: Path, name: str, text: str, bound: float) -> float | None:
+    """CPU seconds to lint `text` as `name`; None past `bound` seconds."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    signal.signal(signal.SIGALRM, _alarm)
+    start = time.process_time()
+    signal.alarm(max(1, int(bound)))
+    try:
+        from gpulint.face.cli import main
+
+        old = os.getcwd()
+        os.chdir(folder)
+        try:
+            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                main(["--isolated", "--preview", "--format", "json", "--failure-threshold", "none",
+                      "--max-file-size", str(64 * 1024 * 1024), name])
+        finally:
+            os.chdir(old)
+    except _Timeout:
+        return None
+    finally:
+        signal.alarm(0)
+    return time.process_time() - start
+
+
+def scale_one(job: tuple[str, list[int], float]) -> dict:
+    """One construct at each size, in a worker of its own: the CPU time of each, and the
+    growth per tenfold size from one to the next."""
+    construct, sizes, bound = job
+    name, build = SCALING[construct]
+    resource.setrlimit(resource.RLIMIT_AS, (4 * 1024 ** 3,) * 2)
+    times: list[float | None] = []
+    with tempfile.TemporaryDirectory(prefix="gpulint-scaling-") as tmp:
+        _lint_text(Path(tmp), name, build(sizes[0]), bound)  # imports and caches, not timed
+        for size in sizes:
+            spent = _lint_text(Path(tmp), name, build(size), bound)
+            times.append(None if spent is None else round(spent, 3))
+            if spent is None:
+                break
+    growth = []
+    for (small, big), (t_small, t_big) in zip(zip(sizes, sizes[1:]), zip(times, times[1:])):
+        if t_big is None:
+            growth.append(None)
+            continue
+        tenfolds = max(0.1, __import__("math").log10(big / small))
+        growth.append(round((t_big / max(t_small, FLOOR)) ** (1 / tenfolds), 1))
+    superlinear = any(g is None or g > GROWTH_BOUND for g in growth) or len(times) < len(sizes)
+    return {"construct": construct, "file": name, "sizes": sizes, "cpu_seconds": times,
+            "growth_per_tenfold": growth, "superlinear": superlinear}
+
+
+def scaling(sizes: list[int], bound: float, jobs: int, only: list[str] | None = None) -> list[dict]:
+    constructs = [c for c in SCALING if not only or c in only]
+    with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1) as pool:
+        return list(pool.map(scale_one, [(c, sizes, bound) for c in constructs]))
 
 
 def mutate(rng: random.Random, pool: list[tuple[str, bytes]]) -> tuple[str, bytes]:
@@ -173,7 +322,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", action="store_true", help="print the totals as JSON")
+    parser.add_argument("--scaling", action="store_true", help="time each construct at growing sizes")
+    parser.add_argument("--quick", action="store_true", help="with --scaling: 2 kB to 200 kB")
+    parser.add_argument("--construct", action="append", help="with --scaling: only this construct")
     args = parser.parse_args(argv)
+    if args.scaling:
+        sizes = [2_000, 20_000, 200_000] if args.quick else [1_000, 10_000, 100_000, 1_000_000]
+        results = scaling(sizes, 20.0 if args.quick else 60.0, args.jobs, args.construct)
+        if args.json:
+            print(json.dumps(results, indent=1))
+        else:
+            for r in results:
+                mark = "SUPER-LINEAR" if r["superlinear"] else "ok"
+                print(f"{r['construct']:28} {r['file']:16} {r['cpu_seconds']} x{r['growth_per_tenfold']} {mark}")
+        return 1 if any(r["superlinear"] for r in results) else 0
     cases = variants(args.count, args.seed)
     batches = [cases[i:i + args.batch] for i in range(0, len(cases), args.batch)]
     started = time.time()

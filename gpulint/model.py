@@ -264,7 +264,7 @@ class Document:
 
     containerd, nvidia-toolkit: Node (the TOML table); daemon-json: Node (the JSON object);
     cdi: Node (the spec's mapping); kubernetes: list of Node (one per object, List items flattened);
-    dockerfile: gpulint.parse.dockerfile.Dockerfile.
+    dockerfile: gpulint.kinds.dockerfile.parse.Dockerfile.
     """
 
     path: str  # display path: relative to the current directory, "/" separators

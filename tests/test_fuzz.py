@@ -25,3 +25,14 @@ def test_a_number_too_large_for_go_is_a_type_error_not_a_crash(lint_files):
     assert [f["code"] for f in run.findings] == ["GL207"]
     bools = lint_files({"daemon.json": '{"mtu": true}\n'})
     assert [f["code"] for f in bools.findings] == ["GL207"]
+
+
+def test_no_construct_grows_faster_than_linearly_up_to_200_kb():
+    """bench/fuzz.py --scaling --quick: each construct at 2, 20 and 200 kB; judged by the growth
+    of CPU time per tenfold size (linear is about 10; a time under FLOOR counts as FLOOR), so a
+    slow machine passes as well as a fast one."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "fuzz.py"), "--scaling", "--quick", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    results = json.loads(proc.stdout)
+    assert len(results) >= 30
+    assert [r for r in results if r["superlinear"]] == []

@@ -4,7 +4,7 @@ The image side: the CUDA version of an image reference (nvidia/cuda, NGC,
 pytorch/pytorch), of the final stage of a Dockerfile (its base image, `ENV
 CUDA_VERSION` / `NVIDIA_REQUIRE_CUDA` on custom bases, CUDA wheels as a last
 resort), and of images that `[tool.gpulint.images]` maps to a Dockerfile. The node
-side comes from gpulint.fleet. The comparison follows the two mechanisms NVIDIA has:
+side comes from gpulint.crossfile.fleet. The comparison follows the two mechanisms NVIDIA has:
 
 * images with the container toolkit's start check (`NVIDIA_REQUIRE_CUDA`, or a
   legacy `CUDA_VERSION`) start only when the driver's CUDA level reaches the
@@ -56,6 +56,7 @@ from gpulint.knowledge.cuda import (
 )
 from gpulint.knowledge.images import cuda_image, tag_cuda
 from gpulint.model import Document, Finding, Related, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
@@ -125,9 +126,9 @@ def require_brands(require: str) -> tuple[int, ...]:
     """Driver branches the `brand=...,driver>=N,driver<N+1` clauses of an
     `NVIDIA_REQUIRE_CUDA` value accept, and every known branch from N on for a bare
     `driver>=N` clause; () when it has none (only `cuda>=X.Y`)."""
-    admitted = {int(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
+    admitted = {whole(m[1]) for m in _BRAND_CLAUSE.finditer(require)}
     for floor in _BARE_DRIVER.findall(require):
-        admitted |= {n for n in branch_numbers() if n >= int(floor)}
+        admitted |= {n for n in branch_numbers() if n >= whole(floor)}
     return tuple(sorted(admitted))
 
 
@@ -437,7 +438,7 @@ def _below(driver: Driver, version: str) -> bool:
     branch is lower (its patch level is unknown)."""
     if driver.is_full:
         return compare_versions(driver.version, version) < 0
-    return driver.branch < int(version.split(".")[0])
+    return driver.branch < whole(version.split(".")[0])
 
 
 def _judge_minor_compat(img: ImageCuda, driver: Driver) -> Verdict | None:

@@ -29,6 +29,7 @@ from gpulint.kinds.kubernetes.facts import (
 )
 from gpulint.knowledge.cuda import gpu_info
 from gpulint.model import Document, Node, Related, Span
+from gpulint.numbers import whole
 from gpulint.paths import display_path
 from gpulint.regex import lazy
 
@@ -76,7 +77,7 @@ class Driver:
 
     @property
     def branch(self) -> int | None:
-        return int(self.version.split(".")[0]) if self.version else None
+        return whole(self.version.split(".")[0]) if self.version else None
 
     @property
     def is_full(self) -> bool:
@@ -174,13 +175,13 @@ def _runtime(values: dict[str, str | None]) -> tuple[tuple[int, int | None] | No
     full = values.get(RUNTIME_FULL)
     match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", full or "")
     if match:
-        return (int(match[1]), int(match[2])), [RUNTIME_FULL]
+        return (whole(match[1]), whole(match[2])), [RUNTIME_FULL]
     for major_label, minor_label in RUNTIME_PARTS:
         major, minor = values.get(major_label), values.get(minor_label)
         if major and major.isdigit():
             if minor and minor.isdigit():
-                return (int(major), int(minor)), [major_label, minor_label]
-            return (int(major), None), [major_label]
+                return (whole(major), whole(minor)), [major_label, minor_label]
+            return (whole(major), None), [major_label]
     return None, []
 
 

@@ -95,11 +95,12 @@ def _check_driver_branch(value: str) -> None:
     """A branch older than every one gpulint knows is a typo (`--driver 100`): an error; a
     newer or unlisted one is judged as written, with a warning that says so."""
     from gpulint.knowledge.cuda import branch, branch_numbers
+    from gpulint.numbers import whole
 
     if branch(value) is not None:
         return
     known = branch_numbers()
-    number = int(value.split(".")[0])
+    number = whole(value.split(".")[0])
     if number < known[0]:
         raise UsageError(f"--driver {value}: there is no NVIDIA driver branch R{number}; gpulint knows "
                          f"R{known[0]} to R{known[-1]}")

@@ -117,13 +117,14 @@ def driver_facts(version: str) -> dict | None:
         minor_version_floor,
         source_url,
     )
+    from gpulint.numbers import whole
 
     driver = driver_version(version)
     level = driver_max_cuda(driver) if driver else None
     if level is None:
         return None
     info = branch(driver)
-    number = int(driver.split(".")[0])
+    number = whole(driver.split(".")[0])
     majors = [f"{m}.x" for m in range(11, level[0] + 1) if _reaches(driver, minor_version_floor(m))]
     return {
         "driver": driver,
@@ -145,11 +146,12 @@ def driver_facts(version: str) -> dict | None:
 def _reaches(driver: str, floor: str | None) -> bool:
     """The driver is at or above a floor; a bare branch counts by its branch number."""
     from gpulint.knowledge.cuda import compare_versions
+    from gpulint.numbers import whole
 
     if floor is None:
         return False
     if "." not in driver:
-        return int(driver) >= int(floor.split(".")[0])
+        return whole(driver) >= whole(floor.split(".")[0])
     return compare_versions(driver, floor) >= 0
 
 

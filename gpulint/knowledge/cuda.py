@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpulint.knowledge import lookup_source
+from gpulint.numbers import whole
 from gpulint.resources import load_yaml
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def _parts(version: str) -> tuple[int, ...]:
     text = str(version).strip()
     if not re.fullmatch(r"\d+(?:\.\d+)*", text):
         raise ValueError(f"not a dotted numeric version: {version!r}")
-    return tuple(int(p) for p in text.split("."))
+    return tuple(whole(p) for p in text.split("."))
 
 
 def _xy(version: str) -> tuple[int, int]:
@@ -237,14 +238,14 @@ def _image_requirements() -> dict[tuple[int, int], tuple[int, ...]]:
 def image_admits(cuda: tuple[int, int]) -> tuple[int, ...] | None:
     """Branches an nvidia/cuda image of CUDA X.Y starts on through forward compatibility
     (its `NVIDIA_REQUIRE_CUDA` brand clauses); None where gpulint has not read them."""
-    return _image_requirements().get((int(cuda[0]), int(cuda[1])))
+    return _image_requirements().get((whole(str(cuda[0])), whole(str(cuda[1]))))
 
 
 def images_admitting(driver_branch: int) -> tuple[str, ...]:
     """CUDA X.Y versions whose nvidia/cuda images start on `driver_branch` through
     forward compatibility, oldest first."""
     return tuple(f"{xy[0]}.{xy[1]}" for xy, numbers in sorted(_image_requirements().items())
-                 if int(driver_branch) in numbers)
+                 if whole(str(driver_branch)) in numbers)
 
 
 @functools.lru_cache(maxsize=1)
@@ -309,7 +310,7 @@ def _branch_number(driver: str | int) -> int | None:
     if isinstance(driver, int):
         return driver
     m = re.fullmatch(r"[rR]?(\d+)(?:\.\d+)*", str(driver).strip())
-    return int(m.group(1)) if m else None
+    return whole(m.group(1)) if m else None
 
 
 def branch(driver: str | int) -> Branch | None:
@@ -354,7 +355,7 @@ def forward_compat_ok(image_cuda: tuple[int, int], driver_branch: int) -> bool:
     check the GPU class separately (see gpu_info).
     """
     info = branch(driver_branch)
-    wanted = (int(image_cuda[0]), int(image_cuda[1]))
+    wanted = (whole(str(image_cuda[0])), whole(str(image_cuda[1])))
     if info is None:
         return False
     if wanted <= info.max_cuda_tuple:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpulint.knowledge import lookup_source
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 from gpulint.resources import load_yaml
 
@@ -262,7 +263,7 @@ def parse_cuda_tag(tag: str) -> CudaTag | None:
 
 def _vtuple(version: str) -> tuple[int, ...]:
     """Numeric tuple for ordering dotted versions."""
-    return tuple(int(p) for p in version.split("."))
+    return tuple(whole(p) for p in version.split("."))
 
 
 # --------------------------------------------------------------------------- catalog
@@ -433,7 +434,7 @@ def _nvidia_cuda_image(ref: ImageRef) -> CudaImage | None:
     cudnn: int | None = None
     spelling = tag.cudnn_spelling
     if spelling:
-        cudnn = int(spelling[5:]) if spelling != "cudnn" else cudnn_major_for(tag.version)
+        cudnn = whole(spelling[5:]) if spelling != "cudnn" else cudnn_major_for(tag.version)
     return CudaImage(
         ref=ref,
         family="nvidia-cuda",
@@ -533,7 +534,7 @@ def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
         major, minor = (digits[:-1], digits[-1])
     else:
         major, minor = m.group("x"), m.group("y")
-    if not 7 <= int(major) <= 20:
+    if not 7 <= whole(major) <= 20:
         return None
     version = f"{int(major)}.{minor}"
     return CudaImage(ref=ref, family="tag", cuda=version, cuda_major_minor=_mm(version),
@@ -588,7 +589,7 @@ def _pytorch_image(ref: ImageRef) -> CudaImage | None:
         cuda_major_minor=_mm(m.group("cuda")),
         flavor=flavor,
         os=None,
-        cudnn=int(m.group("cudnn")),
+        cudnn=whole(m.group("cudnn")),
         has_start_check=bool(info["has_start_check"]),
         is_devel=bool(info["is_devel"]),
         libraries=libraries,

@@ -14,6 +14,7 @@ import re
 from gpulint.formats.template import is_placeholder
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, is_shim_name
 from gpulint.model import Document, Edit, Fix, Node, apply_edits, str_value
+from gpulint.numbers import whole
 from gpulint.registry import check, finding, related
 from gpulint.spelling import closest_key
 
@@ -53,8 +54,8 @@ def docker_version(ctx) -> tuple[int, int] | None:
     stated = str(((getattr(ctx.settings, "fleet", None) or {}).get("docker-version")) or "")
     parts = stated.split(".")
     if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
-        return (int(parts[0]), 0) if parts[0].isdigit() else None
-    return int(parts[0]), int(parts[1])
+        return (whole(parts[0]), 0) if parts[0].isdigit() else None
+    return whole(parts[0]), whole(parts[1])
 
 
 # Docker 24.0 reads a runtime as a runc-compatible binary (`path`) or a containerd shim

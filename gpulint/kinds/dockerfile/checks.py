@@ -2,7 +2,7 @@
 container toolkit inside images, and the NVIDIA_* environment an image bakes in.
 
 Stage facts (root image, CUDA image, ENV, commands, packages) come from
-gpulint.dockerfile_facts; image knowledge from gpulint.knowledge.images.
+gpulint.kinds.dockerfile.facts; image knowledge from gpulint.knowledge.images.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from gpulint.kinds.dockerfile.facts import (
 from gpulint.kinds.dockerfile.parse import expand
 from gpulint.knowledge.images import parse_cuda_tag, parse_image_ref, tag_status
 from gpulint.model import Document, Edit, Fix, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
@@ -244,7 +245,7 @@ def cuda_meta_package(doc: Document, ctx: Context):
                 continue
             part = _TOOLKIT_PART.match(name)
             if part and cuda is not None and cuda.source == "image" \
-                    and (int(part[2]), int(part[3])) != cuda.major_minor:
+                    and (whole(part[2]), whole(part[3])) != cuda.major_minor:
                 version = f"{part[2]}.{part[3]}"
                 yield finding(doc, "GL306", _package_span(doc, package),
                               f"`{package.name}` installs CUDA {version} on a CUDA {cuda.version} "
@@ -440,7 +441,7 @@ def _apt_key_exists(sf: StageFacts) -> bool | None:
     gone = _APT_KEY_GONE.get(os_name[0]) if os_name else None
     if gone is None or not re.fullmatch(r"\d+(\.\d+)?", os_name[1]):
         return None
-    return tuple(int(p) for p in os_name[1].split(".")) < gone
+    return tuple(whole(p) for p in os_name[1].split(".")) < gone
 
 
 def _apt_key(doc: Document, sf: StageFacts):
@@ -470,8 +471,33 @@ def _apt_key(doc: Document, sf: StageFacts):
 
 # ---------------------------------------------------------------- GL310 GPU at build time
 
-_GPU_ASSERT = lazy(r"(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|"
-                         r"[\w.]*cuda\.(is_available|device_count)\(\)[^;\n]*(exit|raise|assert))")
+# What `(assert\s+[\w.]*cuda\.(is_available|device_count)\(\)|[\w.]*cuda\.(is_available|
+# device_count)\(\)[^;\n]*(exit|raise|assert))` finds first, worked out in time linear in the
+# text: searched as that pattern, `[\w.]*` is tried from every letter of a long word and
+# `[^;\n]*` from every call on a long line.
+_GPU_CALL = lazy(r"(?<![\w.])[\w.]*?cuda\.(?:is_available|device_count)\(\)")
+_GPU_FAILS = lazy(r"(?=(exit|raise|assert))")
+_GPU_SEGMENT_END = lazy(r"[;\n]")
+
+
+def _gpu_assert(text: str) -> str | None:
+    segment_end, last_word = -1, None  # the `;`/newline ending the call's segment, its last word
+    for call in _GPU_CALL.finditer(text):
+        word_start = call.start()  # the call's word starts here: `[\w.]*` cannot start earlier
+        at = word_start
+        while at > 0 and text[at - 1].isspace():
+            at -= 1
+        if word_start > at >= 6 and text[at - 6:at] == "assert":
+            return text[at - 6:call.end()]
+        if call.end() > segment_end:
+            found = _GPU_SEGMENT_END.search(text, call.end())
+            segment_end = found.start() if found else len(text)
+            last_word = None
+            for last_word in _GPU_FAILS.finditer(text, call.end(), segment_end):
+                pass
+        if last_word is not None and last_word.start() >= call.end():
+            return text[word_start:last_word.start() + len(last_word[1])]
+    return None
 _NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\s+native|"
                           r"-arch[= ]native|--gpu-architecture[= ]native)")
 
@@ -489,10 +515,10 @@ def gpu_at_build_time(doc: Document, ctx: Context):
         for ins in sf.stage.instructions:
             if ins.keyword not in ("RUN", "ENV", "ARG"):
                 continue
-            match = _GPU_ASSERT.search(ins.value) if ins.keyword == "RUN" else None
-            if match:
-                yield finding(doc, "GL310", locate(doc, ins, match[0]),
-                              f"`{match[0]}` is asserted at build time, but {why}, so it is "
+            asserted = _gpu_assert(ins.value) if ins.keyword == "RUN" else None
+            if asserted:
+                yield finding(doc, "GL310", locate(doc, ins, asserted),
+                              f"`{asserted}` is asserted at build time, but {why}, so it is "
                               f"always false there and the build fails")
             match = _NATIVE_ARCH.search(ins.value)
             if match:
@@ -605,11 +631,11 @@ def _require_mismatch(doc: Document, sf: StageFacts):
         match = REQUIRE_CUDA.search(env.value)
         if not match:
             continue
-        required = (int(match[1]), int(match[2]))
+        required = (whole(match[1]), whole(match[2]))
         if base is not None and base.cuda_exact:
             actual, source = base.cuda_major_minor, f"the base image `{base.ref.raw}`"
         elif hint is not None and re.match(r"\d+\.\d+", hint.value):
-            actual = tuple(int(p) for p in hint.value.split(".")[:2])
+            actual = tuple(whole(p) for p in hint.value.split(".")[:2])
             source = f"`CUDA_VERSION={hint.value}`"
         else:
             continue

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from gpulint import numbers
 from gpulint.kinds.dockerfile.parse import (
     Dockerfile,
     Instruction,
@@ -30,6 +31,7 @@ from gpulint.kinds.dockerfile.parse import (
 )
 from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
 from gpulint.model import Document, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 
 _CACHE_KEY = "dockerfile_facts"
@@ -164,7 +166,7 @@ def stage_cuda(doc: Document, stage: Stage) -> CudaVersion | None:
         match = pattern.search(env.value) if env is not None else None
         if match:
             version = match[0] if name == "CUDA_VERSION" else f"{match[1]}.{match[2]}"
-            return CudaVersion(version, (int(match[1]), int(match[2])), "env", None, env.span)
+            return CudaVersion(version, (whole(match[1]), whole(match[2])), "env", None, env.span)
     return None
 
 
@@ -540,7 +542,7 @@ def cuda_wheels(cmd: Command) -> list[tuple[str, int]]:
             if match:
                 digits = match["v"]
                 whole = not with_minor or match.groupdict().get("x")
-                out.append((raw, int(digits if whole else digits[:-1])))
+                out.append((raw, numbers.whole(digits if whole else digits[:-1])))
                 break
     return out
 

@@ -14,10 +14,14 @@ from dataclasses import dataclass, field
 
 from gpulint.formats.errors import ParseError
 from gpulint.model import LineIndex, Span
+from gpulint.numbers import whole
 from gpulint.regex import lazy
 
 _HEREDOC = lazy(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _VAR = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+# _VAR where no `}` follows: only `$V` can match there (the same groups, 1 to 3 never set).
+# Searched with _VAR, every `${V:-` there would read to the end of the text in vain.
+_BARE_VAR = lazy(r"\$(?:(?!)(.)(.)(.)|([A-Za-z_][A-Za-z0-9_]*))")
 INSTRUCTIONS = frozenset((
     "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL",
     "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
@@ -66,14 +70,22 @@ class Dockerfile:
     stages: list[Stage]
     global_args: dict[str, str | None]
     escape: str = "\\"
+    # stage_named's index, by name (made on first use, for as many stages as there were)
+    _names: tuple[int, dict[str, Stage]] | None = field(default=None, init=False, repr=False,
+                                                        compare=False)
 
     def stage_named(self, ref: str) -> Stage | None:
         """The stage a `--from=` or `FROM` names: by `AS` name or by index."""
         ref = ref.lower()
-        for stage in self.stages:
-            if stage.name == ref:
-                return stage
-        if ref.isdigit() and int(ref) < len(self.stages):
+        if self._names is None or self._names[0] != len(self.stages):
+            names: dict[str, Stage] = {}
+            for stage in self.stages:
+                if stage.name is not None:
+                    names.setdefault(stage.name, stage)  # the first stage of a name
+            self._names = (len(self.stages), names)
+        if ref in self._names[1]:
+            return self._names[1][ref]
+        if ref.isdigit() and whole(ref) < len(self.stages):
             return self.stages[int(ref)]
         return None
 
@@ -121,8 +133,9 @@ def expand(text: str, variables: dict[str, str | None], _depth: int = 0) -> str:
             raise _TooLong
         return out
 
+    braced = text.rfind("}") + 1  # no match crosses this point: a `}` ends every `${V}`
     try:
-        return _VAR.sub(sub, text)
+        return _VAR.sub(sub, text[:braced]) + _BARE_VAR.sub(sub, text[braced:])
     except _TooLong:
         return text
 
@@ -185,6 +198,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
 
     global_args: dict[str, str | None] = {}
     stages: list[Stage] = []
+    named: dict[str, int] = {}  # the last stage of each name so far
     for ins in instructions:
         if ins.keyword == "ARG" and not stages:
             for name, default in arg_pairs(ins.value):  # a default may use earlier ARGs
@@ -194,23 +208,22 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
                     global_args.setdefault(name, None)
             continue
         if ins.keyword == "FROM":
-            stages.append(_stage(ins, len(stages), stages, global_args, text, index))
+            stages.append(_stage(ins, len(stages), named, global_args, text, index))
+            if stages[-1].name:
+                named[stages[-1].name] = stages[-1].index
         if stages:
             ins.stage = len(stages) - 1
             stages[-1].instructions.append(ins)
     return Dockerfile(instructions, stages, global_args, escape)
 
 
-def _stage(ins: Instruction, number: int, stages: list[Stage], global_args, text: str,
+def _stage(ins: Instruction, number: int, named: dict[str, int], global_args, text: str,
            index: LineIndex) -> Stage:
     tokens = [t for t in ins.value.split() if not t.startswith("--")]
     image = tokens[0] if tokens else ""
     name = tokens[2].lower() if len(tokens) >= 3 and tokens[1].lower() == "as" else None
     resolved = expand(image, global_args)
-    parent = None
-    for earlier in stages:
-        if earlier.name and earlier.name == resolved.lower():
-            parent = earlier.index
+    parent = named.get(resolved.lower())  # the last earlier stage of that name
     # `text` is what was parsed (template expressions neutralised): same offsets as the file
     at = text.find(image, ins.start + 4, ins.end) if image else -1
     image_span = index.span(at, at + len(image)) if at >= 0 else index.span(ins.start, ins.end)

@@ -81,6 +81,8 @@ class PodSpec:
     # the mappings on the way from the object to the pod spec, both excluded
     # (a Deployment's `spec` and `spec.template`)
     trail: tuple[Node, ...] = ()
+    # is_gpu_management's answer, worked out once: the checks ask it for each container
+    gpu_management: bool | None = field(default=None, init=False, repr=False, compare=False)
 
 
 # Whole values left for a later substitution: `envsubst` variables (`$GPUS`,
@@ -303,6 +305,12 @@ def is_nvidia_component_image(image: str | None) -> bool:
 def is_gpu_management(pod: PodSpec) -> bool:
     """A recognised NVIDIA GPU-management workload: by a container image from an NVIDIA
     registry, or (templated images) by the object's or a container's name."""
+    if pod.gpu_management is None:
+        pod.gpu_management = _gpu_management(pod)
+    return pod.gpu_management
+
+
+def _gpu_management(pod: PodSpec) -> bool:
     if any(is_nvidia_component_image(c.image) for c in pod.containers):
         return True
     names = [pod.name or ""] + [c.name or "" for c in pod.containers]

@@ -6,7 +6,7 @@ nvidia.ko files for the running kernel, the driver's user-space libraries, the
 programs on the default PATH, and every absolute path the node's runtime
 configurations name. `nvidia-smi` runs only when `root` is `/` and it is
 on the PATH, with a timeout. The result is plain data; the rules in
-gpulint/checks/node.py judge it.
+gpulint/kinds/node/checks.py judge it.
 
 `config_files(root)` lists the runtime and Kubernetes configuration files of the
 node, each with the kind gpulint reads it as.
