@@ -123,7 +123,8 @@ def test_gl106_bare_name_is_info(lint_files):
                                      '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
                                      '  runtime_type = "io.containerd.runc.v2"\n'
                                      '  options = { BinaryName = "nvidia-container-runtime" }\n'
-                                     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'})
+                                     '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+                                     '  runtime_type = "io.containerd.runc.v2"\n'})
     assert gl1(run) == [("GL106", 4, 28)]
     assert severities(run, "GL106") == ["info"]
 
@@ -146,8 +147,9 @@ def test_gl107_runc_from_the_main_file_counts_for_a_drop_in(lint_files):
             '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
             '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
     })
-    # containerd 2.1+ merges the two files; 1.x lets the drop-in replace the CRI table, runc included
-    assert gl1(run) == [("GL101", 2, 1), ("GL107", 4, 3)]
+    # containerd 2.1+ merges the two files; 1.x lets the drop-in replace the CRI table, runc
+    # included; and a runc written with its options alone has no shim (GL104)
+    assert sorted(gl1(run)) == [("GL101", 2, 1), ("GL104", 3, 1), ("GL107", 4, 3)]
 
 
 NVIDIA_DEFAULT_V3 = (
@@ -552,9 +554,10 @@ def test_gl105_v1_shim_ignores_binary_name(lint_files):
 def test_gl106_empty_binary_name_is_plain_runc(lint_files):
     run = lint_files({"config.toml": (
         'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
         '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
         '  runtime_type = "io.containerd.runc.v2"\n  options = { BinaryName = "" }\n')})
-    assert gl1(run) == [("GL106", 5, 28)]
+    assert gl1(run) == [("GL106", 6, 28)]
     assert severities(run, "GL106") == ["error"]
     assert "is empty, so the runc shim runs plain `runc`" in run.findings[0]["message"]
 
@@ -608,3 +611,48 @@ def test_runtimes_of_a_k3s_extra_runtimes_loop_count_for_runtime_classes(lint_fi
     run = lint_files({"config.toml.tmpl": text, "rc.yaml": (
         "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia\n")})
     assert "GL702" not in run.codes() and "GL101" not in run.codes()
+
+
+# -- GL119 / GL120: the file decoded as each containerd release decodes it ------------------
+
+def test_gl119_values_containerd_cannot_decode():
+    """containerd 1.6.20/1.7.24 refuse these with go-toml v1's words and 2.1.9 with go-toml
+    v2's (tests/oracle/data): `Can't convert false(string) to bool`, `Can't convert
+    3.9(float64) to string`, `Can't convert [nvidia]([]interface {}) to a slice`."""
+    run = lint_fixture("containerd/decode/types.toml")
+    assert [a for a in gl1(run) if a[0] == "GL119"] == [
+        ("GL119", 3, 19), ("GL119", 4, 20), ("GL119", 6, 26), ("GL119", 9, 37)]
+    messages = [f["message"] for f in run.findings if f["code"] == "GL119"]
+    assert "`Can't convert 3.9(float64) to string`" in messages[0]
+    assert "`Can't convert true(string) to bool`" in messages[1]
+    assert "`Can't convert [nvidia]([]interface {}) to a slice`" in messages[2]
+    assert ("`toml: cannot decode TOML array into struct field config.ContainerdConfig."
+            "DefaultRuntimeName of type string`") in messages[2]
+    assert ("`toml: cannot decode TOML string into struct field config.Runtime."
+            "PrivilegedWithoutHostDevices of type bool`") in messages[3]
+    assert all(f["severity"] == "error" for f in run.findings if f["code"] == "GL119")
+
+
+def test_gl120_keys_containerd_never_reads():
+    """containerd 1.6.20, 1.7.24 and 2.1.9 keep runc the default with `default_runtime_name`
+    at the top level or in a runtime, and never read `SystemdCgroup` in the CRI table."""
+    run = lint_fixture("containerd/decode/unread.toml")
+    assert [a for a in gl1(run) if a[0] == "GL120"] == [("GL120", 2, 1), ("GL120", 4, 3), ("GL120", 9, 3)]
+    first, systemd, _ = (f["message"] for f in run.findings if f["code"] == "GL120")
+    assert "CRI plugin's `containerd` table" in first
+    assert "`options` table" in systemd
+
+
+def test_gl120_keys_matched_as_each_release_matches_them(tmp_path):
+    """go-toml v1 (containerd 1.x) tries a key as written, lower, UPPER and lowerFirst: it
+    reads `RUNTIME_TYPE` (so the runtime has its shim: no GL104) but not
+    `Default_Runtime_Name`, which 2.x (any case) reads; for a fleet on 1.x GL108 says so."""
+    assert [a for a in gl1(lint_fixture("containerd/decode/case.toml")) if a[0] in ("GL104", "GL120")] == []
+    (tmp_path / "fleet.toml").write_text('[fleet]\ncontainerd-version = "1.7"\n')
+    on_1x = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json",
+                        str(FIXTURES / "containerd/decode/case.toml"))
+    assert [a for a in gl1(on_1x) if a[0] in ("GL104", "GL108", "GL120")] == [("GL108", 3, 3)]
+
+
+def test_a_version_3_file_decoded_by_2x_is_clean():
+    assert lint_fixture("containerd/decode/good-v3.toml").findings == []

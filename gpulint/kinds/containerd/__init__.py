@@ -4,6 +4,6 @@ from gpulint.kinds.containerd import recognise
 from gpulint.registry import Kind
 
 KIND = Kind("containerd", precedence=30, wants=recognise.wants, by_content=recognise.by_content,
-            parse="gpulint.kinds.containerd.parse:parse", families=("gpulint.kinds.containerd.checks", "gpulint.kinds.containerd.runtimes",
-                      "gpulint.kinds.containerd.tables"),
+            parse="gpulint.kinds.containerd.parse:parse",
+            families=tuple(f"gpulint.kinds.containerd.{m}" for m in ("checks", "runtimes", "tables", "decoded")),
             templated=True, block_strings=True)

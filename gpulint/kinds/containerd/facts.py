@@ -113,7 +113,8 @@ def runtime_tables(table: Node) -> list[tuple[str, Node]]:
 
 
 def runtime_entry(name: str, doc: Document, node: Node) -> RuntimeEntry:
-    runtime_type = str_value(node.get("runtime_type"))
+    # the key as the decoder matches it (go-toml v1 reads RUNTIME_TYPE too)
+    runtime_type = str_value(read_key(node, "runtime_type", file_majors(doc)))
     options = node.get("options")
     # the v1 shim runs options.Runtime; the runc shims options.BinaryName
     field = "Runtime" if runtime_type == V1_RUNTIME_TYPE else "BinaryName"

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import posixpath
 
-from gpulint.formats.template import is_placeholder
+from gpulint.formats.template import includes_template, is_placeholder
 from gpulint.kinds.containerd.facts import (
     V1_RUNTIME_TYPE,
     containerd_file,
     file_majors,
+    is_drop_in,
     key_matches,
     read_key,
     runtime_entry,
@@ -39,15 +40,23 @@ from gpulint.registry import check, finding, related
 
 @check("GL104", kinds=("containerd",))
 def runtime_type_missing(doc, ctx):
+    # containerd 2.x merges a drop-in's runtime into the same runtime of the main config, so
+    # there a drop-in may leave runtime_type to it; 1.x replaces the whole CRI table
+    majors = file_majors(doc, ctx.settings)
+    if (majors == (2,) and is_drop_in(doc)) or includes_template(doc):
+        return  # (a template that renders k3s' base config gets runc's runtime_type from it)
     for _, name, node in declared_runtimes(doc):
         entry = runtime_entry(name, doc, node)
-        if not entry.is_nvidia or (entry.runtime_type or "").strip():
+        if (entry.runtime_type or "").strip() or is_unknown_value(entry.runtime_type) \
+                or not (entry.is_nvidia or runc_like(node)):
             continue
         value = node.get("runtime_type")
         line = f'runtime_type = "{RUNC_V2}"'
         edit = replace_edit(doc, value.span, f'"{RUNC_V2}"') if value is not None else insert_key(doc, node, line)
+        what = "NVIDIA runtime" if entry.is_nvidia else "runtime"
         yield finding(doc, "GL104", value.span if value is not None else node.anchor,
-                      f"NVIDIA runtime `{name}` has no runtime_type: pods that select it fail with "
+                      f"{what} `{name}` has no runtime_type: containerd does not fill it in for a "
+                      f"runtime a config writes, so pods that select it fail with "
                       f"`container.Runtime.Name must be set: invalid argument`; "
                       f"it needs runtime_type = \"{RUNC_V2}\"",
                       fix=checked_fix(doc, f"set runtime_type = \"{RUNC_V2}\" on `{name}`", [edit]))
