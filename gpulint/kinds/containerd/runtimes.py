@@ -47,16 +47,19 @@ def runtime_type_missing(doc, ctx):
         return  # (a template that renders k3s' base config gets runc's runtime_type from it)
     for _, name, node in declared_runtimes(doc):
         entry = runtime_entry(name, doc, node)
-        if (entry.runtime_type or "").strip() or is_unknown_value(entry.runtime_type) \
-                or not (entry.is_nvidia or runc_like(node)):
+        if (entry.runtime_type or "").strip() or is_unknown_value(entry.runtime_type):
+            continue
+        # 2.x decodes a `runc` table over its built-in runc, shim included; 1.x replaces it
+        if name == "runc" and 1 not in majors:
             continue
         value = node.get("runtime_type")
         line = f'runtime_type = "{RUNC_V2}"'
         edit = replace_edit(doc, value.span, f'"{RUNC_V2}"') if value is not None else insert_key(doc, node, line)
         what = "NVIDIA runtime" if entry.is_nvidia else "runtime"
+        who = ("containerd 1.6/1.7 replace the built-in runc with the one a config writes (2.x "
+               "keeps its shim)" if name == "runc" else "containerd does not fill it in")
         yield finding(doc, "GL104", value.span if value is not None else node.anchor,
-                      f"{what} `{name}` has no runtime_type: containerd does not fill it in for a "
-                      f"runtime a config writes, so pods that select it fail with "
+                      f"{what} `{name}` has no runtime_type: {who}, so pods that select it fail with "
                       f"`container.Runtime.Name must be set: invalid argument`; "
                       f"it needs runtime_type = \"{RUNC_V2}\"",
                       fix=checked_fix(doc, f"set runtime_type = \"{RUNC_V2}\" on `{name}`", [edit]))
