@@ -254,3 +254,30 @@ def test_gl207_right_types_and_template_values_pass(lint_files):
         '{"debug": false, "mtu": 1500, "dns": null, "log-opts": {"max-file": "3"},\n'
         ' "live-restore": "{{ docker_live_restore }}", "exec-opts": ["native.cgroupdriver=systemd"]}\n')})
     assert codes_at(run) == []
+
+
+def test_gl207_default_ulimits_decoded_as_dockerd_decodes_them(lint_files):
+    """dockerd 20.10.24, 26.1.5 and 28.5.2 refuse both files: `json: cannot unmarshal array into
+    Go struct field Config.default-ulimits of type map[string]*units.Ulimit` and `... string into
+    Go struct field Config.default-ulimits of type units.Ulimit` (tests/oracle/data)."""
+    as_list = lint_files({"daemon.json": '{"default-ulimits": [{"Name": "nofile", "Hard": 1, "Soft": 1}]}\n'})
+    assert [(f["code"], f["line"]) for f in as_list.findings] == [("GL207", 1)]
+    assert "cannot unmarshal array into Go struct field Config.default-ulimits" in as_list.findings[0]["message"]
+    as_text = lint_files({"daemon.json": '{"default-ulimits": {"nofile": "65536:65536"}}\n'})
+    assert "of type units.Ulimit" in as_text.findings[0]["message"]
+    quoted = lint_files({"daemon.json": '{"default-ulimits": {"nofile": {"Name": "nofile", "hard": "1", "Soft": 1}}}\n'})
+    assert [f["code"] for f in quoted.findings] == ["GL207"] and "Hard" in quoted.findings[0]["message"]
+    good = lint_files({"daemon.json": '{"default-ulimits": {"nofile": {"Name": "nofile", "Hard": 1, "Soft": 1}}}\n'})
+    assert good.findings == []
+
+
+def test_gl204_path_with_arguments_spaces_or_plain_runc(lint_files):
+    """dockerd 20.10.24, 26.1.5 and 28.5.2 exec `path` as one file name (the oracle finds no
+    binary for `/usr/bin/nvidia-container-runtime --debug` or a trailing space), and an
+    `nvidia` runtime whose path is `runc` runs plain runc."""
+    for path in ("/usr/bin/nvidia-container-runtime --debug", "/usr/bin/nvidia-container-runtime ", "runc"):
+        run = lint_files({"daemon.json": '{"runtimes": {"nvidia": {"path": "%s"}}}\n' % path})
+        assert [f["code"] for f in run.findings] == ["GL204"], path
+    fine = lint_files({"daemon.json": '{"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime",'
+                                      ' "runtimeArgs": ["--debug"]}, "plain": {"path": "runc"}}}\n'})
+    assert fine.findings == []

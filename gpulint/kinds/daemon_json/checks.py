@@ -12,7 +12,8 @@ import posixpath
 import re
 
 from gpulint.formats.template import is_placeholder
-from gpulint.knowledge.runtimes import NOT_RUNTIMES, is_shim_name
+from gpulint.knowledge import dockerd_config
+from gpulint.knowledge.runtimes import NOT_RUNTIMES, is_nvidia_handler, is_shim_name
 from gpulint.model import Document, Edit, Fix, Node, apply_edits, str_value
 from gpulint.numbers import whole
 from gpulint.registry import check, finding, related
@@ -99,7 +100,7 @@ def default_runtime_undefined(doc, ctx):
         return
     same = [r for r in runtimes if r.lower() == name.lower()]
     hint = f"; did you mean `{same[0]}`? (names are case-sensitive)" if same else (
-        f"; add it under `runtimes`" if not runtimes else
+        "; add it under `runtimes`" if not runtimes else
         f"; the runtimes defined here are {', '.join(f'`{r}`' for r in runtimes)}")
     yield finding(doc, "GL201", value.span,
                   f"default-runtime `{name}` is not defined in `runtimes`: dockerd refuses to start "
@@ -249,7 +250,21 @@ def runtime_path_invalid(doc, ctx):
         value = str_value(path)
         if value is None or is_placeholder(value):
             continue
+        if value != value.strip() or any(c.isspace() for c in value.strip()):
+            # dockerd execs the whole string as one file name: no such binary exists
+            yield finding(doc, "GL204", path.span,
+                          f"runtime `{name}` has path {json.dumps(value)}: dockerd runs the whole value as "
+                          f"one program name, spaces included, so containers that use it fail (`exec: "
+                          f"{json.dumps(value)}: executable file not found` / `no such file or directory`); "
+                          f"give the program alone in `path` and its arguments in `runtimeArgs`")
+            continue
         base = posixpath.basename(value)
+        if base == "runc" and is_nvidia_handler(name, None):
+            yield finding(doc, "GL204", path.span,
+                          f"runtime `{name}` runs plain `{value}`: its containers start without the NVIDIA "
+                          f"hook and get no GPUs; the NVIDIA runtime's path is "
+                          f"`/usr/bin/nvidia-container-runtime`")
+            continue
         if base not in WRONG_PATHS:
             continue
         new_base = WRONG_PATHS[base]
@@ -365,24 +380,21 @@ def unknown_daemon_key(doc, ctx):
 # The Go types dockerd decodes daemon.json keys into (moby daemon/config/config.go and
 # config_linux.go, CommonConfig/Config); a value of another JSON type stops dockerd.
 _STRINGS, _BOOL, _INT, _STR = "[]string", "bool", "int", "string"
+_ULIMITS = "map[string]*units.Ulimit"
+# Types the transcribed model does not give a plain Go type for, or gives differently by release.
 OPTION_TYPES = {
-    **dict.fromkeys(("exec-opts", "dns", "dns-opts", "dns-search", "insecure-registries",
-                     "registry-mirrors", "storage-opts", "labels", "hosts", "authorization-plugins",
-                     "allow-nondistributable-artifacts", "cdi-spec-dirs", "node-generic-resources"),
-                    _STRINGS),
-    **dict.fromkeys(("debug", "experimental", "live-restore", "icc", "ip-forward", "ip-masq",
-                     "iptables", "ip6tables", "ipv6", "no-new-privileges", "selinux-enabled", "tls",
-                     "tlsverify", "userland-proxy", "init", "raw-logs"), _BOOL),
-    **dict.fromkeys(("mtu", "max-concurrent-downloads", "max-concurrent-uploads",
-                     "max-download-attempts", "shutdown-timeout", "oom-score-adjust"), _INT),
-    **dict.fromkeys(("default-runtime", "data-root", "exec-root", "log-driver", "log-level",
-                     "storage-driver", "bridge", "bip", "group", "pidfile", "cgroup-parent",
-                     "userns-remap", "seccomp-profile", "containerd", "default-cgroupns-mode",
-                     "default-ipc-mode", "default-shm-size"), _STR),
     "runtimes": "map[string]types.Runtime",
     "log-opts": "map[string]string",
     "features": "map[string]bool",
 }
+ULIMIT_FIELDS = {"Name": _STR, "Hard": _INT, "Soft": _INT}
+
+
+def option_type(key: str) -> str | None:
+    """The Go type dockerd decodes a top-level key into (rules/dockerd-decode.yaml)."""
+    return OPTION_TYPES.get(key) or dockerd_config.option_types().get(key)
+
+
 RUNTIME_FIELD_TYPES = {"path": _STR, "runtimeType": _STR, "runtimeArgs": _STRINGS}
 
 
@@ -446,8 +458,10 @@ def daemon_option_type(doc, ctx):
     if not doc.tree.is_map:
         return
     for key, node in doc.tree.items():
-        go_type = OPTION_TYPES.get(key)
-        if go_type is not None and not _fits(node, go_type):
+        go_type = option_type(key)
+        if go_type == _ULIMITS:
+            yield from _ulimit_findings(doc, key, node)
+        elif go_type is not None and not _fits(node, go_type):
             yield _type_finding(doc, node, key, go_type, f"Config.{key}")
     for name, entry in _entries(doc):
         if not entry.is_map:
@@ -457,3 +471,31 @@ def daemon_option_type(doc, ctx):
             if value is not None and not _fits(value, go_type):
                 yield _type_finding(doc, value, f"runtimes.{name}.{field}", go_type,
                                     f"Runtime.runtimes.{field}")
+
+
+def _ulimit_findings(doc: Document, key: str, node: Node):
+    """`default-ulimits`: an object of ulimits by name, each {"Name", "Hard", "Soft"}."""
+    if _json_type(node) == "null" or (node.is_scalar and is_placeholder(node.value)):
+        return
+    if not node.is_map:
+        yield finding(doc, "GL207", node.span,
+                      f"`{key}` must be an object of ulimits by name (`{{\"nofile\": {{\"Name\": \"nofile\", "
+                      f"\"Hard\": 65536, \"Soft\": 65536}}}}`), not {_json_type(node)}: dockerd refuses to start "
+                      f"(`json: cannot unmarshal {_json_type(node)} into Go struct field Config.{key} of type "
+                      f"{_ULIMITS}`)")
+        return
+    for name, limit in node.items():
+        if _json_type(limit) == "null":
+            continue
+        if not limit.is_map:
+            yield finding(doc, "GL207", limit.span,
+                          f"`{key}.{name}` must be an object (`{{\"Name\": \"{name}\", \"Hard\": ..., "
+                          f"\"Soft\": ...}}`), not {_json_type(limit)}: dockerd refuses to start (`json: cannot "
+                          f"unmarshal {_json_type(limit)} into Go struct field Config.{key} of type units.Ulimit`)")
+            continue
+        for field, go_type in ULIMIT_FIELDS.items():
+            # encoding/json matches struct fields in any case
+            value = next((v for k, v in limit.items() if k.lower() == field.lower()), None)
+            if value is not None and not _fits(value, go_type):
+                yield _type_finding(doc, value, f"{key}.{name}.{field}", go_type,
+                                    f"Ulimit.{key}.{field}")
