@@ -274,3 +274,23 @@ def test_a_symlink_and_its_target_are_linted_once_under_the_first_path(tmp_path)
     assert counts(walked) == (1, 0, 0)
     named = lint(tmp_path, "docker/Dockerfile", "Dockerfile.link", "alias")
     assert [f["path"] for f in named.findings] == ["docker/Dockerfile"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the watchdog needs POSIX timers")
+def test_a_shared_file_whose_parse_runs_past_its_budget_is_not_checked(tmp_path, monkeypatch):
+    """A containerd config is parsed first (other files' checks consult it): its parse has
+    the budget too, and the files that consult it are still checked."""
+    from gpulint.formats import documents
+
+    parse = documents.parse
+
+    def slow_parse(doc, parser, templates=False):
+        if doc.path.endswith("config.toml"):
+            time.sleep(30)
+        return parse(doc, parser, templates)
+
+    monkeypatch.setattr(documents, "parse", slow_parse)
+    write_files(tmp_path, {"etc/containerd/config.toml": CRI, "Dockerfile": UNUSED})
+    run = lint(tmp_path, "--file-timeout", "0.5", ".")
+    assert found(run) == [("Dockerfile", "GL002", "warning"), ("etc/containerd/config.toml", "GL006", "warning")]
+    assert counts(run) == (1, 1, 0) and run.err == ""
