@@ -294,3 +294,11 @@ def test_a_shared_file_whose_parse_runs_past_its_budget_is_not_checked(tmp_path,
     run = lint(tmp_path, "--file-timeout", "0.5", ".")
     assert found(run) == [("Dockerfile", "GL002", "warning"), ("etc/containerd/config.toml", "GL006", "warning")]
     assert counts(run) == (1, 1, 0) and run.err == ""
+
+
+def test_a_file_over_the_size_limit_is_reported_when_its_head_shows_a_kind(tmp_path):
+    write_files(tmp_path, {"big/pods.yaml": GPU_POD + "---\n" + GPU_POD * 50,
+                           "big/notes.yaml": "title: notes\nbody: |\n" + "  text\n" * 2000})
+    run = lint(tmp_path, "--max-file-size", "1000", ".")
+    assert found(run) == [("big/pods.yaml", "GL006", "warning")]
+    assert counts(run) == (0, 1, 1)

@@ -107,7 +107,8 @@ def load(source: Source, forced_kind: str | None,
             if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
                 return _not_checked(source, display, name_kind, "it is not a regular file")
             if info.st_size > max_bytes:
-                return _not_checked(source, display, name_kind, _too_large(info.st_size, max_bytes))
+                kind = name_kind or _kind_of_head(source.path, min(max_bytes, HEAD_BYTES))
+                return _not_checked(source, display, kind, _too_large(info.st_size, max_bytes))
             data = source.path.read_bytes()
         except OSError as exc:
             if exc.errno == errno.ELOOP:
@@ -149,6 +150,24 @@ def load(source: Source, forced_kind: str | None,
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is {name} (with a byte order mark): {refused}; save it as UTF-8")
     return doc, None
+
+
+# How much of a file over the size limit is read to tell its kind by content.
+HEAD_BYTES = 64 * 1024
+
+
+def _kind_of_head(path: Path, size: int) -> str | None:
+    """The kind the first `size` bytes of a file show (a 10 MB pod.yaml is a manifest)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return None
+    try:
+        text = documents.decode(head)[0]
+    except UnicodeDecodeError:  # cut inside a character, or not text
+        text = head.decode("utf-8", "replace")
+    return kinds.classify(path.name, text)
 
 
 def _too_large(size: int, limit: int) -> str:
