@@ -274,6 +274,7 @@ class Document:
     tree: Any = None
     templated: bool = False
     bom: bool = False  # the file started with a byte order mark (kept when writing fixes)
+    encoding: str = "utf-8"  # utf-16-le ... when a byte order mark says so (kept when writing)
     # the file used CRLF line ends (text holds LF; kept when writing); with both kinds of
     # line end, the original lines with their ends, so each line keeps its own
     crlf: bool | tuple[str, ...] = False

@@ -76,8 +76,10 @@ def test_helm_templates_are_linted_or_reported_once():
     assert result.rc == 0
     assert [(f["code"], f["path"].rsplit("/", 1)[-1], f["severity"]) for f in result.findings] == [
         ("GL004", "broken.yaml", "info")]
-    # the chart's deployment template parsed, values.yaml and Chart.yaml are not manifests
-    assert result.json["summary"]["files_checked"] == 2
+    # the chart's deployment template parsed, values.yaml and Chart.yaml are not manifests;
+    # the broken template is not checked
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.json["summary"]["files_not_checked"] == 1
 
 
 # -- exit codes and thresholds --------------------------------------------------------------
@@ -144,7 +146,8 @@ def test_json_contract(lint_files):
     assert edit == {"path": "sub/Dockerfile", "location": {"line": 2, "column": 1},
                     "end_location": {"line": 3, "column": 1}, "content": ""}
     assert data["summary"] == {"findings": 1, "errors": 0, "warnings": 1, "infos": 0, "fixable": 1,
-                               "unsafe_fixable": 0, "suppressed": 0, "baselined": 0, "files_checked": 1, "files_skipped": 0}
+                               "unsafe_fixable": 0, "suppressed": 0, "baselined": 0, "files_checked": 1, "files_skipped": 0,
+                               "files_not_checked": 0}
 
 
 def test_text_output_shows_source_caret_and_summary(tmp_path):

@@ -100,7 +100,7 @@ def test_one_size_limit_for_files_and_stdin(tmp_path):
     (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")
     proc = _gpulint("--max-file-size", "10", "Dockerfile", cwd=tmp_path)
     (finding,) = json.loads(proc.stdout)["findings"]
-    assert finding["code"] == "GL006" and finding["severity"] == "info"
+    assert finding["code"] == "GL006" and finding["severity"] == "error"  # named: an error
     assert "more than the limit of 10" in finding["message"] and "--max-file-size" in finding["message"]
     piped = _gpulint("--max-file-size", "10", "--stdin-filename", "Dockerfile", "-", cwd=tmp_path,
                      stdin=b"FROM nvidia/cuda:12.4.1-base-ubuntu22.04\n")

@@ -94,6 +94,9 @@ def lint_parser() -> argparse.ArgumentParser:
     cfg.add_argument("--max-file-size", type=int, metavar="BYTES", default=None,
                      help="the largest file (and stdin) to read; larger ones are reported as GL006 "
                           "(default 4194304)")
+    cfg.add_argument("--file-timeout", type=float, metavar="SECONDS", default=None,
+                     help="the most time to spend on one file; past it the file is reported as "
+                          "GL006 and the run goes on (default 10; 0: no limit)")
     cfg.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
                      help="worker processes for parsing and per-file checks (default: the CPUs "
                           "available, one for a small set of files); the output does not change")
@@ -185,6 +188,10 @@ def settings_from(args):
         if args.max_file_size < 1:
             raise UsageError("--max-file-size must be a positive number of bytes")
         settings.max_file_size = args.max_file_size
+    if getattr(args, "file_timeout", None) is not None:
+        if not args.file_timeout >= 0 or args.file_timeout == float("inf"):
+            raise UsageError("--file-timeout must be a number of seconds (0: no limit)")
+        settings.file_timeout = args.file_timeout
     if getattr(args, "no_respect_gitignore", False):
         settings.respect_gitignore = False
     return settings

@@ -45,7 +45,10 @@ def _sources(args, settings):
         name = args.stdin_filename or "stdin"
         if not args.kind and not args.stdin_filename:
             raise UsageError("reading stdin needs --stdin-filename NAME or --kind KIND")
-        return [Source(Path(name), text=sys.stdin.buffer.read(), kind=args.kind)]
+        # at most one byte past the limit: a larger input is reported, never held whole
+        data = sys.stdin.buffer.read(settings.max_file_size + 1)
+        return [Source(Path(name), text=data, kind=args.kind, named=True,
+                       truncated=len(data) > settings.max_file_size)]
     try:
         return collect_sources(paths, settings)
     except FileNotFoundError as exc:
@@ -164,9 +167,14 @@ def lint(argv: list[str]) -> int:
             sys.stdout.flush()
             if hasattr(sys.stdout, "buffer"):
                 sys.stdout.buffer.write(data)
+                if sources[0].truncated:  # the rest of an input past the size limit, as it came
+                    import shutil
+
+                    shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
                 sys.stdout.buffer.flush()
             else:  # a text stream (gpulint called in-process)
-                sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+                rest = sys.stdin.buffer.read() if sources[0].truncated else b""
+                sys.stdout.write((data + rest).decode("utf-8", "surrogateescape"))
             sys.stderr.write(render("text", result, show_source=False, fixed=fixed))
             return exit_code(result, settings.failure_threshold)
         unwritten = _write_all(originals, changed)

@@ -35,9 +35,18 @@ class ParserMissing(Exception):
         self.package = package
 
 
-def decode(data: bytes) -> tuple[str, bool, bool]:
-    """Text with LF line ends, and whether the file had a BOM and CRLF line ends."""
-    text = data.decode("utf-8")
+# The byte order marks a file may start with, and the encoding each one names; UTF-32 LE's
+# starts with UTF-16 LE's, so it is tried first.
+BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode(data: bytes) -> tuple[str, bool, bool, str]:
+    """Text with LF line ends, whether the file had a BOM and CRLF line ends, and its
+    encoding: UTF-8, or UTF-16 or UTF-32 when a byte order mark says so (as kubectl and
+    dockerd read them). Raises UnicodeDecodeError (`start` counts from the first byte of
+    the file) for anything else."""
+    text, encoding = _decode(data)
     bom = text.startswith("\ufeff")
     if bom:
         text = text[1:]
@@ -46,7 +55,21 @@ def decode(data: bytes) -> tuple[str, bool, bool]:
         if "\n" in text.replace("\r\n", ""):  # mixed: remember each line's own end
             crlf = tuple(text.splitlines(keepends=True))
         text = text.replace("\r\n", "\n")
-    return text, bom, crlf
+    return text, bom, crlf, encoding
+
+
+def _decode(data: bytes) -> tuple[str, str]:
+    failure = None
+    for mark, encoding in BOMS:
+        if not data.startswith(mark) or encoding == "utf-8":
+            continue
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError as exc:  # UTF-32 LE's mark may be UTF-16 LE's and a NUL
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+    return data.decode("utf-8"), "utf-8"
 
 
 def encode(doc: Document, text: str) -> bytes:
@@ -54,7 +77,7 @@ def encode(doc: Document, text: str) -> bytes:
         text = _keep_line_ends(doc.text, doc.crlf, text)
     elif doc.crlf:
         text = text.replace("\n", "\r\n")
-    return (("\ufeff" if doc.bom else "") + text).encode("utf-8")
+    return (("\ufeff" if doc.bom else "") + text).encode(doc.encoding)
 
 
 def _keep_line_ends(old: str, raw_lines: tuple[str, ...], new: str) -> str:
@@ -87,11 +110,12 @@ def read(path, kind: str, parser: Parser) -> Document | None:
         if os.path.getsize(path) > MAX_BYTES:
             return None
         with open(path, "rb") as handle:
-            text, bom, crlf = decode(handle.read())
+            text, bom, crlf, encoding = decode(handle.read())
     except (OSError, UnicodeDecodeError):
         return None
     _, templated = strip_template_suffix(os.path.basename(path))
-    doc = Document(display_path(path), os.path.abspath(path), kind, text, templated=templated, bom=bom, crlf=crlf)
+    doc = Document(display_path(path), os.path.abspath(path), kind, text, templated=templated, bom=bom, crlf=crlf,
+                   encoding=encoding)
     try:
         return doc if parse(doc, parser) is None else None
     except ParserMissing:

@@ -65,6 +65,30 @@ def classify(name: str, text: str | None) -> str | None:
     return kind
 
 
+# Readers that refuse a file gpulint decodes from UTF-16 or UTF-32 (it reads both when a byte
+# order mark says so). kubectl reads UTF-16 manifests with a BOM (kubernetes/kubernetes#39008)
+# and dockerd 23.0 and later a UTF-16 daemon.json (moby/moby#44790); YAML readers (go-yaml)
+# detect the BOM; a TOML file must be UTF-8, and `docker build` skips a UTF-8 BOM only.
+# Neither kubectl nor dockerd reads UTF-32. Scripts and documentation (`commands`) are judged
+# for the command lines they hold, whatever their encoding.
+_UTF8_ONLY = {
+    "dockerfile": "`docker build` reads a Dockerfile as UTF-8 only and fails on its first line",
+    "containerd": "containerd refuses it: a TOML file must be UTF-8",
+    "nvidia-toolkit": "the NVIDIA Container Toolkit refuses it: a TOML file must be UTF-8",
+}
+
+
+def encoding_refused(kind: str, encoding: str) -> str | None:
+    """Why the reader of `kind` refuses a file in `encoding` (utf-16-le ...), or None."""
+    if encoding == "utf-8" or kind == "commands":
+        return None
+    if kind in _UTF8_ONLY:
+        return _UTF8_ONLY[kind]
+    if encoding.startswith("utf-32"):
+        return "kubectl, dockerd and YAML readers read UTF-8 and UTF-16 with a byte order mark, not UTF-32"
+    return None
+
+
 def families(names) -> list[str]:
     """The check modules of the kinds named (each once, in registry order)."""
     return list(dict.fromkeys(m for k in KINDS + (NODE,) if k.name in names for m in k.families))

@@ -19,4 +19,5 @@ def summary(result) -> dict:
         "baselined": getattr(result, "baselined", 0),
         "files_checked": result.files_checked,
         "files_skipped": result.files_skipped,
+        "files_not_checked": getattr(result, "files_not_checked", 0),
     }

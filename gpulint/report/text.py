@@ -92,12 +92,16 @@ def summary_line(result, fixed: int = 0, unsafe_fixes: bool = False) -> str:
              for key, name in (("errors", "error"), ("warnings", "warning"), ("infos", "info"))
              if s[key]]
     files = f"{s['files_checked']} file{'' if s['files_checked'] == 1 else 's'} checked"
+    if s["files_not_checked"]:
+        files += f", {s['files_not_checked']} not checked"
     if s["files_skipped"]:
         files += f", {s['files_skipped']} skipped"
     if s["findings"]:
         text = f"Found {s['findings']} finding{'' if s['findings'] == 1 else 's'} " \
                f"({', '.join(parts)}) in {files}."
         text += _fixable(s, unsafe_fixes)
+    elif s["files_not_checked"]:  # never "passed" while a file was left unchecked
+        text = f"No findings, but not every file was checked: {files}."
     else:
         text = f"All checks passed: {files}."
     if fixed:

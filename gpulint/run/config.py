@@ -20,6 +20,7 @@ from gpulint.formats.tomlpos import load_toml, parse_toml
 from gpulint.model import LineIndex, Node
 from gpulint.resources import cache_dir, prune
 from gpulint.run.discover import DEFAULT_EXCLUDES
+from gpulint.run.watchdog import DEFAULT_SECONDS
 
 SCHEMA_PATH = Path(__file__).with_name("config-schema.json")
 
@@ -42,6 +43,7 @@ class Settings:
     respect_gitignore: bool = True
     force_exclude: bool = False
     max_file_size: int = MAX_BYTES  # larger files and stdin are reported (GL006), not read
+    file_timeout: float = DEFAULT_SECONDS  # seconds for one file's work; past it, GL006 (0: none)
     fleet: dict = field(default_factory=dict)
     images: dict[str, str] = field(default_factory=dict)
     path: Path | None = None  # the config file, when there is one

@@ -22,11 +22,17 @@ def may_be_script(path: Path) -> bool:
 
 
 def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = None,
-         gitignore: bool = True, force_exclude: bool = False) -> list[Path]:
-    """Every file under `paths`, excluded and git-ignored ones left out, in a stable order.
+         gitignore: bool = True, force_exclude: bool = False,
+         named: set[str] | None = None) -> list[Path]:
+    """Every file under `paths`, excluded and git-ignored ones left out, in a stable order;
+    a file reached twice (a symlink and its target, a folder named inside another) once,
+    under the first path it was reached by.
 
     A file named on the command line is linted even when a pattern or .gitignore
-    matches it, unless `force_exclude` (pre-commit names files one by one).
+    matches it, unless `force_exclude` (pre-commit names files one by one); so is a
+    FIFO, device, dangling symlink or symlink loop named there (the engine reports it as
+    not checked); a path that is nothing raises FileNotFoundError. `named` collects the
+    absolute paths of the files named.
     """
     from gpulint.run.ignore import Excludes, GitIgnores
 
@@ -42,11 +48,7 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
     for raw in paths:
         root = Path(raw)
         top = os.path.abspath(root)
-        if root.is_file():
-            if force_exclude and left_out(top, False, excludes.base, walked=False):
-                continue
-            candidates = [root]
-        elif root.is_dir():
+        if root.is_dir():
             candidates = []
             anchor = excludes.anchor(top)
             for dirpath, dirnames, filenames in os.walk(root):
@@ -55,10 +57,16 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
                                      if not left_out(os.path.join(absdir, d), True, anchor))
                 candidates.extend(Path(dirpath, f) for f in sorted(filenames)
                                   if not left_out(os.path.join(absdir, f), False, anchor))
+        elif os.path.lexists(root):  # a file, or a FIFO, device, dangling symlink or loop
+            if force_exclude and left_out(top, False, excludes.base, walked=False):
+                continue
+            candidates = [root]
+            if named is not None:
+                named.add(top)
         else:
             raise FileNotFoundError(raw)
         for path in candidates:
-            key = os.path.abspath(path)
+            key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
                 found.append(path)

@@ -6,6 +6,7 @@ from the Result alone.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import importlib
 import os
@@ -23,7 +24,7 @@ from gpulint.formats.template import strip_template_suffix
 from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
 from gpulint.paths import display_path
 from gpulint.registry import CHECKS, Context, resolve
-from gpulint.run import parallel
+from gpulint.run import parallel, watchdog
 from gpulint.run.config import Settings
 from gpulint.run.discover import may_be_script, walk
 from gpulint.run.suppress import find_suppressions
@@ -37,6 +38,8 @@ class Source:
     text: bytes | None = None  # set for stdin and for in-memory fixed text
     kind: str | None = None  # a forced kind
     display: str | None = None  # how to show the path (default: relative to the current folder)
+    named: bool = False  # named on the command line (or stdin), not found by walking a folder
+    truncated: bool = False  # stdin past the size limit: `text` holds its first bytes only
 
 
 @dataclass
@@ -44,7 +47,8 @@ class Result:
     findings: list[Finding]  # sorted; suppressed ones carry `suppressed`
     documents: list[Document]
     files_checked: int = 0
-    files_skipped: int = 0
+    files_skipped: int = 0  # none of gpulint's kinds
+    files_not_checked: int = 0  # of a kind gpulint reads (or named), not checked: GL006, GL001, GL004
     internal_errors: list[str] = field(default_factory=list)
     baselined: int = 0  # findings left out because the baseline knows them
 
@@ -78,21 +82,24 @@ def enabled_codes(settings: Settings) -> frozenset[str]:
 
 
 def collect_sources(paths: list[str], settings: Settings) -> list[Source]:
-    return [Source(p) for p in walk(paths, settings.excludes, base=settings.base,
-                                    gitignore=settings.respect_gitignore,
-                                    force_exclude=settings.force_exclude)]
+    named: set[str] = set()
+    found = walk(paths, settings.excludes, base=settings.base, gitignore=settings.respect_gitignore,
+                 force_exclude=settings.force_exclude, named=named)
+    return [Source(p, named=os.path.abspath(p) in named) for p in found]
 
 
 def load(source: Source, forced_kind: str | None,
          max_bytes: int = MAX_BYTES) -> tuple[Document | None, Finding | None]:
     """The file read and classified, not yet parsed: a Document (None when the file is not
-    one gpulint reads), or, for a file of a kind gpulint reads that it cannot or will not
-    read, a document marked `unread` and its GL006 (GL001 for text that is not UTF-8)."""
+    one gpulint reads), and a finding on it, or None. A file of a kind gpulint reads, or one
+    named on the command line, that gpulint cannot or will not read becomes a document
+    marked `unread` with its GL006 (GL001 for bytes that are not text); a file whose reader
+    refuses its encoding is read all the same, with a GL001 that says so."""
     display = source.display or display_path(source.path)
     data = source.text
     if data is None:
         name_kind = forced_kind or kinds.kind_by_name(source.path.name)
-        if name_kind is None and not kinds.may_need_content(source.path.name) \
+        if name_kind is None and not source.named and not kinds.may_need_content(source.path.name) \
                 and not may_be_script(source.path):
             return None, None
         try:
@@ -100,31 +107,67 @@ def load(source: Source, forced_kind: str | None,
             if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
                 return _not_checked(source, display, name_kind, "it is not a regular file")
             if info.st_size > max_bytes:
-                return _not_checked(source, display, name_kind, _too_large(info.st_size, max_bytes))
+                kind = name_kind or _kind_of_head(source.path, min(max_bytes, HEAD_BYTES))
+                return _not_checked(source, display, kind, _too_large(info.st_size, max_bytes))
             data = source.path.read_bytes()
         except OSError as exc:
-            why = "it is a link to nothing" if source.path.is_symlink() and not source.path.exists() \
-                else f"it could not be read ({exc.strerror or exc})"
+            if exc.errno == errno.ELOOP:
+                why = "it is a symbolic link that loops"
+            elif source.path.is_symlink() and not source.path.exists():
+                why = "it is a link to nothing"
+            else:
+                why = f"it could not be read ({exc.strerror or exc})"
             return _not_checked(source, display, name_kind, why)
     elif len(data) > max_bytes:
-        return _not_checked(source, display, forced_kind or source.kind, _too_large(len(data), max_bytes))
+        why = (f"it has more than {max_bytes:,} bytes, the limit (raise it with `--max-file-size` or "
+               f"`max-file-size` in the configuration)") if source.truncated \
+            else _too_large(len(data), max_bytes)
+        return _not_checked(source, display, forced_kind or source.kind, why)
     kind = source.kind or forced_kind
     try:
-        text, bom, crlf = documents.decode(data)
+        text, bom, crlf, encoding = documents.decode(data)
     except UnicodeDecodeError as exc:
-        kind = kind or kinds.classify(source.path.name, None)
+        # bytes that are not text: a file of a kind by its name, or whose content still shows
+        # a kind's markers, is GL001; one named on the command line GL006; any other is
+        # none of gpulint's (a binary .json in a folder walked)
+        kind = kind or kinds.classify(source.path.name, data.decode("utf-8", "replace"))
         if kind is None:
-            return None, None
+            return _not_checked(source, display, None,
+                                f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
+                                f"UTF-32 byte order mark")
         doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
-                            f"the file is not UTF-8 text (byte {exc.start})")
+                            f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
     kind = kind or kinds.classify(source.path.name, text)
     if kind is None:
         return None, None
     _, templated = strip_template_suffix(source.path.name)
     doc = Document(display, os.path.abspath(source.path), kind, text, templated=templated,
-                   bom=bom, crlf=crlf)
+                   bom=bom, crlf=crlf, encoding=encoding)
+    refused = kinds.encoding_refused(kind, encoding)
+    if refused is not None:
+        name = encoding[:6].upper()
+        return doc, Finding("GL001", "", "", display, Span.point(1, 1),
+                            f"the file is {name} (with a byte order mark): {refused}; save it as UTF-8")
     return doc, None
+
+
+# How much of a file over the size limit is read to tell its kind by content.
+HEAD_BYTES = 64 * 1024
+
+
+def _kind_of_head(path: Path, size: int) -> str | None:
+    """The kind the first `size` bytes of a file show (a 10 MB pod.yaml is a manifest)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return None
+    try:
+        text = documents.decode(head)[0]
+    except UnicodeDecodeError:  # cut inside a character, or not text
+        text = head.decode("utf-8", "replace")
+    return kinds.classify(path.name, text)
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -134,11 +177,18 @@ def _too_large(size: int, limit: int) -> str:
 
 def _not_checked(source: Source, display: str, kind: str | None,
                  why: str) -> tuple[Document | None, Finding | None]:
+    """The document of a file gpulint does not read, and its GL006: an error for a file named
+    on the command line (or stdin), the rule's own severity for one found in a folder."""
     kind = kind or kinds.classify(source.path.name, None)
-    if kind is None:  # a name gpulint reads only for what is inside: counted as skipped
+    if kind is None and not source.named:  # a name gpulint reads only for what is inside: skipped
         return None, None
-    doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
-    return doc, Finding("GL006", "", "", display, Span.point(1, 1), f"file not checked: {why}")
+    doc = Document(display, os.path.abspath(source.path), kind or "", "", unread=True)
+    return doc, not_checked_finding(display, why, source.named)
+
+
+def not_checked_finding(display: str, why: str, named: bool) -> Finding:
+    return Finding("GL006", "", "error" if named else "", display, Span.point(1, 1),
+                   f"file not checked: {why}")
 
 
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
@@ -168,8 +218,14 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         else:
             doc.text = ""  # read again when its turn comes
     errors: list[str] = []
+    named = {id(doc) for doc, source in zip(docs, read_from) if source.named}
     for doc in shared:
-        found, failed = _parse(doc)
+        try:
+            with watchdog.budget(settings.file_timeout):
+                found, failed = _parse(doc)
+        except watchdog.FileTimeout:
+            doc.tree, doc.unread = None, True
+            found, failed = [_too_slow(doc.path, settings.file_timeout, id(doc) in named)], []
         raw.extend(found)
         errors.extend(failed)
     keep = {id(d) for d in shared}
@@ -182,7 +238,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not chk.project and enabled.intersection(chk.codes):
             for kind in chk.kinds:
                 by_kind.setdefault(kind, []).append(chk)
-    step = _Step(context, by_kind, keep, options.kind, settings.max_file_size)
+    step = _Step(context, by_kind, keep, options.kind, settings.max_file_size, settings.file_timeout)
     for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
@@ -207,7 +263,9 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     for f in findings:
         if f.path in templated:  # positions survive neutralising; rewritten text would not
             f.fix = None
-    return Result(findings, docs, files_checked=len(docs), files_skipped=skipped,
+    not_checked = sum(1 for d in docs if d.unread or (d.templated and not d.parsed))
+    return Result(findings, docs, files_checked=len(docs) - not_checked, files_skipped=skipped,
+                  files_not_checked=not_checked,
                   internal_errors=list(dict.fromkeys(errors)))  # a missing parser: said once
 
 
@@ -239,7 +297,7 @@ def _parse(doc: Document) -> tuple[list[Finding], list[str]]:
     try:
         finding = documents.parse(doc, kinds.parser(doc.kind), kinds.BY_NAME[doc.kind].templated)
     except documents.ParserMissing as exc:
-        doc.tree = None
+        doc.tree, doc.unread = None, True
         return ([Finding("GL006", "", "", doc.path, Span.point(1, 1),
                          f"file not checked: `{exc.package}`, the package gpulint parses it "
                          f"with, is not installed")],
@@ -261,9 +319,11 @@ class _Outcome:
     parsed: bool
     templated: bool
     text: str | None  # None: the document was not read again here
+    unread: bool  # not checked: not read, its parser missing, or past its time budget
 
     def update(self, doc: Document) -> None:
         doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
+        doc.unread = self.unread
         if self.text is not None:
             doc.text = self.text
 
@@ -271,29 +331,47 @@ class _Outcome:
 @dataclass
 class _Step:
     """The per-file work: read the file again (unless it is shared), parse it, find its
-    suppressions and run the file checks; then let its tree go, and its text too when it
-    has nothing to report."""
+    suppressions and run the file checks, within the file's time budget; then let its tree
+    go, and its text too when it has nothing to report."""
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
     keep: set[int]  # the shared documents, parsed already and kept whole
     forced_kind: str | None
     max_bytes: int
+    timeout: float | None = None  # seconds for one file (None or 0: no budget)
 
     def __call__(self, item: tuple[Document, Source]) -> _Outcome:
         doc, source = item
         own = id(doc) not in self.keep
+        try:
+            with watchdog.budget(self.timeout):
+                produced, errors = self._work(doc, source, own)
+        except watchdog.FileTimeout:
+            # what was found before the budget ran out is left out: the file is not checked
+            doc.unread, doc.suppressions = True, []
+            produced, errors = [_too_slow(doc.path, self.timeout, source.named)], []
+        text = None
+        if own:
+            doc.release()
+            text = doc.text if produced or doc.suppressions else ""
+            doc.text = text
+        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread)
+
+    def _work(self, doc: Document, source: Source, own: bool) -> tuple[list[Finding], list[str]]:
         produced: list[Finding] = []
         errors: list[str] = []
         if own and not doc.unread:
             fresh, early = load(source, self.forced_kind, self.max_bytes)
             if fresh is None or fresh.unread:  # changed or gone since it was first read
                 produced.extend([early] if early is not None else [])
+                doc.unread = True
             else:
                 doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
-                doc.templated = fresh.templated
+                doc.encoding, doc.templated = fresh.encoding, fresh.templated
                 produced, errors = _parse(doc)
-        doc.suppressions = find_suppressions(doc)  # comments count even in a file that does not parse
+        if not doc.unread:  # comments count even in a file that does not parse
+            doc.suppressions = find_suppressions(doc)
         if doc.tree is not None:
             for chk in self.file_checks.get(doc.kind, ()):
                 try:
@@ -301,12 +379,13 @@ class _Step:
                 except Exception:  # a broken check must not stop the other files
                     errors.append(f"internal error in check {chk.fn.__name__} "
                                   f"({', '.join(chk.codes)}) on {doc.path}:\n{traceback.format_exc()}")
-        text = None
-        if own:
-            doc.release()
-            text = doc.text if produced or doc.suppressions else ""
-            doc.text = text
-        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text)
+        return produced, errors
+
+
+def _too_slow(display: str, seconds: float | None, named: bool) -> Finding:
+    return not_checked_finding(display, f"it took longer than {seconds:g} s to check (raise the limit "
+                                        f"with `--file-timeout` or `file-timeout` in the configuration)",
+                               named)
 
 
 def _around(options: Options, mapped: set[str], node_run: bool) -> list[Document]:

@@ -1,0 +1,48 @@
+"""A time budget for the work on one file: past it, the work stops with `FileTimeout` and the
+file is reported as not checked (GL006), and the run goes on with the other files.
+
+The budget is a real-time interval timer (`signal.setitimer`, SIGALRM), so it needs POSIX and
+the main thread of a process: a run in one process and each worker process (`run/parallel`)
+qualify. Elsewhere (Windows, a thread) the work runs without a budget. Python delivers the
+signal between bytecodes: a single call into C that never returns to Python (a regular
+expression's backtracking inside `re`) is stopped when it does.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+# The default budget for one file, in seconds (`--file-timeout`, `file-timeout`).
+DEFAULT_SECONDS = 10.0
+LONGEST = 10.0 ** 7  # a budget this long is none
+
+
+class FileTimeout(BaseException):
+    """The file's budget ran out. A BaseException, so that the `except Exception` around
+    each check (a broken check is an internal error) lets it through."""
+
+
+def available() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def budget(seconds: float | None) -> Iterator[None]:
+    """Raise FileTimeout in the block once `seconds` have passed (None or 0: no budget)."""
+    if not seconds or seconds >= LONGEST or not available():
+        yield
+        return
+
+    def expired(signum, frame):
+        raise FileTimeout()
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
