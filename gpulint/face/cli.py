@@ -52,36 +52,59 @@ def _sources(args, settings):
         raise UsageError(f"{exc.args[0]}: no such file or directory") from None
 
 
-def project_root(settings) -> Path | None:
-    """Where the project around the linted files starts: the configuration file's folder,
-    else the repository holding the current directory."""
-    if settings.path is not None:
-        return settings.base
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
+def project_root(path, settings=None) -> Path | None:
+    """The project a linted path belongs to: the nearest folder at or above it that holds
+    `.git` or gpulint's configuration (`.gpulint.toml`, a pyproject.toml with [tool.gpulint],
+    or the file `--config` names); None outside any. Found from the path, not from the
+    current folder, so `gpulint ../other-repo/Dockerfile` reads the other repository."""
+    from gpulint.paths import folders_up
+    from gpulint.run.config import config_in
+
+    config = settings.path.parent if settings is not None and settings.path is not None else None
+    for folder in folders_up(path):
+        if (folder / ".git").exists() or folder == config or config_in(folder) is not None:
             return folder
     return None
 
 
+def _inside(path: str, folder: str) -> bool:
+    return (path.rstrip(os.sep) + os.sep).startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _around(args, settings, sources):
     """The project's other files, read for cross-file context, so a pre-commit call that
-    names only the changed files judges them as `gpulint .` would."""
+    names only the changed files, or an editor that sends its buffer on stdin under
+    `--stdin-filename`, judges them as `gpulint .` would. The project is the one holding
+    each linted path; the file on disk that stdin stands for is replaced by stdin's text."""
     from gpulint.run.discover import walk
     from gpulint.run.engine import Source
 
-    root = None if args.isolated or args.paths == ["-"] else project_root(settings)
-    if root is None:
+    if args.isolated:
         return []
-    root_key = os.path.abspath(root)
-    for raw in args.paths or ["."]:
-        path = os.path.abspath(raw)
-        if os.path.isdir(path) and (root_key + os.sep).startswith(path.rstrip(os.sep) + os.sep):
-            return []  # the whole project is linted already
+    if args.paths == ["-"]:
+        if not args.stdin_filename:
+            return []
+        named, folders = [args.stdin_filename], []
+    else:
+        named = args.paths or ["."]
+        folders = [os.path.abspath(p) for p in named if os.path.isdir(p)]
+    roots = dict.fromkeys(r for r in (project_root(p, settings) for p in named) if r is not None)
     linted = {os.path.abspath(s.path) for s in sources}
-    return [Source(p) for p in walk([str(root)], settings.excludes, base=settings.base,
-                                    gitignore=settings.respect_gitignore)
-            if os.path.abspath(p) not in linted]
+    if args.paths == ["-"]:
+        linted.add(os.path.abspath(args.stdin_filename))
+    seen: set[str] = set()
+    out = []
+    for root in roots:
+        key = os.path.abspath(root)
+        if any(_inside(key, folder) for folder in folders):
+            continue  # this project is linted whole already
+        for path in walk([str(root)], settings.excludes, base=settings.base,
+                         gitignore=settings.respect_gitignore):
+            absolute = os.path.abspath(path)
+            if absolute not in linted and absolute not in seen:
+                seen.add(absolute)
+                out.append(Source(path))
+    return out
 
 
 def _valid_driver(value: str) -> bool:
