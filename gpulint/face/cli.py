@@ -152,6 +152,7 @@ def lint(argv: list[str]) -> int:
             _check_driver_branch(args.driver)
         if args.jobs is not None and args.jobs < 1:
             raise UsageError("--jobs must be a positive number of processes")
+        reports = _reports(args)
         sources = _sources(args, settings)
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
@@ -191,6 +192,7 @@ def lint(argv: list[str]) -> int:
             else:  # a text stream (gpulint called in-process)
                 sys.stdout.write(data.decode("utf-8", "surrogateescape"))
             sys.stderr.write(render("text", result, show_source=False, fixed=fixed))
+            _write_reports(args, reports, result, fixed)
             return exit_code(result, settings.failure_threshold)
         unwritten = _write_all(originals, changed)
         if unwritten:  # the report below still shows these files' findings
@@ -200,6 +202,7 @@ def lint(argv: list[str]) -> int:
             fixed = max(0, len(before.findings) - len(result.findings))
 
     _baseline(args, result)
+    _write_reports(args, reports, result, fixed)
     color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
     # --statistics alone prints the counts in place of the findings (text or JSON); with a
     # report file, or a format made for a machine, the report is written as asked and the
@@ -226,6 +229,37 @@ def lint(argv: list[str]) -> int:
     if unwritten:
         return EXIT_ERROR
     return exit_code(result, settings.failure_threshold)
+
+
+def _reports(args) -> list[tuple[str, str]]:
+    """--report FORMAT=FILE, each checked before anything runs."""
+    from gpulint.report import FORMATS
+
+    out = []
+    for value in args.report:
+        fmt, sep, path = value.partition("=")
+        if not sep or not path:
+            raise UsageError(f"--report {value}: expected FORMAT=FILE, such as sarif=gpulint.sarif")
+        if fmt not in FORMATS:
+            raise UsageError(f"--report {value}: unknown format `{fmt}`; one of: {', '.join(FORMATS)}")
+        out.append((fmt, path))
+    if out and args.diff:
+        raise UsageError("--report writes lint reports; --diff prints fixes only")
+    return out
+
+
+def _write_reports(args, reports, result, fixed) -> None:
+    """The further reports of this run, each rendered from the same result as the main one."""
+    from gpulint.report import render
+
+    for fmt, path in reports:
+        text = render(fmt, result, show_source=not args.no_show_source, fixed=fixed,
+                      unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed,
+                      quiet=args.quiet)
+        try:
+            emit(text, path)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--output", "--report", 1)) from None
 
 
 def _baseline(args, result) -> None:
