@@ -88,7 +88,12 @@ def _around(args, settings, sources):
     else:
         named = args.paths or ["."]
         folders = [os.path.abspath(p) for p in named if os.path.isdir(p)]
-    roots = dict.fromkeys(r for r in (project_root(p, settings) for p in named) if r is not None)
+    by_folder: dict[str, Path | None] = {}  # pre-commit names many files of few folders
+    for path in named:
+        folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        if folder not in by_folder:
+            by_folder[folder] = project_root(folder, settings)
+    roots = dict.fromkeys(r for r in by_folder.values() if r is not None)
     linted = {os.path.abspath(s.path) for s in sources}
     if args.paths == ["-"]:
         linted.add(os.path.abspath(args.stdin_filename))
