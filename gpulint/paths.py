@@ -1,4 +1,5 @@
-"""How a path is shown in findings: relative to the current folder, with `/`."""
+"""How a path is shown in findings: relative to the current folder, with `/`; and the
+repository a path belongs to."""
 
 from __future__ import annotations
 
@@ -15,3 +16,17 @@ def _rel(path: Path) -> str:
 
 def display_path(path: Path | str) -> str:
     return _rel(Path(path))
+
+
+def folders_up(path: Path | str):
+    """The folder holding `path` (the path itself when it is a folder), then its parents."""
+    start = Path(os.path.abspath(path))
+    if not start.is_dir():
+        start = start.parent
+    yield start
+    yield from start.parents
+
+
+def repository_root(path: Path | str) -> Path | None:
+    """The nearest folder at or above `path` holding `.git` (a folder, or a worktree's file)."""
+    return next((folder for folder in folders_up(path) if (folder / ".git").exists()), None)

@@ -503,3 +503,40 @@ def test_text_output_shows_the_configuration_line_too(tmp_path):
     assert result.out.splitlines()[0].startswith(
         ".gpulint.toml:2:10: GL602 [warning] the fleet configuration declares driver 470.256.02")
     assert result.out.splitlines()[1:4] == ["  |", '2 | driver = "470.256.02"', "  |          ^^^^^^^^^^^^"]
+
+
+# -- further reports from the same run -------------------------------------------------------
+
+def test_report_writes_further_formats_from_the_same_run(tmp_path):
+    write_files(tmp_path, {"Dockerfile": UNUSED, "daemon.json": '{"default-runtime": "nvidia"}\n'})
+    run = run_gpulint("--format", "github", "--report", "sarif=out/gpulint.sarif", "--report", "json=out/g.json",
+                      ".", cwd=tmp_path)
+    assert run.rc == 1
+    annotations = [line for line in run.out.splitlines() if line.startswith("::")]
+    sarif = validated_sarif((tmp_path / "out" / "gpulint.sarif").read_text())
+    report = json.loads((tmp_path / "out" / "g.json").read_text())
+    codes = [f["code"] for f in report["findings"]]
+    assert codes == [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["GL002", "GL201"]
+    assert [a.split("title=")[1].split()[0] for a in annotations] == codes
+    alone = run_gpulint("--format", "json", ".", cwd=tmp_path)
+    assert alone.json["findings"] == report["findings"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--report", "gpulint.sarif"], "expected FORMAT=FILE"),
+    (["--report", "sarif="], "expected FORMAT=FILE"),
+    (["--report", "xml=a.xml"], "unknown format `xml`"),
+    (["--diff", "--report", "sarif=a.sarif"], "--diff prints fixes only"),
+])
+def test_report_values_are_checked_before_the_run(tmp_path, args, words):
+    write_files(tmp_path, {"Dockerfile": UNUSED})
+    run = run_gpulint(*args, ".", cwd=tmp_path)
+    assert run.rc == 2 and words in run.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Dockerfile"]
+
+
+def test_report_with_fix_on_stdin(tmp_path):
+    run = run_gpulint("--isolated", "--fix", "--report", "json=r.json", "-", "--stdin-filename", "Dockerfile",
+                      cwd=tmp_path, stdin=UNUSED)
+    assert run.out == "FROM python:3.12-slim\nRUN pip install flask\n"
+    assert json.loads((tmp_path / "r.json").read_text())["findings"] == []

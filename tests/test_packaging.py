@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, write_files
 
 
 @pytest.fixture(scope="module")
@@ -88,32 +88,50 @@ def _action_steps(inputs: dict[str, str], action_path: Path) -> list[tuple[str, 
 
 
 def test_the_github_action_installs_gpulint_at_its_ref_and_lints(tmp_path):
+    """The action's own virtualenv, one gpulint run for the annotations and the SARIF file,
+    and paths given one per line, spaces and all."""
     source = tmp_path / "action"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv*", "venv", "__pycache__", "*.egg-info", "dist", "build", ".pytest_cache"))
-    env_dir = tmp_path / "venv"
+    env_dir = tmp_path / "runner-python"  # the runner's python3, which must stay as it was
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
-    subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "hatchling"], check=True)
     (bin_dir / "python3").exists() or (bin_dir / "python3").symlink_to(bin_dir / "python")
     work = tmp_path / "repo"
-    (work / "deploy").mkdir(parents=True)
-    (work / "deploy" / "daemon.json").write_text('{"default-runtime": "nvidia"}\n')
+    write_files(work, {"deploy/daemon.json": '{"default-runtime": "nvidia"}\n',
+                       "my nodes/daemon.json": '{"default-runtime": "nvidia-cdi"}\n',
+                       "-odd/Dockerfile": "FROM ubuntu:22.04\nRUNN apt-get update\n",
+                       "not linted/daemon.json": '{"default-runtime": "nvidia"}\n'})
     output = tmp_path / "github_output"
     output.touch()
+    runner_temp = tmp_path / "runner temp"
+    runner_temp.mkdir()
     base = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": "",
-            "PIP_NO_BUILD_ISOLATION": "0", "GITHUB_OUTPUT": str(output)}
-    results = []
-    for script, env in _action_steps({"paths": "deploy", "sarif-file": "gpulint.sarif"}, source):
-        results.append(subprocess.run(["bash", "-e", "-c", script], cwd=work, capture_output=True,
-                                      text=True, env={**base, **env}))
+            "GITHUB_OUTPUT": str(output), "RUNNER_TEMP": str(runner_temp)}
+    inputs = {"paths": "deploy\nmy nodes\r\n\n-odd/Dockerfile\n", "sarif-file": "reports/gpulint.sarif",
+              "args": "--driver 550.54.15\n  --gpu-class   datacenter"}
+    steps = _action_steps(inputs, source)
+    results = [subprocess.run(["bash", "-e", "-c", script], cwd=work, capture_output=True, text=True,
+                              env={**base, **env}) for script, env in steps]
     install, lint = results
     assert install.returncode == 0, install.stderr[-2000:]
+    assert not (bin_dir / "gpulint").exists()  # installed in the action's own virtualenv
+    assert (runner_temp / "gpulint-action" / "bin" / "gpulint").exists()
+    assert steps[1][0].count('"$gpulint"') == 1  # one run makes both reports
     assert lint.returncode == 1, lint.stderr
-    assert "::error file=deploy/daemon.json,line=1" in lint.stdout  # the github format
-    sarif = json.loads((work / "gpulint.sarif").read_text())
-    assert sarif["runs"][0]["results"][0]["ruleId"] == "GL201"
-    assert "sarif-file=gpulint.sarif" in output.read_text()
+    annotated = sorted(line.split(",")[0] for line in lint.stdout.splitlines() if line.startswith("::"))
+    assert annotated == ["::error file=-odd/Dockerfile", "::error file=deploy/daemon.json",
+                         "::error file=my nodes/daemon.json"], lint.stdout
+    sarif = json.loads((work / "reports" / "gpulint.sarif").read_text())
+    located = sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                     for r in sarif["runs"][0]["results"])
+    assert located == ["-odd/Dockerfile", "deploy/daemon.json", "my%20nodes/daemon.json"]
+    assert sarif["runs"][0]["results"][1]["ruleId"] == "GL201"
+    assert "sarif-file=reports/gpulint.sarif" in output.read_text()
+    # the options reached gpulint, split at spaces and line ends
+    again = subprocess.run(["bash", "-e", "-c", steps[1][0]], cwd=work, capture_output=True, text=True,
+                           env={**base, **steps[1][1], "GPULINT_ARGS": "--driver 100"})
+    assert again.returncode == 2 and "no NVIDIA driver branch R100" in again.stderr
 
 
 def test_the_gpulint_image_passes_gpulints_own_rules():
@@ -121,6 +139,12 @@ def test_the_gpulint_image_passes_gpulints_own_rules():
                              "--failure-threshold", "info", "Dockerfile"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
     assert json.loads(result.stdout)["summary"]["files_checked"] == 1
+
+
+# a fast subset of the suite, run from the unpacked sdist against the gpulint inside it
+SDIST_TESTS = ["tests/test_rule_docs.py", "tests/test_containerd.py", "tests/test_docs.py",
+               "tests/test_cli.py", "tests/test_sarif.py", "tests/test_project_context.py",
+               "tests/test_precommit.py::test_the_hook_pattern_matches_every_name_gpulint_reads"]
 
 
 def test_the_sdist_carries_what_its_tests_need_and_they_pass(tmp_path):
@@ -136,9 +160,15 @@ def test_the_sdist_carries_what_its_tests_need_and_they_pass(tmp_path):
     with tarfile.open(sdist) as archive:
         archive.extractall(tmp_path / "unpacked", filter="data")
     [unpacked] = (tmp_path / "unpacked").iterdir()
-    for needed in ("LICENSE", "README.md", "rules/GL101.yaml", "tests/conftest.py", "docs/rules.md"):
+    for needed in ("LICENSE", "README.md", "rules/GL101.yaml", "tests/conftest.py", "docs/rules.md",
+                   ".pre-commit-hooks.yaml", "action.yml", "Dockerfile", *(t.split("::")[0] for t in SDIST_TESTS)):
         assert (unpacked / needed).exists(), needed
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/test_rule_docs.py", "tests/test_containerd.py"], cwd=unpacked,
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(unpacked)})
+    env = {**os.environ, "PYTHONPATH": str(unpacked), "PYTHONDONTWRITEBYTECODE": "1"}
+    where = subprocess.run([sys.executable, "-c", "import gpulint; print(gpulint.__file__)"], cwd=unpacked,
+                           capture_output=True, text=True, env=env, check=True)
+    assert Path(where.stdout.strip()).is_relative_to(unpacked)  # its own code, not this checkout's
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *SDIST_TESTS],
+                         cwd=unpacked, capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stdout[-3000:]
+    summary = run.stdout.splitlines()[-1]
+    assert " passed" in summary and "error" not in summary and "failed" not in summary, summary

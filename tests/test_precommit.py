@@ -126,3 +126,122 @@ def test_the_readme_snippet_works_as_written(hook_source, tmp_path_factory):
     _git(repo, "add", "-A")
     again = subprocess.run(["pre-commit", "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+# -- the hook's names are gpulint's --------------------------------------------------------
+
+def _hook_pattern():
+    import re
+
+    import yaml
+
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert "types" not in hook and "types_or" not in hook  # `files` alone decides, as gpulint's walk does
+    return re.compile(hook["files"])
+
+
+def _gpulint_reads(name: str) -> bool:
+    """Whether gpulint, walking a folder, looks at a file of this name at all."""
+    from gpulint import kinds
+
+    return bool(kinds.kind_by_name(name) or kinds.may_need_content(name) or "." not in name)
+
+
+NAMES = [
+    "Dockerfile", "Containerfile", "Dockerfile.gpu", "trainer.Dockerfile", "gpu_Dockerfile", "Dockerfile-minimal",
+    "config.toml", "99-nvidia.toml", "config.toml.tmpl", "config.toml.debian", "config.toml.rpm-yum",
+    "config.toml.rpm-dnf", "config.toml.ubuntu.j2", "20-customization.part", "cri.part.tmpl",
+    "daemon.json", "daemon.json.j2", "nvidia.json", "pod.yaml", "deploy.yml", "values.yaml.gotmpl",
+    "compose.yaml", "docker-compose.gpu.yml", ".gitlab-ci.yml", "gpu.yml", "run.sh", "run.bash",
+    "README.md", "notes.markdown", "docs.rst", "rules.mk", "Makefile", "GNUmakefile", "makefile",
+    "Makefile.tmpl", "gpu-smoke", "entrypoint", "run.sh.jinja2", "x.yaml.jinja", "x.tpl",
+]
+
+
+def test_the_hook_pattern_matches_every_name_gpulint_reads():
+    pattern = _hook_pattern()
+    names = set(NAMES) | {p.name for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
+                          for p in folder.rglob("*") if p.is_file()}
+    for name in sorted(names):
+        for path in (name, f"some/dir/{name}", f".github/workflows/{name}"):
+            if _gpulint_reads(name):
+                assert pattern.search(path), path
+    for path in ("setup.py", "LICENSE.txt", "logo.png", "go.sum", "src/main.go"):
+        assert not _gpulint_reads(path.rsplit("/", 1)[-1]) and not pattern.search(path), path
+
+
+def test_the_hook_pattern_matches_generated_names_gpulint_reads():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    pattern = _hook_pattern()
+    parts = st.sampled_from(["", "a", "X", "-", "_", ".", "config", "toml", "part", "json", "yaml", "yml",
+                             "sh", "md", "rst", "mk", "tmpl", "j2", "jinja", "gotmpl", "docker", "Dockerfile",
+                             "containerfile", "makefile", "GNU", "daemon", "compose", "debian", "rpm-yum"])
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.lists(parts, min_size=1, max_size=6).map("".join).filter(lambda n: n and n not in (".", "..")))
+    def check(name):
+        if _gpulint_reads(name):
+            assert pattern.search(f"dir/{name}"), name
+
+    check()
+
+
+def _every_kind(repo):
+    """One file of each kind gpulint reads, each with something to report."""
+    fixtures = ROOT / "tests" / "fixtures"
+    shutil.copytree(fixtures / "commands", repo, dirs_exist_ok=True,  # shell (by suffix and by
+                    ignore=shutil.ignore_patterns("plain.md"))  # shebang), Makefile, Markdown, rST, CI files
+    files = {
+        "Dockerfile": BAD,
+        "etc/containerd/config.toml": (fixtures / "containerd" / "bad" / "gl108.toml").read_text(),
+        "talos/etc/cri/conf.d/20-nvidia.part": (
+            '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+            '    BinaryName = "/usr/local/bin/nvidia-container-runtime"\n'
+            '    SystemdCgroupp = true\n'),
+        "toolkit/config.toml.debian": (fixtures / "toolkit" / "config.toml.debian").read_text(),
+        "toolkit/config.toml.rpm-yum": (fixtures / "toolkit" / "config.toml.debian").read_text(),
+        "cdi/nvidia.yaml": (fixtures / "cdi" / "broken.yaml").read_text(),
+        "compose.yaml": (ROOT / "examples" / "compose" / "docker-compose.yml").read_text(),
+        "k8s/runtimeclass.yaml": "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n"
+                                 "  name: nvidia-gpu\nhandler: nvidia\n",
+        "k8s/pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\nspec:\n  runtimeClassName: nvidia-gpux\n"
+                        "  containers:\n    - name: c\n      image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+                        "      resources:\n        limits:\n          nvidia.com/gpu: 1\n",
+        "operator/values.yaml": 'operator:\n  defaultRuntime: containerd\ndriver:\n  enabled: true\n'
+                                '  version: "470.256.02"\ntoolkit:\n  enabled: true\n',
+        "scripts/gpu-check": "#!/usr/bin/env bash\ndocker run --rm --gpus 0 nvidia/cuda:12.9.2-base-ubuntu24.04\n",
+        "LICENSE": "not a script\n", "setup.py": "print('not linted')\n",
+    }
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    (repo / "gpu-smoke").chmod(0o755)
+    return [n for n in files if n not in ("LICENSE", "setup.py", "k8s/runtimeclass.yaml")]
+
+
+def test_the_hook_on_every_file_says_what_gpulint_says_on_the_folder(hook_source, tmp_path_factory):
+    import json
+    import sys
+
+    repo = tmp_path_factory.mktemp("every-kind")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    expected = _every_kind(repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
+    folder = subprocess.run([sys.executable, "-m", "gpulint", "--format", "json", "."], cwd=repo,
+                            capture_output=True, text=True, env=env)
+    reported = {f["path"] for f in json.loads(folder.stdout)["findings"]}
+    for name in [*expected, ".github/workflows/gpu.yml", ".gitlab-ci.yml", "Makefile", "docs.rst",
+                 "checklist.md", "run-gpus.sh", "gpu-smoke", "daemon/run.sh"]:
+        assert name in reported, name  # each kind has its say
+    text = subprocess.run([sys.executable, "-m", "gpulint", "."], cwd=repo, capture_output=True, text=True,
+                          env=env)
+    hook = subprocess.run(["pre-commit", "try-repo", str(hook_source), "gpulint", "--all-files"],
+                          cwd=repo, capture_output=True, text=True, env=env)
+    assert hook.returncode == text.returncode == 1, hook.stdout + hook.stderr
+    assert sorted(_findings(hook.stdout)) == sorted(_findings(text.stdout))

@@ -151,3 +151,51 @@ def test_internal_errors_are_tool_execution_notifications(tmp_path, monkeypatch)
     assert invocation["executionSuccessful"] is False
     [note] = invocation["toolExecutionNotifications"]
     assert note["level"] == "error" and "boom" in note["message"]["text"]
+
+
+def _sarif_in(cwd, *args):
+    run = run_gpulint("--format", "sarif", "--failure-threshold", "none", *args, cwd=cwd)
+    log = validated_sarif(run.out)
+    github_subset(log)
+    return log["runs"][0]
+
+
+def _where(result):
+    return [(loc["physicalLocation"]["artifactLocation"], loc["physicalLocation"]["region"]["startLine"])
+            for loc in result["locations"] + result.get("relatedLocations", [])]
+
+
+def test_paths_are_relative_to_the_repository_root_from_any_working_directory(tmp_path):
+    """Code scanning resolves a relative URI against the checkout: a step that runs in a
+    `working-directory:` reports `deploy/...`, as a run at the root does."""
+    write_files(tmp_path, {"deploy/k8s/pod.yaml": POD, "deploy/k8s/class.yaml": CLASS,
+                           "deploy/Dockerfile": "FROM x\n# gpulint: disable=GL001\nRUN y\n"})
+    (tmp_path / ".git").mkdir()
+    from_root = _sarif_in(tmp_path, "deploy")
+    from_deploy = _sarif_in(tmp_path / "deploy", ".")
+    from_k8s = _sarif_in(tmp_path / "deploy" / "k8s", "..")
+    root_uri = tmp_path.as_uri() + "/"
+    for run in (from_root, from_deploy, from_k8s):
+        assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": root_uri}}
+    assert from_root["results"] == from_deploy["results"] == from_k8s["results"]
+    by_rule = {r["ruleId"]: r for r in from_deploy["results"]}
+    assert by_rule["GL701"]["message"]["text"].endswith("(see [deploy/k8s/class.yaml:4](0))")
+    assert _where(by_rule["GL701"]) == [
+        ({"uri": "deploy/k8s/pod.yaml", "uriBaseId": "%SRCROOT%"}, 6),
+        ({"uri": "deploy/k8s/class.yaml", "uriBaseId": "%SRCROOT%"}, 4)]
+    [change] = by_rule["GL002"]["fixes"][0]["artifactChanges"]
+    assert change["artifactLocation"] == {"uri": "deploy/Dockerfile", "uriBaseId": "%SRCROOT%"}
+
+
+def test_a_file_outside_the_repository_gets_an_absolute_uri(tmp_path):
+    repo, other = tmp_path / "repo", tmp_path / "other dir"
+    write_files(repo, {"Dockerfile": "FROM nvidia/cuda:11.0-base\n"})
+    write_files(other, {"Dockerfile": "FROM nvidia/cuda:11.0-base\n"})
+    (repo / ".git").mkdir()
+    run = _sarif_in(repo, "--isolated", "Dockerfile", "../other dir/Dockerfile")
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": repo.as_uri() + "/"}}
+    assert [_where(r)[0][0] for r in run["results"]] == [
+        {"uri": (other / "Dockerfile").as_uri()},
+        {"uri": "Dockerfile", "uriBaseId": "%SRCROOT%"}]
+    assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(
+        "/other%20dir/Dockerfile")

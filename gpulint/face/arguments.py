@@ -63,6 +63,10 @@ def lint_parser() -> argparse.ArgumentParser:
     out = p.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default="text")
     out.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    out.add_argument("--report", action="append", default=[], metavar="FORMAT=FILE",
+                     help="also write the report in FORMAT to FILE, from the same run (repeatable): "
+                     "`--format github --report sarif=gpulint.sarif` annotates a pull request and "
+                     "feeds code scanning at once")
     out.add_argument("--no-show-source", action="store_true", help="text: omit the source lines")
     out.add_argument("--show-suppressed", action="store_true",
                      help="also report findings silenced inline, marked (SARIF `suppressions`, "

@@ -55,36 +55,64 @@ def _sources(args, settings):
         raise UsageError(f"{exc.args[0]}: no such file or directory") from None
 
 
-def project_root(settings) -> Path | None:
-    """Where the project around the linted files starts: the configuration file's folder,
-    else the repository holding the current directory."""
-    if settings.path is not None:
-        return settings.base
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
+def project_root(path, settings=None) -> Path | None:
+    """The project a linted path belongs to: the nearest folder at or above it that holds
+    `.git` or gpulint's configuration (`.gpulint.toml`, a pyproject.toml with [tool.gpulint],
+    or the file `--config` names); None outside any. Found from the path, not from the
+    current folder, so `gpulint ../other-repo/Dockerfile` reads the other repository."""
+    from gpulint.paths import folders_up
+    from gpulint.run.config import config_in
+
+    config = settings.path.parent if settings is not None and settings.path is not None else None
+    for folder in folders_up(path):
+        if (folder / ".git").exists() or folder == config or config_in(folder) is not None:
             return folder
     return None
 
 
+def _inside(path: str, folder: str) -> bool:
+    return (path.rstrip(os.sep) + os.sep).startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _around(args, settings, sources):
     """The project's other files, read for cross-file context, so a pre-commit call that
-    names only the changed files judges them as `gpulint .` would."""
+    names only the changed files, or an editor that sends its buffer on stdin under
+    `--stdin-filename`, judges them as `gpulint .` would. The project is the one holding
+    each linted path; the file on disk that stdin stands for is replaced by stdin's text."""
     from gpulint.run.discover import walk
     from gpulint.run.engine import Source
 
-    root = None if args.isolated or args.paths == ["-"] else project_root(settings)
-    if root is None:
+    if args.isolated:
         return []
-    root_key = os.path.abspath(root)
-    for raw in args.paths or ["."]:
-        path = os.path.abspath(raw)
-        if os.path.isdir(path) and (root_key + os.sep).startswith(path.rstrip(os.sep) + os.sep):
-            return []  # the whole project is linted already
+    if args.paths == ["-"]:
+        if not args.stdin_filename:
+            return []
+        named, folders = [args.stdin_filename], []
+    else:
+        named = args.paths or ["."]
+        folders = [os.path.abspath(p) for p in named if os.path.isdir(p)]
+    by_folder: dict[str, Path | None] = {}  # pre-commit names many files of few folders
+    for path in named:
+        folder = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        if folder not in by_folder:
+            by_folder[folder] = project_root(folder, settings)
+    roots = dict.fromkeys(r for r in by_folder.values() if r is not None)
     linted = {os.path.abspath(s.path) for s in sources}
-    return [Source(p) for p in walk([str(root)], settings.excludes, base=settings.base,
-                                    gitignore=settings.respect_gitignore)
-            if os.path.abspath(p) not in linted]
+    if args.paths == ["-"]:
+        linted.add(os.path.abspath(args.stdin_filename))
+    seen: set[str] = set()
+    out = []
+    for root in roots:
+        key = os.path.abspath(root)
+        if any(_inside(key, folder) for folder in folders):
+            continue  # this project is linted whole already
+        for path in walk([str(root)], settings.excludes, base=settings.base,
+                         gitignore=settings.respect_gitignore):
+            absolute = os.path.abspath(path)
+            if absolute not in linted and absolute not in seen:
+                seen.add(absolute)
+                out.append(Source(path))
+    return out
 
 
 def _valid_driver(value: str) -> bool:
@@ -132,6 +160,7 @@ def lint(argv: list[str]) -> int:
             _check_driver_branch(args.driver)
         if args.jobs is not None and args.jobs < 1:
             raise UsageError("--jobs must be a positive number of processes")
+        reports = _reports(args)
         sources = _sources(args, settings)
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
@@ -176,6 +205,7 @@ def lint(argv: list[str]) -> int:
                 rest = sys.stdin.buffer.read() if sources[0].truncated else b""
                 sys.stdout.write((data + rest).decode("utf-8", "surrogateescape"))
             sys.stderr.write(render("text", result, show_source=False, fixed=fixed))
+            _write_reports(args, reports, result, fixed)
             return exit_code(result, settings.failure_threshold)
         unwritten = _write_all(originals, changed)
         if unwritten:  # the report below still shows these files' findings
@@ -185,6 +215,7 @@ def lint(argv: list[str]) -> int:
             fixed = max(0, len(before.findings) - len(result.findings))
 
     _baseline(args, result)
+    _write_reports(args, reports, result, fixed)
     color = args.format == "text" and use_color(args.color, bool(args.output), sys.stdout.isatty())
     # --statistics alone prints the counts in place of the findings (text or JSON); with a
     # report file, or a format made for a machine, the report is written as asked and the
@@ -211,6 +242,37 @@ def lint(argv: list[str]) -> int:
     if unwritten:
         return EXIT_ERROR
     return exit_code(result, settings.failure_threshold)
+
+
+def _reports(args) -> list[tuple[str, str]]:
+    """--report FORMAT=FILE, each checked before anything runs."""
+    from gpulint.report import FORMATS
+
+    out = []
+    for value in args.report:
+        fmt, sep, path = value.partition("=")
+        if not sep or not path:
+            raise UsageError(f"--report {value}: expected FORMAT=FILE, such as sarif=gpulint.sarif")
+        if fmt not in FORMATS:
+            raise UsageError(f"--report {value}: unknown format `{fmt}`; one of: {', '.join(FORMATS)}")
+        out.append((fmt, path))
+    if out and args.diff:
+        raise UsageError("--report writes lint reports; --diff prints fixes only")
+    return out
+
+
+def _write_reports(args, reports, result, fixed) -> None:
+    """The further reports of this run, each rendered from the same result as the main one."""
+    from gpulint.report import render
+
+    for fmt, path in reports:
+        text = render(fmt, result, show_source=not args.no_show_source, fixed=fixed,
+                      unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed,
+                      quiet=args.quiet)
+        try:
+            emit(text, path)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--output", "--report", 1)) from None
 
 
 def _baseline(args, result) -> None:

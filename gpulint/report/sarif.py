@@ -6,6 +6,10 @@ What GitHub reads (docs.github.com, "SARIF support for code scanning"):
 `relatedLocations` only when the message links them as `[text](id)`,
 `properties.security-severity` and the `security` tag on rules, and
 `runAutomationDetails.id` for the category.
+
+Paths are relative to the repository root (`%SRCROOT%`, given in `originalUriBaseIds`), which
+is where code scanning resolves them: a CI step that runs in a `working-directory:` still
+places its alerts on the right files. Fingerprints use the same paths.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from urllib.parse import quote
 
 from gpulint import HOMEPAGE, __version__, catalog
 from gpulint.report.edits import EditLocator
+from gpulint.paths import repository_root
 from gpulint.report.fingerprint import fingerprints, line_text_of
 from gpulint.ruledoc import verified_words
 
@@ -29,8 +34,54 @@ def help_uri(code: str) -> str:
     return f"{HOMEPAGE}/blob/main/docs/rules/{code}.md"
 
 
-def _uri(path: str) -> str:
+def _quote(path: str) -> str:
     return quote(path.replace(os.sep, "/"), safe="/.-_~")
+
+
+class _Artifacts:
+    """Where each reported path lies: relative to the root the report names (the repository
+    holding the linted files), or, for a file outside it, an absolute file URI."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base_uri = root.as_uri().rstrip("/") + "/"
+
+    def relative(self, path: str) -> str | None:
+        try:
+            rel = os.path.relpath(os.path.abspath(path), self.root)
+        except ValueError:  # another drive on Windows
+            return None
+        return None if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+    def location(self, path: str) -> dict:
+        rel = self.relative(path)
+        if rel is None:
+            return {"uri": Path(os.path.abspath(path)).as_uri()}
+        return {"uri": _quote(rel), "uriBaseId": _BASE}
+
+    def key(self, path: str) -> str:
+        """The path fingerprints see: the same whatever folder gpulint ran in."""
+        rel = self.relative(path)
+        return rel.replace(os.sep, "/") if rel is not None else path
+
+
+def _root(result, findings) -> Path:
+    """The repository holding every linted file; else the one holding the current folder;
+    else the current folder."""
+    cache: dict[str, Path | None] = {}
+
+    def root_of(path: str) -> Path | None:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in cache:
+            cache[folder] = repository_root(folder)
+        return cache[folder]
+
+    paths = {d.abspath for d in result.documents} | {f.path for f in findings}
+    roots = {root_of(p) for p in paths}
+    if len(roots) == 1 and None not in roots:
+        return roots.pop()
+    here = Path.cwd()
+    return repository_root(here) or here
 
 
 def _help_markdown(rule) -> str:
@@ -70,9 +121,8 @@ def _region(line: int, column: int, end_line: int, end_column_exclusive: int) ->
             "endColumn": max(end_column_exclusive, column if end_line > line else column)}
 
 
-def _location(path: str, region: dict) -> dict:
-    return {"physicalLocation": {"artifactLocation": {"uri": _uri(path), "uriBaseId": _BASE},
-                                 "region": region}}
+def _location(path: str, region: dict, where: _Artifacts) -> dict:
+    return {"physicalLocation": {"artifactLocation": where.location(path), "region": region}}
 
 
 def _escape(text: str) -> str:
@@ -80,14 +130,15 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def _message(f) -> dict:
+def _message(f, where: _Artifacts | None = None) -> dict:
     if not f.related:
         return {"text": f.message}
-    links = ", ".join(f"[{_escape(f'{r.path}:{r.line}')}]({i})" for i, r in enumerate(f.related))
+    name = where.key if where is not None else (lambda path: path)
+    links = ", ".join(f"[{_escape(f'{name(r.path)}:{r.line}')}]({i})" for i, r in enumerate(f.related))
     return {"text": f"{_escape(f.message)} (see {links})"}
 
 
-def _fixes(f, locate) -> list[dict]:
+def _fixes(f, locate, where) -> list[dict]:
     changes: dict[str, list] = {}
     for edit in f.fix.edits:
         path, line, column, end_line, end_column = locate.region(edit)
@@ -98,23 +149,22 @@ def _fixes(f, locate) -> list[dict]:
         })
     return [{
         "description": {"text": f.fix.description},
-        "artifactChanges": [{"artifactLocation": {"uri": _uri(p), "uriBaseId": _BASE},
-                             "replacements": reps} for p, reps in changes.items()],
+        "artifactChanges": [{"artifactLocation": where.location(p), "replacements": reps} for p, reps in changes.items()],
     }]
 
 
-def _result(f, index_of, locate, prints) -> dict:
+def _result(f, index_of, locate, prints, where) -> dict:
     item = {
         "ruleId": f.code,
         "ruleIndex": index_of[f.code],
         "level": _LEVEL[f.severity],
-        "message": _message(f),
+        "message": _message(f, where),
         "locations": [_location(f.path, _region(f.span.line, f.span.column, f.span.end_line,
-                                                f.span.end_column + 1))],
+                                                f.span.end_column + 1), where)],
         "partialFingerprints": prints,
     }
     if f.fix is not None and f.fix.safe:
-        item["fixes"] = _fixes(f, locate)
+        item["fixes"] = _fixes(f, locate, where)
     elif f.fix is not None:  # editors apply `fixes` without asking: an unsafe one is only named
         item["properties"] = {"unsafeFix": f"{f.fix.description} (gpulint --fix --unsafe-fixes)"}
     if f.suppressed is not None:
@@ -124,7 +174,7 @@ def _result(f, index_of, locate, prints) -> dict:
         item["suppressions"] = [suppression]
     if f.related:
         item["relatedLocations"] = [
-            dict(_location(r.path, {"startLine": r.line, "startColumn": r.column}),
+            dict(_location(r.path, {"startLine": r.line, "startColumn": r.column}, where),
                  id=i, message={"text": r.message})
             for i, r in enumerate(f.related)
         ]
@@ -145,9 +195,9 @@ def render(result, findings) -> str:
     order = list(rules)
     index_of = {code: i for i, code in enumerate(order)}
     locate = EditLocator(result.documents)
-    prints = fingerprints(findings, line_text_of(result))
-    results = [_result(f, index_of, locate, p) for f, p in zip(findings, prints)]
-    root = Path.cwd().as_uri().rstrip("/") + "/"
+    where = _Artifacts(_root(result, findings))
+    prints = fingerprints(findings, line_text_of(result), path_of=lambda f: where.key(f.path))
+    results = [_result(f, index_of, locate, p, where) for f, p in zip(findings, prints)]
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -161,7 +211,7 @@ def render(result, findings) -> str:
             }},
             "automationDetails": {"id": "gpulint/"},
             "columnKind": "unicodeCodePoints",
-            "originalUriBaseIds": {_BASE: {"uri": root}},
+            "originalUriBaseIds": {_BASE: {"uri": where.base_uri}},
             "invocations": [_invocation(result)],
             "results": results,
         }],

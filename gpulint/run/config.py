@@ -68,14 +68,26 @@ class Settings:
         return root.get("tool", "gpulint") if self.path.name == "pyproject.toml" else root
 
 
-def find_config(start: Path) -> Path | None:
-    for folder in (start, *start.parents):
-        candidate = folder / ".gpulint.toml"
-        if candidate.is_file():
-            return candidate
-        candidate = folder / "pyproject.toml"
+def config_in(folder: Path) -> Path | None:
+    """The configuration file in this folder itself: `.gpulint.toml`, else a pyproject.toml
+    with a [tool.gpulint] table."""
+    candidate = folder / ".gpulint.toml"
+    if candidate.is_file():
+        return candidate
+    candidate = folder / "pyproject.toml"
+    try:
         if candidate.is_file() and "tool.gpulint" in candidate.read_text(encoding="utf-8", errors="replace"):
             return candidate
+    except OSError:
+        pass
+    return None
+
+
+def find_config(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        found = config_in(folder)
+        if found is not None:
+            return found
     return None
 
 
