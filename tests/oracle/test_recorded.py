@@ -110,7 +110,7 @@ def problems(kind: str, rec: dict, recipe: dict | None) -> list[str] | None:
             got = (rec.get("runtimes") or {}).get(name)
             if got is None:
                 out.append("runtime %s missing from docker info" % name)
-            elif got.split(" ")[0] != want:
+            elif got != want and not got.startswith(want + " "):  # `path runtimeArgs...` as recorded
                 out.append("runtime %s path %r, the file says %r" % (name, got, want))
         asked = {}
     for handler, result in (rec.get("probes") or {}).items():
