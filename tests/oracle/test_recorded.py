@@ -8,8 +8,8 @@ file agrees when
 - the daemon shows a problem (it refuses to start, the CRI plugin is not loaded, the default
   runtime is not the one the file means, a setting is lost: a key never decoded, a runtime that
   fails before its binary runs or runs plain runc, `SystemdCgroup = true` without
-  `--systemd-cgroup`, a runtime of the file missing or changed in `docker info`) and gpulint
-  reports an error or a warning, or
+  `--systemd-cgroup`, a runtime of the file or its drop-ins missing from the CRI config, a
+  runtime missing or changed in `docker info`) and gpulint reports an error or a warning, or
 - the daemon shows none and gpulint reports no error.
 
 Each release's table (agree / miss / false alarm) is printed.  `data/baseline.json` lists the files
@@ -85,6 +85,27 @@ def _daemon_json_intent(path: Path) -> tuple[str | None, dict[str, str]]:
     return default, runtimes
 
 
+CRI_IDS = ("cri", "io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
+
+
+def _containerd_runtimes(path: Path) -> set[str]:
+    """The runtime names a containerd file and its conf.d/ drop-ins define under a CRI plugin ID."""
+    import tomllib
+
+    names = set()
+    for f in [path] + (sorted((path.parent / "conf.d").glob("*.toml")) if path.name == "config.toml" else []):
+        try:
+            doc = tomllib.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for pid in CRI_IDS:
+            table = (doc.get("plugins") or {}).get(pid)
+            runtimes = ((table or {}).get("containerd") or {}).get("runtimes") if isinstance(table, dict) else None
+            if isinstance(runtimes, dict):
+                names |= {n for n, v in runtimes.items() if isinstance(v, dict)}
+    return names
+
+
 def problems(kind: str, rec: dict, recipe: dict | None) -> list[str] | None:
     """What the daemon shows wrong with the file, or None when the record cannot judge it."""
     if rec.get("error") or not rec.get("testable") or rec.get("starts") is None:
@@ -100,6 +121,9 @@ def problems(kind: str, rec: dict, recipe: dict | None) -> list[str] | None:
         if intended and rec.get("default") != intended:
             out.append("default runtime %s, the file means %s" % (rec.get("default"), intended))
         out += ["ignored: " + k for k in rec.get("ignored") or [] if ignored_is_problem(k)]
+        effective = set(rec.get("runtimes") or [])
+        if effective:  # a runtime of the file (or its drop-ins) the CRI plugin does not have
+            out += ["runtime %s missing from the CRI config" % n for n in sorted(_containerd_runtimes(path) - effective)]
         asked = asked_for_systemd(str(path))
     else:
         stated, runtimes = _daemon_json_intent(path)
