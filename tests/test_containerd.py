@@ -656,3 +656,16 @@ def test_gl120_keys_matched_as_each_release_matches_them(tmp_path):
 
 def test_a_version_3_file_decoded_by_2x_is_clean():
     assert lint_fixture("containerd/decode/good-v3.toml").findings == []
+
+
+def test_gl106_binary_name_with_arguments_spaces_or_a_folder(lint_files):
+    """containerd 1.6.20, 1.7.24 and 2.1.9 run BinaryName as one program name: with arguments,
+    a trailing space or a folder the pods of the runtime fail (tests/oracle/data)."""
+    for binary in ("/usr/bin/nvidia-container-runtime --debug", "/usr/bin/nvidia-container-runtime ",
+                   "/usr/bin", "/usr/bin/"):
+        run = lint_files({"config.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            f'    BinaryName = "{binary}"\n')})
+        assert [(f["code"], f["severity"]) for f in run.findings if f["code"] == "GL106"] == [("GL106", "error")], binary

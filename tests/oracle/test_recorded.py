@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -175,8 +176,13 @@ def _gpulint(fleet: dict[str, str], files: list[str], tmp: Path) -> dict[str, li
     config = tmp / ("fleet-%s.toml" % "-".join(fleet.values()))
     config.write_text("[fleet]\n" + "".join('%s = "%s"\n' % kv for kv in fleet.items()))
     targets = sorted({_lint_target(f) for f in files})
+    # a copy outside the repository: gpulint reads the project around the linted files, and
+    # the repository's own fixtures (a KubeletConfiguration ...) are not the node's
+    work = tmp / "mutants"
+    if not work.is_dir():
+        shutil.copytree(MUTANTS, work)
     proc = subprocess.run([sys.executable, "-m", "gpulint", "--format", "json", "--failure-threshold", "none",
-                           "--config", str(config), *targets], cwd=MUTANTS, capture_output=True, text=True,
+                           "--config", str(config), *targets], cwd=work, capture_output=True, text=True,
                           timeout=300)
     report = json.loads(proc.stdout)
     by_file = defaultdict(list)

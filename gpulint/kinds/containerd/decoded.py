@@ -23,6 +23,9 @@ from gpulint.spelling import closest_key
 
 _INTEGERS = ("int", "int32", "int64", "uint32", "uint64")
 MIGRATED_FROM = "1.7"  # the structs containerd 2.x migrates a version 1 or 2 file from
+# keys whose value 2.x decodes into a typed field after migration (sandbox_image ->
+# pinned_images.sandbox, a string: containerd 2.1.9 refuses `sandbox_image = 3.9`)
+MIGRATED_TYPED = ("sandbox_image",)
 # Fields k3s and RKE2 add in the containerd they ship, which reads their generated config
 # and templates: registry mirror rewrites (https://docs.k3s.io/installation/private-registry#rewrites).
 K3S_FIELDS = {"cri.Mirror": {"rewrite": {"type": "map[string]string", "go": "Rewrites"}}}
@@ -175,6 +178,8 @@ class _Walker:
 
     def _type_error(self, node: Node, key: str, release: str, container: str, spec: dict,
                     in_map: bool = False) -> None:
+        if release != self.release and key not in MIGRATED_TYPED:
+            return  # 2.x moves the raw value of a key it reads only through migration, or drops it
         # a key 2.x reads only through migration: its words in 2.x are not known
         text = None if release != self.release else _message(self.major, node, container, spec, in_map)
         self._note(node, "type", key, "", text)

@@ -140,6 +140,19 @@ def _binary_findings(doc: Document, name: str, value: Node, binary: str):
                       f"containers that select it get no GPUs; set it to the absolute path of "
                       f"nvidia-container-runtime")
         return
+    if binary != binary.strip() or any(c.isspace() for c in binary.strip()):
+        yield finding(doc, "GL106", value.span,
+                      f"BinaryName of `{name}` is {binary!r}: the runc shim runs the whole value as one "
+                      f"program name, spaces and arguments included, finds no such file, and pods that "
+                      f"select the runtime fail (`OCI runtime create failed`); give the program's "
+                      f"absolute path alone")
+        return
+    if binary.endswith("/") or base in ("bin", "sbin"):
+        yield finding(doc, "GL106", value.span,
+                      f"BinaryName of `{name}` is the folder `{binary}`, not a program: pods that select "
+                      f"the runtime fail (`OCI runtime create failed`); name the binary, "
+                      f"`/usr/bin/nvidia-container-runtime`")
+        return
     if not binary.startswith("/"):
         if "/" in binary:
             yield finding(doc, "GL106", value.span,
