@@ -281,3 +281,15 @@ def test_gl204_path_with_arguments_spaces_or_plain_runc(lint_files):
     fine = lint_files({"daemon.json": '{"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime",'
                                       ' "runtimeArgs": ["--debug"]}, "plain": {"path": "runc"}}}\n'})
     assert fine.findings == []
+
+
+def test_gl201_the_v1_shim_as_default_runtime(tmp_path, lint_files):
+    """dockerd 20.10.24 starts with `io.containerd.runtime.v1.linux` as default and runs runc;
+    dockerd 28.5.2 on containerd 2.1.9 fails every container (`failed to resolve runtime path`)."""
+    text = '{"default-runtime": "io.containerd.runtime.v1.linux"}\n'
+    run = lint_files({"daemon.json": text})
+    assert [(f["code"], f["severity"]) for f in run.findings] == [("GL201", "warning")]
+    (tmp_path / "fleet.toml").write_text('[fleet]\ndocker-version = "20.10"\n')
+    (tmp_path / "daemon.json").write_text(text)
+    old = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "daemon.json"))
+    assert old.findings == []

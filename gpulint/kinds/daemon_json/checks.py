@@ -95,6 +95,9 @@ def default_runtime_undefined(doc, ctx):
     runtimes = dict(_entries(doc))
     if name in runtimes or name in BUILTIN_RUNTIMES:
         return
+    if name == V1_LINUX:
+        yield from _v1_default(doc, ctx, value)
+        return
     if is_shim_name(name):
         yield from _shim_default(doc, ctx, value, name)
         return
@@ -106,6 +109,23 @@ def default_runtime_undefined(doc, ctx):
                   f"default-runtime `{name}` is not defined in `runtimes`: dockerd refuses to start "
                   f"(\"specified default runtime '{name}' does not exist\"){hint}",
                   related=[related(doc, runtimes[r], "defined here") for r in same])
+
+
+# containerd's v1 shim: dockerd 20.10 knows it as a built-in runtime (dockerd 20.10.24 starts
+# and runs runc with it); later releases take it as a shim name, which containerd 2.0 removed
+# (dockerd 28.5.2 on containerd 2.1.9: `failed to resolve runtime path`)
+V1_LINUX = "io.containerd.runtime.v1.linux"
+
+
+def _v1_default(doc: Document, ctx, value: Node):
+    version = docker_version(ctx)
+    if version is not None and version < SHIM_NAMES:
+        return
+    yield finding(doc, "GL201", value.span,
+                  f"default-runtime `{V1_LINUX}` is containerd's v1 shim, removed in containerd 2.0: "
+                  f"where Docker runs on containerd 2.x (the Docker 28 packages), every container fails "
+                  f"(`failed to resolve runtime path`); use `runc` or the NVIDIA runtime's name",
+                  severity="warning")
 
 
 # Docker 23.0 accepts a containerd shim name as a runtime (`--runtime io.containerd.runsc.v1`,
