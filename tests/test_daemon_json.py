@@ -293,3 +293,12 @@ def test_gl201_the_v1_shim_as_default_runtime(tmp_path, lint_files):
     (tmp_path / "daemon.json").write_text(text)
     old = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "daemon.json"))
     assert old.findings == []
+
+
+def test_a_repeated_runtimes_object_is_merged_as_dockerd_merges_it(lint_files):
+    """Go's decoder fills the map the first `runtimes` object made (dockerd 20.10.24, 26.1.5 and
+    28.5.2 know both runtimes): the first object's entries are judged and defined."""
+    run = lint_files({"daemon.json": '{"default-runtime": "nvidia",\n'
+                                     ' "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime --debug"}},\n'
+                                     ' "runtimes": {"nvidia-cdi": {"path": "/usr/bin/nvidia-container-runtime.cdi"}}}\n'})
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL204", 2)]

@@ -65,7 +65,12 @@ def _value(text: str, pos: int, index: LineIndex, key_span) -> tuple[Node, int]:
             pos = _WS.match(text, end).end() + 1  # past ':'
             pos = _WS.match(text, pos).end()
             child, pos = _value(text, pos, index, kspan)
-            out[key] = child  # duplicate keys: the last one wins, as in json.loads
+            before = out.get(key)
+            if before is not None and before.is_map and child.is_map:
+                # Go's encoding/json, which reads these files, decodes a repeated object into
+                # the map or struct the first one filled: both objects' keys count
+                child.value = {**before.value, **child.value}
+            out[key] = child  # other duplicate keys: the last one wins, as in Go and json.loads
             pos = _WS.match(text, pos).end()
             if text[pos] == "}":
                 return Node(out, index.span(start, pos + 1), key_span, "map"), pos + 1
