@@ -302,3 +302,11 @@ def test_a_repeated_runtimes_object_is_merged_as_dockerd_merges_it(lint_files):
                                      ' "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime --debug"}},\n'
                                      ' "runtimes": {"nvidia-cdi": {"path": "/usr/bin/nvidia-container-runtime.cdi"}}}\n'})
     assert [(f["code"], f["line"]) for f in run.findings] == [("GL204", 2)]
+
+
+def test_runtime_fields_matched_in_any_case(lint_files):
+    """encoding/json matches struct fields in any case: dockerd 20.10.24, 26.1.5 and 28.5.2
+    start with `"Path"` and run it."""
+    run = lint_files({"daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": '
+                                     '{"Path": "/usr/bin/nvidia-container-runtime", "RuntimeArgs": []}}}\n'})
+    assert run.findings == []

@@ -12,6 +12,7 @@ import posixpath
 import re
 
 from gpulint.formats.template import is_placeholder
+from gpulint.kinds.daemon_json.facts import runtime_field
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, is_nvidia_handler, is_shim_name
 from gpulint.model import Document, Edit, Fix, Node, apply_edits, str_value
@@ -162,8 +163,8 @@ def runtime_entry_malformed(doc, ctx):
                           f"runtime `{name}` must be an object with `path` or `runtimeType`")
             continue
         # dockerd tests the fields for emptiness, so `"path": ""` counts as no path
-        path, runtime_type = _given(entry.get("path")), _given(entry.get("runtimeType"))
-        options, args = entry.get("options"), entry.get("runtimeArgs")
+        path, runtime_type = _given(runtime_field(entry, "path")), _given(runtime_field(entry, "runtimeType"))
+        options, args = runtime_field(entry, "options"), runtime_field(entry, "runtimeArgs")
         if path is None and runtime_type is None:
             binary = str_value(entry.get("options", "BinaryName"))
             yield finding(doc, "GL202", entry.anchor,
@@ -221,7 +222,7 @@ def _given(node: Node | None) -> Node | None:
 def _foreign_keys(doc: Document, name: str, entry: Node):
     """Keys dockerd's runtime type does not have (containerd's, pasted in): ignored."""
     for key, child in entry.items():
-        if key in ENTRY_KEYS or key == "args":  # `args` is GL205
+        if key.lower() in {k.lower() for k in ENTRY_KEYS} or key == "args":  # `args` is GL205
             continue
         yield finding(doc, "GL202", child.anchor,
                       f"`{key}` is not a field of a dockerd runtime (only path, runtimeArgs, runtimeType "
@@ -258,9 +259,9 @@ def _binary(entry: Node) -> Node | None:
     """What a runtime entry runs: `path`, or a shim entry's `options.BinaryName`."""
     if not entry.is_map:
         return None
-    if entry.get("runtimeType") is not None and entry.get("path") is None:
+    if runtime_field(entry, "runtimeType") is not None and runtime_field(entry, "path") is None:
         return entry.get("options", "BinaryName")
-    return entry.get("path")
+    return runtime_field(entry, "path")
 
 
 @check("GL204", kinds=("daemon-json",))
@@ -486,11 +487,11 @@ def daemon_option_type(doc, ctx):
     for name, entry in _entries(doc):
         if not entry.is_map:
             continue  # GL202
-        for field, go_type in RUNTIME_FIELD_TYPES.items():
-            value = entry.get(field)
+        for key, go_type in RUNTIME_FIELD_TYPES.items():
+            value = runtime_field(entry, key)
             if value is not None and not _fits(value, go_type):
-                yield _type_finding(doc, value, f"runtimes.{name}.{field}", go_type,
-                                    f"Runtime.runtimes.{field}")
+                yield _type_finding(doc, value, f"runtimes.{name}.{key}", go_type,
+                                    f"Runtime.runtimes.{key}")
 
 
 def _ulimit_findings(doc: Document, key: str, node: Node):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpulint.common.runtimes import NodeConfig, RuntimeEntry
 from gpulint.knowledge.runtimes import is_nvidia_handler
-from gpulint.model import Document, str_value
+from gpulint.model import Document, Node, str_value
 
 
 def daemon_node(doc: Document) -> NodeConfig:
@@ -13,9 +13,18 @@ def daemon_node(doc: Document) -> NodeConfig:
     for name, node in table.items() if table is not None else ():
         if not node.is_map:
             continue
-        binary = str_value(node.get("path")) or str_value(node.get("options", "BinaryName"))
-        runtimes[name] = RuntimeEntry(name, doc, node, binary, str_value(node.get("runtimeType")),
+        binary = str_value(runtime_field(node, "path")) or str_value(node.get("options", "BinaryName"))
+        runtimes[name] = RuntimeEntry(name, doc, node, binary, str_value(runtime_field(node, "runtimeType")),
                                       is_nvidia_handler(name, binary))
     default_node = doc.tree.get("default-runtime")
     default = str_value(default_node) or "runc"
     return NodeConfig(doc, "daemon-json", runtimes, default, [doc])
+
+
+def runtime_field(entry: Node, name: str) -> Node | None:
+    """A runtime field as Go's encoding/json finds it: the exact key, else one that differs
+    only in case."""
+    exact = entry.get(name)
+    if exact is not None:
+        return exact
+    return next((v for k, v in reversed(list(entry.items())) if k.lower() == name.lower()), None)
