@@ -152,6 +152,17 @@ def str_value(node: Node | None) -> str | None:
     return node.value if node is not None and isinstance(node.value, str) else None
 
 
+class SharedText(NamedTuple):
+    """Text that several places of a file use: a YAML anchor (`&name`) that aliases
+    (`*name`) refer to. An edit inside it changes every place; `start`/`end` are offsets
+    (end exclusive, trailing blanks left out) and `uses` the offsets of the aliases."""
+
+    name: str
+    start: int
+    end: int
+    uses: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class Edit:
     """Replace the text between two 0-based character offsets of a file."""

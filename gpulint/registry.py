@@ -12,7 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from gpulint.model import Document, Finding, Fix, Node, Related, Span
+from gpulint.model import Document, Finding, Fix, Node, Related, SharedText, Span
 
 CHECKS: list["Check"] = []
 
@@ -122,9 +122,41 @@ def span_of(doc: Document, where) -> Span:
 
 def finding(doc: Document, code: str, where, message: str, *, severity: str | None = None,
             fix: Fix | None = None, related: Iterable[Related] = ()) -> Finding:
-    """A Finding about `doc`; the slug and default severity come from the catalog."""
+    """A Finding about `doc`; the slug and default severity come from the catalog. A fix
+    that edits text other places use too (a YAML anchor) is made unsafe and says so."""
+    if fix is not None and doc.cache.get("shared.text"):
+        fix = shared_text_fix(doc, fix)
     return Finding(code=code, slug="", severity=severity or "", path=doc.path,
                    span=span_of(doc, where), message=message, fix=fix, related=tuple(related))
+
+
+def shared_text_fix(doc: Document, fix: Fix) -> Fix:
+    """`fix`, unsafe and naming the other places, when an edit falls inside text that
+    several places of the file use (`doc.cache["shared.text"]`: a YAML anchor its aliases
+    refer to); `fix` itself otherwise."""
+    touched: list[SharedText] = []
+    for edit in fix.edits:
+        if edit.path != doc.abspath:
+            continue
+        for text in doc.cache.get("shared.text", ()):
+            if edit.end > edit.start:
+                inside = edit.start < text.end and edit.end > text.start
+            else:  # an insertion
+                inside = text.start < edit.start < text.end
+            if inside and text not in touched:
+                touched.append(text)
+    if not touched:
+        return fix
+    lines = doc.index
+    notes = []
+    for text in touched:
+        uses = sorted({lines.position(use)[0] for use in text.uses})
+        where = (f"line {uses[0]}" if len(uses) == 1
+                 else "lines " + ", ".join(map(str, uses[:-1])) + f" and {uses[-1]}")
+        notes.append(f"`&{text.name}` (line {lines.position(text.start)[0]}), which `*{text.name}` "
+                     f"also uses at {where}")
+    return Fix(f"{fix.description} (unsafe: this edits the text of {'; and of '.join(notes)}: "
+               f"the change applies there too)", fix.edits, safe=False)
 
 
 def related(doc: Document, where, message: str) -> Related:

@@ -372,13 +372,30 @@ def test_findings_in_the_config_follow_an_edited_config(tmp_path):
 def test_suppression_on_the_line_and_the_line_before(lint_files):
     result = lint_files({
         "before/daemon.json": "{,}",  # JSON has no comments: nothing to suppress with
-        "a/Dockerfile": "FROM x\nRUNN y # gpulint: disable=GL001\n",
+        "a/config.toml": "version = 2\n[plugins. # gpulint: disable=GL001\n",
         "b/Dockerfile": "FROM x\n# gpulint: disable=parse-error -- slug works too\nRUNN y\n",
         "c/Dockerfile": "FROM x\n# gpulint: disable=GL001\n\nRUNN y\n",
     })
     assert [(f["code"], f["path"]) for f in result.findings] == [
         ("GL001", "before/daemon.json"), ("GL002", "c/Dockerfile"), ("GL001", "c/Dockerfile")]
     assert result.json["summary"]["suppressed"] == 2
+
+
+def test_a_trailing_suppression_in_a_dockerfile_is_part_of_the_instruction(lint_files):
+    """Docker reads `#` as a comment only at the start of a line (BuildKit's `isComment`):
+    after an instruction it is the instruction's text, so it suppresses nothing there;
+    in YAML, TOML and shell `#` after a space starts a comment, and it does."""
+    result = lint_files({
+        "Dockerfile": "FROM nvidia/cuda:11.0-base # gpulint: disable=GL301\n"
+                      "RUNN y # gpulint: disable=GL001\n",
+        "compose.yaml": "services:\n  a:\n    image: nvidia/cuda:11.0-base  # gpulint: disable=GL301\n",
+    }, "--failure-threshold", "none")
+    assert [(f["path"], f["code"], f["line"], f["column"]) for f in result.findings if not f.get("suppressed")] \
+        == [("Dockerfile", "GL005", 1, 28), ("Dockerfile", "GL001", 2, 1), ("Dockerfile", "GL005", 2, 8)]
+    messages = [f["message"] for f in result.findings if f["code"] == "GL005"]
+    assert "in a Dockerfile a comment must start its line: this text is part of the FROM instruction" \
+        in messages[0]
+    assert result.json["summary"]["suppressed"] == 1  # the Compose one
 
 
 def test_file_wide_suppression_and_no_inline_suppressions(lint_files):
@@ -540,3 +557,11 @@ def test_report_with_fix_on_stdin(tmp_path):
                       cwd=tmp_path, stdin=UNUSED)
     assert run.out == "FROM python:3.12-slim\nRUN pip install flask\n"
     assert json.loads((tmp_path / "r.json").read_text())["findings"] == []
+
+
+def test_a_trailing_suppression_on_from_does_not_silence_the_tag(lint_files):
+    result = lint_files({"Dockerfile": "FROM nvidia/cuda:11.0-base # gpulint: disable=GL301\n"
+                                       "CMD [\"bash\"]\n"}, "--failure-threshold", "none")
+    assert [(f["code"], f["line"], f["column"], f.get("suppressed")) for f in result.findings] \
+        == [("GL301", 1, 6, None), ("GL005", 1, 28, None)]
+    assert "part of the FROM instruction" in result.findings[1]["message"]

@@ -258,3 +258,45 @@ def test_an_extends_base_gpulint_cannot_read_is_not_judged(lint_files):
         "services:\n  remote:\n    extends:\n      file: missing.yml\n      service: x\n"
         "    environment:\n      NVIDIA_VISIBLE_DEVICES: all\n")})
     assert [f["code"] for f in run.findings if f["code"] == "GL910"] == []
+
+
+# ---------------------------------------------------------------- what compose-go reads
+
+
+def test_a_key_written_twice_is_refused_like_compose_does():
+    """compose-go decodes with go-yaml v3, which refuses a key written twice
+    (`docker compose config`: `line 11: mapping key "image" already defined at line 3`)."""
+    run = lint_fixture("compose/duplicate-key.compose.yaml", "--failure-threshold", "none")
+    assert [(f["code"], f["severity"], f["line"], f["column"]) for f in run.findings] \
+        == [("GL001", "error", 11, 5)]
+    assert 'line 11: mapping key "image" already defined at line 3' in run.findings[0]["message"]
+    assert [(r["line"], r["column"]) for r in run.findings[0]["related"]] == [(3, 5)]
+
+
+def test_two_merge_keys_are_a_duplicate_key(lint_files):
+    run = lint_files({"compose.yaml": "x-a: &a {image: a}\nx-b: &b {user: b}\nservices:\n"
+                                      "  s:\n    <<: *a\n    <<: *b\n"}, "--failure-threshold", "none")
+    assert run.at() == [("GL001", 6, 5)]
+    assert 'mapping key "<<" already defined at line 5' in run.findings[0]["message"]
+
+
+def test_the_earlier_merge_source_wins():
+    assert lint_fixture("compose/merge-order.compose.yaml", "--failure-threshold", "none").findings == []
+    later = lint_fixture("compose/merge-order-later.compose.yaml", "--failure-threshold", "none")
+    assert later.at() == [("GL901", 14, 9)]
+
+
+def test_a_fix_inside_an_anchor_is_unsafe_and_names_every_use(tmp_path):
+    text = (COMPOSE / "anchored-limits.compose.yaml").read_text()
+    (tmp_path / "compose.yaml").write_text(text)
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert run.at() == [("GL901", 5, 9)]
+    fix = run.findings[0]["fix"]
+    assert fix["safe"] is False
+    assert fix["description"] == ("rename `limits` to `reservations` (unsafe: this edits the text of "
+                                  "`&gpu` (line 1), which `*gpu` also uses at lines 11 and 14: the "
+                                  "change applies there too)")
+    run_gpulint("--isolated", "--fix", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert (tmp_path / "compose.yaml").read_text() == text
+    run_gpulint("--isolated", "--fix", "--unsafe-fixes", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert "      reservations:\n        devices:" in (tmp_path / "compose.yaml").read_text()

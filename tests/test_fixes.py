@@ -29,9 +29,11 @@ def test_fix_removes_only_the_unused_code(tmp_path):
 
 
 def test_fix_removes_a_trailing_comment_only(tmp_path):
-    write_files(tmp_path, {"Dockerfile": "FROM x\nRUN y  # gpulint: disable=GL001\n"})
+    # (in a Dockerfile a trailing `#` is part of the instruction: GL005, not a suppression)
+    line = "docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi"
+    write_files(tmp_path, {"run.sh": f"#!/bin/sh\n{line}  # gpulint: disable=GL001\n"})
     run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
-    assert (tmp_path / "Dockerfile").read_text() == "FROM x\nRUN y\n"
+    assert (tmp_path / "run.sh").read_text() == f"#!/bin/sh\n{line}\n"
 
 
 def test_diff_writes_nothing(tmp_path):

@@ -712,3 +712,38 @@ def test_a_kustomize_patch_is_a_partial_object(tmp_path):
     before = (tmp_path / "kustomize" / "overlay" / "runtime.yaml").read_text()
     run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
     assert (tmp_path / "kustomize" / "overlay" / "runtime.yaml").read_text() == before
+
+
+# ---------------------------------------------------------------- what kubectl reads
+
+
+def test_a_key_written_twice_is_a_warning_at_the_second_key():
+    """kubectl apply -f keeps the later value silently (kubernetes/kubernetes#99286);
+    kustomize refuses the file with go-yaml v3's message."""
+    result = lint_fixture("kubernetes/reading/duplicate-keys.yaml", "--failure-threshold", "none")
+    assert [(f["code"], f["severity"], f["line"], f["column"]) for f in result.findings] \
+        == [("GL001", "warning", 13, 9)]
+    found = result.findings[0]
+    assert 'mapping key "limits" already defined at line 11' in found["message"]
+    assert "`kubectl apply -f` keeps this later value" in found["message"]
+    assert [(r["line"], r["column"]) for r in found["related"]] == [(11, 9)]
+
+
+def test_a_fix_inside_an_anchor_is_unsafe_and_names_the_alias(tmp_path):
+    text = (K8S / "reading" / "anchored-request.yaml").read_text()
+    write_files(tmp_path, {"pod.yaml": text})
+    result = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert result.at() == [("GL502", 12, 11)]  # the request is written at the anchor
+    assert "container `eval` requests 2" in result.findings[0]["message"]
+    fix = result.findings[0]["fix"]
+    assert fix["safe"] is False
+    assert "`&two-gpus` (line 10), which `*two-gpus` also uses at line 18" in fix["description"]
+    run_gpulint("--isolated", "--fix", "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert (tmp_path / "pod.yaml").read_text() == text  # a safe-only run leaves it alone
+
+
+def test_a_merge_key_must_name_mappings(lint_files):
+    result = lint_files({"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  <<: 3\n  name: p\n"},
+                        "--failure-threshold", "none")
+    assert result.at() == [("GL001", 4, 7)]
+    assert "map merge requires a mapping or a sequence of mappings" in result.findings[0]["message"]

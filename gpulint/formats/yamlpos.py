@@ -2,14 +2,24 @@
 
 PyYAML's composer keeps marks for every node; using the libyaml C loader when it
 is present keeps a large manifest set fast.
+
+The Nodes are what the real readers construct: merge keys (`<<: *anchor`, `<<: [*a, *b]`)
+are applied as PyYAML's SafeLoader, go-yaml and so kubectl and docker compose apply them
+(the mapping's own keys win over merged ones, an earlier merge source over a later one),
+and a merged or aliased value keeps the position where its text is written (the anchor).
+What the Nodes cannot show is kept beside them in a `YamlReading`: the keys a mapping
+names twice (each reader has its own verdict on those) and the anchored text that aliases
+use in other places (a fix that edits it changes every place).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import yaml
 
 from gpulint.formats.errors import ParseError
-from gpulint.model import LineIndex, Node, place
+from gpulint.model import LineIndex, Node, SharedText, Span, place
 from gpulint.resources import yaml_loader
 
 _LOADER = yaml_loader()
@@ -38,17 +48,83 @@ def _over_budget(node: yaml.Node) -> ParseError:
                       node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def convert(root: yaml.Node, index: LineIndex) -> Node:
-    """The composed tree as Nodes, positions kept as places (offsets) until asked for.
+_MERGE = "tag:yaml.org,2002:merge"  # the tag PyYAML's resolver gives a plain `<<` key
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A key a mapping names twice: where it is first written, and where again."""
+
+    key: str
+    first: Span
+    second: Span
+
+
+@dataclass
+class YamlReading:
+    """What a YAML stream holds besides its values (filled by `parse_yaml_documents`)."""
+
+    duplicates: list[Duplicate] = field(default_factory=list)
+    shared: list[SharedText] = field(default_factory=list)
+
+
+def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = None) -> Node:
+    """The composed tree as Nodes, positions kept as places (offsets) until asked for,
+    merge keys applied; duplicate keys are noted in `reading`.
 
     Aliases share one composed node, so a few hundred bytes of nested aliases ("billion
     laughs") expand to billions of nodes: a document may expand to at most twice as many
     nodes as it has characters (a file without aliases has fewer nodes than characters)."""
     left = max(50_000, 2 * len(index.text))
     mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
+    reading = reading if reading is not None else YamlReading()
+    noted: set[int] = set()  # the later keys already noted (an aliased mapping is built again)
 
     def at(node: yaml.Node) -> int:
         return place(node.start_mark.index, node.end_mark.index, trim=True)
+
+    def duplicate(key: str, first: yaml.Node, second: yaml.Node) -> None:
+        if second.start_mark.index not in noted:
+            noted.add(second.start_mark.index)
+            reading.duplicates.append(Duplicate(key, index.span(first.start_mark.index, first.end_mark.index),
+                                                index.span(second.start_mark.index, second.end_mark.index)))
+
+    def sources(value: yaml.Node) -> list[yaml.Node]:
+        """The mappings a merge key's value names, earliest first (an alias is the very
+        node it refers to); anything else is an error for every reader."""
+        items = value.value if type(value) is sequence else [value]
+        if any(type(item) is not mapping for item in items):
+            raise ParseError("invalid YAML: map merge requires a mapping or a sequence of mappings "
+                             "as the value (`<<: *anchor` or `<<: [*a, *b]`)",
+                             value.start_mark.line + 1, value.start_mark.column + 1)
+        return items
+
+    def build_mapping(node: yaml.MappingNode, depth: int) -> dict[str, Node]:
+        own: dict[str, Node] = {}
+        keys: dict[str, yaml.Node] = {}
+        merges: list[yaml.Node] = []
+        merge_key = None
+        for key_node, value_node in node.value:
+            if type(key_node) is scalar and key_node.tag == _MERGE:
+                if merge_key is not None:
+                    duplicate("<<", merge_key, key_node)
+                merge_key = key_node
+                merges.extend(sources(value_node))
+                continue
+            key = str(key_node.value if type(key_node) is scalar else key_node)
+            if key in keys:
+                duplicate(key, keys[key], key_node)
+            keys[key] = key_node
+            own[key] = build(value_node, at(key_node), depth + 1)
+        if not merges:
+            return own
+        # the mapping's own keys first, then what the merge sources add, earlier sources
+        # winning (a new entry written into this mapping goes into its own text)
+        out = dict(own)
+        for source in merges:
+            for key, child in build(source, None, depth + 1).value.items():
+                out.setdefault(key, child)
+        return out
 
     def build(node: yaml.Node, key_span: int | None, depth: int) -> Node:
         nonlocal left
@@ -60,11 +136,7 @@ def convert(root: yaml.Node, index: LineIndex) -> Node:
             return Node(None, span, key_span, "null", index=index)
         kind = type(node)
         if kind is mapping:
-            out: dict[str, Node] = {}
-            for key_node, value_node in node.value:
-                key = key_node.value if type(key_node) is scalar else str(key_node)
-                out[str(key)] = build(value_node, at(key_node), depth + 1)
-            return Node(out, span, key_span, "map", index=index)
+            return Node(build_mapping(node, depth), span, key_span, "map", index=index)
         if kind is sequence:
             return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq", index=index)
         value, tag = _scalar(node)
@@ -73,12 +145,49 @@ def convert(root: yaml.Node, index: LineIndex) -> Node:
     return build(root, None, 0)
 
 
-def parse_yaml_documents(text: str, index: LineIndex) -> list[Node | None]:
-    """Every document of a YAML stream; empty documents are None."""
+def _shared(text: str) -> list[SharedText]:
+    """The anchored nodes of a stream that aliases use, with where each alias is written
+    (from the parser's events: the composed tree no longer shows the aliases)."""
+    anchors: dict[str, list] = {}  # name -> [start, end, alias offsets], the latest definition
+    found: list[list] = []
+    open_nodes: list[list | None] = []
+    for event in yaml.parse(text, Loader=_LOADER):
+        kind = type(event)
+        if kind is yaml.AliasEvent:
+            target = anchors.get(event.anchor)
+            if target is not None:
+                if not target[3]:
+                    found.append(target)
+                target[3].append(event.start_mark.index)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            entry = [event.anchor, event.start_mark.index, -1, []] if event.anchor else None
+            if entry is not None:
+                anchors[event.anchor] = entry
+            open_nodes.append(entry)
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            entry = open_nodes.pop()
+            if entry is not None:
+                entry[2] = event.end_mark.index
+        elif kind is yaml.ScalarEvent and event.anchor:
+            anchors[event.anchor] = [event.anchor, event.start_mark.index, event.end_mark.index, []]
+        elif kind is yaml.DocumentStartEvent:
+            anchors = {}  # an anchor does not reach past its document
+    out = []
+    for name, start, end, uses in found:
+        end = max(start + 1, len(text[start:end].rstrip()) + start)
+        out.append(SharedText(name, start, end, tuple(uses)))
+    return out
+
+
+def parse_yaml_documents(text: str, index: LineIndex, reading: YamlReading | None = None) -> list[Node | None]:
+    """Every document of a YAML stream; empty documents are None. `reading`, when given,
+    receives the duplicate keys and the anchored text aliases share."""
     try:
         docs = []
         for root in yaml.compose_all(text, Loader=_LOADER):
-            docs.append(None if root is None else convert(root, index))
+            docs.append(None if root is None else convert(root, index, reading))
+        if reading is not None and "*" in text:
+            reading.shared = _shared(text)
         return docs
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

@@ -62,6 +62,22 @@ def _pragma(line: str) -> tuple[str, int, str, str | None, int] | None:
 ANNOTATION = "gpulint.io/disable"
 
 
+def _inside_instruction(doc: Document, line_no: int, line: str) -> str:
+    """Why a `# gpulint:` text after an instruction on its line is no comment in a Dockerfile."""
+    keyword = None
+    for ins in getattr(doc.tree, "instructions", ()):
+        if ins.line <= line_no <= ins.end_line:
+            keyword = ins.keyword
+            break
+    if keyword is None and doc.tree is None:  # a file that does not parse: its first word
+        word = line.split(None, 1)[0].upper() if line.strip() else ""
+        keyword = word if word.isalpha() else None
+    what = f"the {keyword} instruction" if keyword else "the instruction"
+    return (f"in a Dockerfile a comment must start its line: this text is part of {what} "
+            f"(Docker reads `#` as a comment only at the start of a line); put the suppression "
+            f"on a line of its own above it")
+
+
 def _codes(text: str, base: int) -> tuple[tuple[str, ...], dict[str, tuple[int, int]]]:
     """Each code once, at its first place."""
     spans: dict[str, tuple[int, int]] = {}
@@ -123,6 +139,15 @@ def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppressio
             continue
         found = _pragma(line)
         line_start = index.starts[line_no - 1]
+        if doc.kind == "dockerfile":
+            loose = _LOOSE.search(line)
+            if loose is not None and line[:loose.start()].strip():
+                # Docker reads `#` as a comment only where it starts the line (BuildKit's
+                # parser: `isComment`); anywhere else it is part of the instruction
+                span = index.span(line_start + loose.start(), line_start + len(line))
+                out.append(Suppression((), span, line_no, line_no, None,
+                                       problem=_inside_instruction(doc, line_no, line)))
+                continue
         if found is None:
             bad = _malformed(line)
             values = _multiline_values(doc) if values is None else values

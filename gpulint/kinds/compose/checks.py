@@ -25,7 +25,6 @@ from gpulint.kinds.compose.facts import (
     extended,
     image,
     is_gpu_device,
-    merged,
     requests_gpus,
     resources,
     runtime,
@@ -35,7 +34,7 @@ from gpulint.kinds.compose.facts import (
 from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.regex import lazy
-from gpulint.registry import Context, check, finding
+from gpulint.registry import Context, check, finding, related
 
 KINDS = ("compose",)
 
@@ -65,6 +64,22 @@ def _line_bounds(doc: Document, node: Node) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------- GL901 devices in limits
+
+
+@check("GL001", kinds=KINDS)
+def duplicate_keys(doc: Document, ctx: Context):
+    """A key written twice in one mapping: compose-go decodes with go-yaml v3, which
+    refuses it, so `docker compose` reads nothing of the file."""
+    if doc.templated:
+        return
+    name = doc.path.rsplit("/", 1)[-1]
+    for dup in doc.cache.get("yaml.duplicates", ()):
+        yield finding(
+            doc, "GL001", dup.second,
+            f"mapping key \"{dup.key}\" already defined at line {dup.first.line}: docker compose "
+            f"refuses the file (\"failed to parse {name}: line {dup.second.line}: mapping key "
+            f"\"{dup.key}\" already defined at line {dup.first.line}\")",
+            related=[related(doc, dup.first, f"`{dup.key}` first defined here")])
 
 
 @check("GL901", kinds=KINDS)
@@ -359,7 +374,7 @@ def _swarm_file(doc: Document) -> tuple[str, str | None] | None:
     if _STACK_NAME.search(doc.path.rsplit("/", 1)[-1].lower()):
         return "its name says it is a stack file", None
     for service in services(doc):
-        deploy = merged(service.get("deploy"))
+        deploy = service.get("deploy")
         for key in _SWARM_ONLY if deploy is not None and deploy.is_map else ():
             if deploy.get(key) is not None:
                 return f"service `{service.name}` sets `deploy.{key}`, which only Swarm reads", "info"

@@ -6,9 +6,10 @@ file beside the Compose file. gpulint reads that `.env` only: the machine it run
 is not the one that deploys, so a variable the `.env` does not set is unknown, and a
 value that depends on one is never judged.
 
-YAML merge keys (`<<: *anchor`, how `x-` extension fields are reused) are applied
-here, the explicit keys winning; the merged nodes keep their own positions, so a
-finding about an anchored block points at the anchor.
+YAML merge keys (`<<: *anchor`, how `x-` extension fields are reused) are applied by
+the YAML reader (gpulint.formats.yamlpos), the explicit keys winning as in compose-go;
+the merged nodes keep their own positions, so a finding about an anchored block points
+at the anchor.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def _deep_merge(base: Node, own: Node) -> Node:
     for key, value in own.value.items():
         if key == "extends":
             continue
-        out[key] = _deep_merge(merged(out[key]), merged(value)) if key in out else value
+        out[key] = _deep_merge(out[key], value) if key in out else value
     return Node(out, own.span, own.key_span, own.tag)
 
 
@@ -154,45 +155,31 @@ def value_of(doc: Document, node: Node | None) -> str | None:
     return interpolate(node.str(), env_file(doc))
 
 
-def merged(node: Node | None) -> Node | None:
-    """A mapping with its YAML merge keys (`<<`) applied."""
-    if node is None or not node.is_map or "<<" not in node.value:
-        return node
-    base: dict[str, Node] = {}
-    sources = node.value["<<"]
-    for source in reversed(sources.value if sources.is_seq else [sources]):
-        source = merged(source)
-        if source is not None and source.is_map:
-            base.update(source.value)
-    base.update({k: v for k, v in node.value.items() if k != "<<"})
-    return Node(base, node.span, node.key_span, node.tag)
-
-
 def services(doc: Document) -> list[Service]:
     if "compose.services" not in doc.cache:
         root = doc.tree
         found = []
-        table = merged(root.get("services")) if root is not None and root.is_map else None
+        table = root.get("services") if root is not None and root.is_map else None
         for name, node in table.items() if table is not None else ():
             if node.is_map:
-                found.append(Service(name, merged(node), node, node.key_span or node.span))
+                found.append(Service(name, node, node, node.key_span or node.span))
         doc.cache["compose.services"] = found
     return doc.cache["compose.services"]
 
 
 def resources(service: Service, where: str | None = None) -> Node | None:
-    """`deploy.resources` (or its `limits`/`reservations` block) as a mapping, merge keys
-    applied at every level; None when absent or not a mapping."""
-    node = merged(service.get("deploy"))
+    """`deploy.resources` (or its `limits`/`reservations` block) as a mapping; None when
+    absent or not a mapping."""
+    node = service.get("deploy")
     for key in ("resources", where) if where else ("resources",):
-        node = merged(node.get(key)) if node is not None and node.is_map else None
+        node = node.get(key) if node is not None and node.is_map else None
     return node if node is not None and node.is_map else None
 
 
 def device_requests(service: Service, where: str = "reservations") -> list[Node]:
-    """The items of `deploy.resources.<where>.devices` (merge keys applied)."""
+    """The items of `deploy.resources.<where>.devices`."""
     block = resources(service, where)
-    return [merged(item) for item in sequence(block.get("devices") if block is not None else None)]
+    return sequence(block.get("devices") if block is not None else None)
 
 
 def is_gpu_device(item: Node) -> bool:

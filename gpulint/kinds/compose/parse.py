@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from gpulint.formats.errors import ParseError
-from gpulint.formats.yamlpos import parse_yaml_documents
+from gpulint.formats.yamlpos import YamlReading, parse_yaml_documents
 
 
 def parse(text: str, doc):
-    roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+    reading = YamlReading()
+    roots = [r for r in parse_yaml_documents(text, doc.index, reading) if r is not None]
+    doc.cache["yaml.duplicates"] = reading.duplicates
+    doc.cache["shared.text"] = reading.shared
     if len(roots) > 1 or (roots and not roots[0].is_map):
         raise ParseError("a Compose file must hold one YAML mapping")
     return roots[0] if roots else None

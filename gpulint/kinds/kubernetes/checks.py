@@ -32,10 +32,30 @@ from gpulint.kinds.kubernetes.support import (
 )
 from gpulint.model import Document, Edit, Fix, Node, sequence
 from gpulint.regex import lazy
-from gpulint.registry import Context, check, finding
+from gpulint.registry import Context, check, finding, related
+
+# ---------------------------------------------------------------- what kubectl reads
+
+
+@check("GL001", kinds=("kubernetes",))
+def duplicate_keys(doc: Document, ctx: Context):
+    """A key written twice in one mapping. `kubectl apply -f` (sigs.k8s.io/yaml, go-yaml v2
+    without strict mode) keeps the later value and drops the first without a word
+    (kubernetes/kubernetes#99286, #125885); kustomize (`kubectl apply -k`) decodes with
+    go-yaml v3 and refuses the file with go-yaml's message. Hence a warning."""
+    if doc.templated:
+        return  # template expressions set aside may read as equal keys
+    for dup in doc.cache.get("yaml.duplicates", ()):
+        yield finding(
+            doc, "GL001", dup.second,
+            f"mapping key \"{dup.key}\" already defined at line {dup.first.line}: `kubectl apply -f` "
+            f"keeps this later value and silently drops the first one; kustomize (`kubectl apply -k`) "
+            f"refuses the file (\"line {dup.second.line}: mapping key \"{dup.key}\" already defined at "
+            f"line {dup.first.line}\")", severity="warning",
+            related=[related(doc, dup.first, f"`{dup.key}` first defined here")])
+
 
 # ---------------------------------------------------------------- GPU resources
-
 
 
 @check("GL501", kinds=("kubernetes",))

@@ -16,9 +16,12 @@ def parse(text: str, doc) -> list:
         roots = [parse_json(text, doc.index)]
     else:
         # PyYAML only for YAML
-        from gpulint.formats.yamlpos import parse_yaml_documents
+        from gpulint.formats.yamlpos import YamlReading, parse_yaml_documents
 
-        roots = parse_yaml_documents(text, doc.index)
+        reading = YamlReading()
+        roots = parse_yaml_documents(text, doc.index, reading)
+        doc.cache["yaml.duplicates"] = reading.duplicates
+        doc.cache["shared.text"] = reading.shared
     objects: list = []
     incomplete: list = []
     for root in roots:
