@@ -29,11 +29,10 @@ def test_fix_removes_only_the_unused_code(tmp_path):
 
 
 def test_fix_removes_a_trailing_comment_only(tmp_path):
-    # (in a Dockerfile a trailing `#` is part of the instruction: GL005, not a suppression)
-    line = "docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi"
-    write_files(tmp_path, {"run.sh": f"#!/bin/sh\n{line}  # gpulint: disable=GL001\n"})
+    # (in a Dockerfile a trailing `#` is part of the instruction: GL005, never removed)
+    write_files(tmp_path, {"compose.yaml": "services:\n  a:\n    image: x  # gpulint: disable=GL001\n"})
     run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
-    assert (tmp_path / "run.sh").read_text() == f"#!/bin/sh\n{line}\n"
+    assert (tmp_path / "compose.yaml").read_text() == "services:\n  a:\n    image: x\n"
 
 
 def test_diff_writes_nothing(tmp_path):

@@ -2,8 +2,13 @@
 
 dockerfile-parse splits instructions (line continuations and the `escape`
 directive included); heredoc bodies, which it reads as instructions of their
-own, are folded back into the instruction that opens them here. `FROM` images
-are resolved with the defaults of the ARGs declared before the first FROM.
+own, are folded back into the instruction that opens them here. Where it reads
+otherwise than BuildKit's parser (moby/buildkit frontend/dockerfile/parser), the
+text it is given is first made to read the same: an empty or blank line inside a
+line continuation is skipped by BuildKit (the continuation goes on), as a comment
+line there is. Heredocs are found as BuildKit finds them: in ADD, COPY and RUN
+(not their JSON form), a word that starts with `<<`. `FROM` images are resolved
+with the defaults of the ARGs declared before the first FROM.
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ from gpulint.model import LineIndex, Span
 from gpulint.numbers import whole
 from gpulint.regex import lazy
 
-_HEREDOC = lazy(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
 _VAR = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
 # _VAR where no `}` follows: only `$V` can match there (the same groups, 1 to 3 never set).
 # Searched with _VAR, every `${V:-` there would read to the end of the text in vain.
@@ -151,17 +155,121 @@ def arg_pairs(value: str) -> list[tuple[str, str | None]]:
     return out
 
 
+_DIRECTIVE = lazy(r"#\s*([a-zA-Z][a-zA-Z0-9]*)\s*=\s*(.+?)\s*")
+_HEREDOC_WORD = lazy(r"(\d*)<<(-?)([^<]*)")
+_WORDS = lazy(r"""(?:[^\s"'\\]|\\.|"(?:\\.|[^"\\])*"?|'[^']*'?)+""")
+HEREDOC_KEYWORDS = frozenset(("ADD", "COPY", "RUN"))
+
+
+def escape_token(lines: list[str]) -> str:
+    """The escape character the parser directives at the top of the file set: BuildKit
+    reads directives (`# escape=`, `# syntax=`, `# check=`) only up to the first line that
+    is none, a blank line included."""
+    for line in lines:
+        match = _DIRECTIVE.fullmatch(line.strip())
+        if match is None or match[1].lower() not in ("escape", "syntax", "check"):
+            break
+        if match[1].lower() == "escape" and match[2] in ("`", "\\"):
+            return match[2]
+    return "\\"
+
+
+def heredoc_words(keyword: str, args: str) -> list[tuple[str, bool]]:
+    """(terminator, tabs stripped) of each heredoc an instruction opens, as BuildKit finds
+    them: only in ADD, COPY and RUN (and ONBUILD of those), never in their JSON form, each a
+    word of its own that starts with `<<` (`cat<<EOF` or `"<<EOF"` opens none)."""
+    keyword = keyword.upper()
+    if keyword == "ONBUILD":
+        keyword, _, args = args.strip().partition(" ")
+        keyword = keyword.upper()
+    if keyword not in HEREDOC_KEYWORDS or "<<" not in args:
+        return []
+    rest = args.strip()
+    while rest.startswith("--"):  # flags come before the JSON form
+        rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
+    if rest.startswith("["):
+        import json
+
+        try:
+            if isinstance(json.loads(rest), list):
+                return []
+        except ValueError:
+            pass
+    out = []
+    for word in _WORDS.findall(args):
+        match = _HEREDOC_WORD.fullmatch(word)
+        name = match[3].replace('"', "").replace("'", "") if match else ""
+        if name and not any(c.isspace() for c in name):
+            out.append((name, match[2] == "-"))
+    return out
+
+
+def _continues(line: str, escape: str) -> tuple[str, bool]:
+    """BuildKit's trimContinuationCharacter: the line without a final escape character
+    (and the blanks after it), and whether the instruction goes on."""
+    stripped = line.rstrip(" \t")
+    if stripped.endswith(escape) and (len(stripped) == 1 or stripped[-2] != escape):
+        return stripped[:-1], True
+    return line, False
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
+def continuation_blanks(lines: list[str], escape: str) -> tuple[list[int], bool]:
+    """The (0-based) empty or blank lines inside a line continuation: BuildKit skips them
+    and the instruction goes on (with a warning that this may become an error); and
+    whether the file ends inside a continuation (the instruction ends there)."""
+    blanks = []
+    more = False
+    row = 0
+    while row < len(lines):
+        line = lines[row].rstrip("\r").lstrip()
+        row += 1
+        if _is_comment(line) or not line:
+            continue
+        joined, more = _continues(line, escape)
+        while more and row < len(lines):
+            raw = lines[row].rstrip("\r")
+            row += 1
+            if _is_comment(raw):
+                continue
+            if not raw.strip():
+                blanks.append(row - 1)
+                continue
+            part, more = _continues(raw, escape)
+            joined += part
+        keyword, _, args = joined.strip().partition(" ")
+        for name, tabs in heredoc_words(keyword, args):
+            while row < len(lines):
+                candidate = lines[row].rstrip("\r")
+                row += 1
+                if (candidate.lstrip("\t") if tabs else candidate) == name:
+                    break
+    return blanks, more
+
+
 def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     from dockerfile_parse import DockerfileParser
 
+    lines = text.split("\n")
+    escape = escape_token(lines)
+    blanks, open_at_end = continuation_blanks(lines, escape)
+    given_text = text
+    if blanks:  # read as the comment lines dockerfile-parse already skips there
+        given = list(lines)
+        for row in blanks:
+            given[row] = "#"
+        given_text = "\n".join(given)
+    if open_at_end:  # BuildKit ends the instruction with the file; dockerfile-parse drops it
+        given_text += "\n\n"
     try:
-        parser = DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8")))
+        parser = DockerfileParser(fileobj=io.BytesIO(given_text.encode("utf-8")))
         structure = parser.structure
     except Exception as exc:  # dockerfile-parse raises plain exceptions on odd input
         raise ParseError(f"invalid Dockerfile: {exc}") from None
 
-    lines = text.split("\n")
-    escape = "`" if re.match(r"\s*#\s*escape\s*=\s*`", text) else "\\"
     instructions: list[Instruction] = []
     skip_until = -1
     for item in structure:
@@ -174,8 +282,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
             raise ParseError(f"unknown instruction `{item['instruction']}` (the builder stops with "
                              f"\"unknown instruction\")", first + 1, 1)
         bodies = []
-        for match in _HEREDOC.finditer(value):
-            end_word, strip_tabs = match[3], match[1] == "-"
+        for end_word, strip_tabs in heredoc_words(keyword, value):
             body, row = [], last + 1
             while row < len(lines):
                 candidate = lines[row].rstrip("\r")
@@ -184,12 +291,14 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
                 body.append(candidate)
                 row += 1
             else:
-                column = lines[first].find("<<" + match[1]) + 1
+                column = lines[first].find("<<") + 1
                 raise ParseError(f"heredoc `<<{end_word}` is never closed by a line `{end_word}`",
                                  first + 1, max(1, column))
             bodies.append("\n".join(body))
             last = min(row, len(lines) - 1)
         skip_until = last if bodies else skip_until
+        if open_at_end:  # not past the file's last line (the lines added above)
+            last = min(last, len(lines) - (2 if lines[-1] == "" else 1))
         start = index.offset(first + 1, 1)
         end_text = lines[last].rstrip("\r") if last < len(lines) else ""
         end = index.offset(last + 1, len(end_text) + 1)
