@@ -669,3 +669,17 @@ def test_gl106_binary_name_with_arguments_spaces_or_a_folder(lint_files):
             '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
             f'    BinaryName = "{binary}"\n')})
         assert [(f["code"], f["severity"]) for f in run.findings if f["code"] == "GL106"] == [("GL106", "error")], binary
+
+
+def test_gl117_a_binary_name_as_runtime_type(lint_files):
+    """containerd 1.6.20, 1.7.24 and 2.1.9: pods fail with `invalid runtime name runc, correct
+    runtime name should be either format like ...` (tests/oracle/data)."""
+    for value in ("runc", "nvidia-container-runtime"):
+        run = lint_files({"config.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            f'  runtime_type = "{value}"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '    BinaryName = "/usr/bin/nvidia-container-runtime"\n')})
+        assert [(f["code"], f["line"]) for f in run.findings if f["code"] == "GL117"] == [("GL117", 3)], value
+        assert f"invalid runtime name {value}" in run.findings[-1]["message"] or any(
+            f"invalid runtime name {value}" in f["message"] for f in run.findings)

@@ -287,8 +287,21 @@ def runtime_type_unknown(doc, ctx):
     for _, name, node in declared_runtimes(doc):
         value = node.get("runtime_type")
         runtime_type = str_value(value)
-        if not runtime_type or is_unknown_value(runtime_type) or runtime_type in RUNC_TYPES \
-                or not runtime_type.lower().startswith("io.containerd.runc"):
+        if not runtime_type or is_unknown_value(runtime_type) or runtime_type in RUNC_TYPES:
+            continue
+        if "." not in runtime_type and not runtime_type.startswith("/"):
+            # a binary's name where a shim's belongs (`runc`, `nvidia-container-runtime`)
+            yield finding(doc, "GL117", value.span,
+                          f"runtime `{name}` has runtime_type `{runtime_type}`, which is not a shim name: "
+                          f"every pod that selects it fails (`invalid runtime name {runtime_type}, correct "
+                          f"runtime name should be either format like `io.containerd.runc.v1` or a full "
+                          f"path to the binary`); runtime_type names the shim, `{RUNC_V2}`, and the "
+                          f"runtime binary goes in `options.BinaryName`",
+                          fix=checked_fix(doc, f"use runtime_type `{RUNC_V2}`",
+                                          [replace_edit(doc, value.span, quoted_value(doc, value, RUNC_V2))],
+                                          safe=False))
+            continue
+        if not runtime_type.lower().startswith("io.containerd.runc"):
             continue
         shim = "containerd-shim-" + "-".join(runtime_type.split(".")[2:])
         yield finding(doc, "GL117", value.span,
