@@ -24,7 +24,7 @@ MAX_BYTES = 4 * 1024 * 1024
 
 
 # The third-party parsers gpulint reads files with, by module: the pip package to install.
-PARSER_PACKAGES = {"dockerfile_parse": "dockerfile-parse", "yaml": "PyYAML"}
+PARSER_PACKAGES = {"yaml": "PyYAML"}
 
 
 class ParserMissing(Exception):

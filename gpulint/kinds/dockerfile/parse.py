@@ -1,10 +1,11 @@
 """Dockerfiles into stages and instructions with positions.
 
-dockerfile-parse splits instructions (line continuations and the `escape`
-directive included); heredoc bodies, which it reads as instructions of their
-own, are folded back into the instruction that opens them here. Where it reads
-otherwise than BuildKit's parser (moby/buildkit frontend/dockerfile/parser), the
-text it is given is first made to read the same: an empty or blank line inside a
+Instructions are split as dockerfile-parse 2.0.1 splits them (`instruction_lines`,
+line continuations and the `escape` directive included; ported, so that a Dockerfile
+is read without the package and in time linear in its length); heredoc bodies, which
+it reads as instructions of their own, are folded back into the instruction that
+opens them here. Where it reads otherwise than BuildKit's parser (moby/buildkit
+frontend/dockerfile/parser), the text it is given is first made to read the same: an empty or blank line inside a
 line continuation is skipped by BuildKit (the continuation goes on), as a comment
 line there is. Heredocs are found as BuildKit finds them: in ADD, COPY and RUN
 (not their JSON form), a word that starts with `<<`. `FROM` images are resolved
@@ -13,7 +14,6 @@ with the defaults of the ARGs declared before the first FROM.
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass, field
 
@@ -250,9 +250,62 @@ def continuation_blanks(lines: list[str], escape: str) -> tuple[list[int], bool]
     return blanks, more
 
 
-def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
-    from dockerfile_parse import DockerfileParser
+_INSTRUCTION_LINE = lazy(r"^\s*(\S+)\s+(.*)$")
+_COMMENT_LINE = lazy(r"^\s*#")
+_ESCAPE_DIRECTIVE = lazy(r"^\s*#\s*escape\s*=\s*(\\|`)\s*$", re.I)
+_SYNTAX_DIRECTIVE = lazy(r"^\s*#\s*syntax\s*=\s*(.*)\s*$", re.I)
 
+
+def instruction_lines(text: str) -> list[dict]:
+    """The instructions of a Dockerfile as dockerfile-parse 2.0.1's `structure` gives them
+    ({instruction, startline, endline, value}, lines 0-based; comment lines as COMMENT),
+    read the same way line for line, with a continued instruction's value gathered in a
+    list: the package's `+=` on one string made thousands of continuation lines quadratic.
+    tests/test_dockerfile_oracle.py compares the two where the package is installed."""
+    out: list[dict] = []
+    escape = "\\"
+    continues = re.compile(r"^.*\\\s*$")
+    directives = True
+    current: dict | None = None
+    parts: list[str] = []
+    lines = text.split("\n")
+    for number, raw in enumerate(lines):
+        line = raw + "\n" if number < len(lines) - 1 else raw  # as readlines() gives it
+        if not line:
+            continue
+        if directives:
+            found = _ESCAPE_DIRECTIVE.match(line)
+            if found is not None:
+                escape = found[1]
+                continues = re.compile(r"^.*" + re.escape(escape) + r"\s*$")
+            elif _SYNTAX_DIRECTIVE.match(line) is None:
+                directives = False
+        if _COMMENT_LINE.match(line):  # also inside a continuation, which goes on after it
+            out.append({"instruction": "COMMENT", "startline": number, "endline": number,
+                        "value": re.sub(r"^\s*#\s*", "", line).replace("\n", "")})
+            continue
+        if current is None:
+            found = _INSTRUCTION_LINE.match(line)
+            if found is None:
+                continue  # a line of one word is no instruction to dockerfile-parse
+            current = {"instruction": found[1].upper(), "startline": number, "endline": number}
+            parts = [_without_escape(found[2], escape)]
+        else:
+            current["endline"] = number
+            parts.append(_without_escape(line if any(parts) else line.lstrip(), escape))
+        if continues.match(line) is None:
+            current["value"] = "".join(parts)
+            out.append(current)
+            current = None
+    return out
+
+
+def _without_escape(text: str, escape: str) -> str:
+    text = text.rstrip()
+    return text[:-1] if text.endswith(escape) else text
+
+
+def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     lines = text.split("\n")
     escape = escape_token(lines)
     blanks, open_at_end = continuation_blanks(lines, escape)
@@ -264,11 +317,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
         given_text = "\n".join(given)
     if open_at_end:  # BuildKit ends the instruction with the file; dockerfile-parse drops it
         given_text += "\n\n"
-    try:
-        parser = DockerfileParser(fileobj=io.BytesIO(given_text.encode("utf-8")))
-        structure = parser.structure
-    except Exception as exc:  # dockerfile-parse raises plain exceptions on odd input
-        raise ParseError(f"invalid Dockerfile: {exc}") from None
+    structure = instruction_lines(given_text)
 
     instructions: list[Instruction] = []
     skip_until = -1
