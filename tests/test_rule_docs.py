@@ -57,6 +57,9 @@ def test_good_example_is_clean_of_the_rule(path, tmp_path):
     result = _run_example(tmp_path, rule["example"]["good"])
     assert result.rc == 0, result.err
     assert rule["code"] not in result.codes(), result.findings
+    # a good example is a config that works: no rule calls anything in it an error
+    errors = [f for f in result.findings if f["severity"] == "error"]
+    assert not errors, errors
 
 
 def test_rules_say_which_daemon_versions_their_claims_were_checked_against():
