@@ -310,3 +310,42 @@ def test_runtime_fields_matched_in_any_case(lint_files):
     run = lint_files({"daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": '
                                      '{"Path": "/usr/bin/nvidia-container-runtime", "RuntimeArgs": []}}}\n'})
     assert run.findings == []
+
+
+def _in_daemon_json(text: str, version: str | None, tmp_path):
+    (tmp_path / "daemon.json").write_text(text)
+    if version is None:
+        return run_gpulint("--isolated", "--format", "json", "daemon.json", cwd=tmp_path)
+    (tmp_path / ".gpulint.toml").write_text(f'[fleet]\ndocker-version = "{version}"\n')
+    return run_gpulint("--format", "json", "daemon.json", cwd=tmp_path)
+
+
+@pytest.mark.parametrize("version", [None, "20.10", "26.1", "28.5"])
+def test_gl206_a_flag_name_as_key_is_let_through_and_never_read(version, tmp_path):
+    # dockerd 20.10.24, 26.1.5 and 28.5.2 start with `add-runtime` in the file and register no
+    # runtime from it (tests/oracle/data: the add-runtime-key mutants)
+    text = ('{\n  "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}},\n'
+            '  "add-runtime": "nvidia=/usr/bin/nvidia-container-runtime",\n  "label": ["gpu=a100"]\n}\n')
+    run = _in_daemon_json(text, version, tmp_path)
+    assert [(f["code"], f["severity"], f["line"], f["column"]) for f in run.findings] == [
+        ("GL206", "warning", 3, 3), ("GL206", "warning", 4, 3)], run.err
+    added, label = (f["message"] for f in run.findings)
+    assert "never reads its value" in added and "write it as `runtimes`" in added
+    assert "write it as `labels`, whose value is a list" in label
+    # the file's own names are clean
+    clean = _in_daemon_json('{"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}},'
+                            ' "labels": ["gpu=a100"]}\n', version, tmp_path)
+    assert clean.findings == []
+
+
+@pytest.mark.parametrize("version,severity,words", [
+    (None, "warning", "dockerd 23.0 to 28 lets the key through"),
+    ("20.10", "error", "not a daemon.json option of dockerd 20.10"),
+    ("24.0", "warning", "write it as `proxies`"),
+])
+def test_gl206_a_top_level_proxy_is_refused_by_20_10_and_lost_later(version, severity, words, tmp_path):
+    # --http-proxy came with Docker 23.0 and is read from daemon.json only inside `proxies`
+    run = _in_daemon_json('{"http-proxy": "http://proxy:3128"}\n', version, tmp_path)
+    (found,) = run.findings
+    assert (found["code"], found["severity"]) == ("GL206", severity) and words in found["message"]
+    assert _in_daemon_json('{"proxies": {"http-proxy": "http://proxy:3128"}}\n', "24.0", tmp_path).findings == []

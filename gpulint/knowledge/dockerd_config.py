@@ -23,3 +23,50 @@ def option_types() -> dict[str, str]:
         if plain is not None:
             out[key] = plain
     return out
+
+
+def _release_key(name: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in str(name).split()[0].split("."))
+
+
+@functools.lru_cache(maxsize=None)
+def releases() -> tuple[tuple[str, dict], ...]:
+    """The transcribed releases, oldest first: (name, its section of the model)."""
+    data = load_yaml(DATA)["releases"]
+    return tuple(sorted(((str(name), spec) for name, spec in data.items()), key=lambda r: _release_key(r[0])))
+
+
+def applicable(version: tuple[int, int] | None) -> list[str]:
+    """The transcribed releases a claim about `version` rests on: the newest at or below it (the
+    oldest for an older one), or every release when the nodes' release is not known."""
+    names = [name for name, _ in releases()]
+    if version is None:
+        return names
+    below = [name for name in names if _release_key(name) <= tuple(version)]
+    return [below[-1] if below else names[0]]
+
+
+@functools.lru_cache(maxsize=None)
+def _decoded(release: str) -> frozenset[str]:
+    """Top-level keys `release` both lets through its unknown-directive check and decodes."""
+    at = _release_key(release)
+    out = set()
+    for key, spec in load_yaml(DATA)["keys"].items():
+        until = spec.get("until")
+        if spec.get("accepted_as") and _release_key(spec["since"]) <= at \
+                and (until is None or at < _release_key(until)):
+            out.add(key)
+    return frozenset(out)
+
+
+def status(key: str, release: str) -> str:
+    """How `release` treats a top-level key: "decoded"; "flag-only" (dockerd checks a file's
+    keys against its command-line flag names before it decodes the file, so a flag's name that
+    is no json tag, `add-runtime`, `label`, `exec-opt`, passes the check and is never decoded:
+    its value is lost without a word); or "refused" (the unknown-directive error)."""
+    spec = dict(releases())[release]
+    if key in _decoded(release) or key in (spec.get("skip_validate_options") or ()):
+        return "decoded"
+    if key in (spec.get("flag_names_without_json_tag") or ()):
+        return "flag-only"
+    return "refused"

@@ -370,9 +370,90 @@ def _graph(doc: Document, ctx, node: Node, fix: Fix | None):
                   f"`graph` was replaced by `data-root`: {words}; use `data-root`", fix=fix)
 
 
+# What a flag-named key is written as in daemon.json, where it is not the plural of the flag
+# (dockerd docs, "Daemon configuration file"; moby daemon/config); None: the flag has no
+# daemon.json form.
+_FILE_FORM = {
+    "add-runtime": '`runtimes` (`"runtimes": {"NAME": {"path": "/usr/bin/..."}}`)',
+    "http-proxy": '`proxies` (`"proxies": {"http-proxy": "..."}`)',
+    "https-proxy": '`proxies` (`"proxies": {"https-proxy": "..."}`)',
+    "no-proxy": '`proxies` (`"proxies": {"no-proxy": "..."}`)',
+    "config-file": None, "validate": None, "version": None, "restart": None,
+    "containerd-plugins-namespace": None,
+}
+
+
+def _plural(key: str) -> str | None:
+    """The daemon.json key a repeatable flag is written as: `label` -> `labels`."""
+    for plural in (key + "s", key[:-1] + "ies" if key.endswith("y") else None):
+        if plural in DAEMON_KEYS:
+            return plural
+    return None
+
+
+def _file_form(key: str) -> str | None:
+    if key in _FILE_FORM:
+        return _FILE_FORM[key]
+    plural = _plural(key)
+    if plural is None:
+        return None
+    return f"`{plural}`, whose value is {'an object' if _is_map_option(plural) else 'a list'}"
+
+
+def _is_map_option(key: str) -> bool:
+    return (option_type(key) or "").startswith("map[")
+
+
+def _plural_fix(doc: Document, key: str, node: Node) -> Fix | None:
+    """Renaming is safe where the value already has the shape the plural key decodes."""
+    plural = _plural(key)
+    if plural is None or key in _FILE_FORM or doc.tree.get(plural) is not None:
+        return None
+    if not (node.is_map if _is_map_option(plural) else node.is_seq):
+        return None
+    return _json_fix(doc, f"rename `{key}` to `{plural}`", [_rename_key(doc, node, plural)])
+
+
+def _flag_only(doc: Document, ctx, key: str, node: Node):
+    """A flag's name used as a key passes dockerd's unknown-directive check and is never
+    decoded (verified with dockerd 20.10.24, 26.1.5 and 28.5.2: `add-runtime` in the file starts
+    the daemon and registers no runtime)."""
+    releases = dockerd_config.applicable(docker_version(ctx))
+    said = {r: dockerd_config.status(key, r) for r in releases}
+    lost = [r for r in releases if said[r] == "flag-only"]
+    refused = [r for r in releases if said[r] == "refused"]
+    if not lost:
+        if refused and len(refused) == len(releases) and any(
+                dockerd_config.status(key, r) == "flag-only" for r, _ in dockerd_config.releases()):
+            # a flag of later releases only (`http-proxy` came with 23.0)
+            return finding(doc, "GL206", node.key_span,
+                           f"`{key}` is not a daemon.json option of dockerd {_release_range(refused)}: it "
+                           f"refuses to start (\"{_UNKNOWN_DIRECTIVE}{key}\")"
+                           + (f"; write it as {_file_form(key)} (dockerd 23.0 and later)"
+                              if key in ("http-proxy", "https-proxy", "no-proxy") else ""))
+        return None
+    who = "dockerd" if len(lost) == len(releases) else f"dockerd {_release_range(lost)}"
+    words = (f"`{key}` is the name of dockerd's `--{key}` flag, not a daemon.json option: {who} "
+             f"lets the key through (it checks a file's keys against its flag names) but never "
+             f"reads its value, so the setting is lost")
+    if refused:
+        words += f"; dockerd {_release_range(refused)} refuses to start (\"{_UNKNOWN_DIRECTIVE}{key}\")"
+    form = _file_form(key)
+    words += f"; write it as {form}" if form else "; it can only be given on dockerd's command line"
+    return finding(doc, "GL206", node.key_span, words, severity="warning", fix=_plural_fix(doc, key, node))
+
+
+def _release_range(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}"
+
+
 @check("GL206", kinds=("daemon-json",))
 def unknown_daemon_key(doc, ctx):
     for key, node in doc.tree.items():
+        lost = _flag_only(doc, ctx, key, node)
+        if lost is not None:
+            yield lost
+            continue
         if key in DAEMON_KEYS:
             continue
         if key in REMOVED_KEYS:
