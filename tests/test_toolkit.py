@@ -73,3 +73,23 @@ def test_templated_values_are_left_to_the_template(tmp_path):
         '[nvidia-container-runtime]\nmode = "{{ toolkit_mode }}"\nno-cgroups = true\n')})
     result = lint(tmp_path)
     assert [(f["code"], f["line"]) for f in result.findings] == [("GL809", 7)]
+
+
+def test_cdi_features_newer_than_the_spec_version():
+    # container-device-interface specs-go/version.go: ValidateVersion rejects a spec whose
+    # features need a later cdiVersion than it declares, naming the highest one
+    result = lint(FIXTURES / "cdi" / "versions" / "too-old.yaml")
+    assert result.at() == [("GL811", 3, 1), ("GL811", 6, 11), ("GL811", 10, 11), ("GL811", 15, 7),
+                           ("GL811", 17, 3), ("GL811", 18, 3)]
+    first, *_, last = (f["message"] for f in result.findings)
+    assert first.startswith("`annotations` needs cdiVersion 0.6.0 or later, and this spec says 0.3.0")
+    assert "(`the spec version must be at least v1.1.0`)" in last
+    assert lint(FIXTURES / "cdi" / "versions" / "new-enough.yaml").findings == []
+
+
+def test_cdi_class_with_a_dot_needs_0_6(tmp_path):
+    spec = "cdiVersion: 0.5.0\nkind: example.com/gpu.partition\ndevices:\n  - name: a\n    containerEdits: {env: [A=1]}\n"
+    write_files(tmp_path, {"spec.yaml": spec})
+    assert lint(tmp_path / "spec.yaml", "--kind", "cdi").at() == [("GL811", 2, 7)]
+    write_files(tmp_path, {"spec.yaml": spec.replace("0.5.0", "0.6.0")})
+    assert lint(tmp_path / "spec.yaml", "--kind", "cdi").findings == []

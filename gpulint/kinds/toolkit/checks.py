@@ -168,6 +168,69 @@ def cdi_spec_invalid(doc: Document, ctx: Context):
                       f"`kind: {kind.value}` {_qualifier_problem(kind.value)}: runtimes reject the spec")
     yield from _edits(doc, tree.get("containerEdits"))
     yield from _devices(doc, tree)
+    if text is not None and text.removeprefix("v") in _cdi()["versions"]:
+        yield from _newer_than_declared(doc, tree, _semver(text))
+
+
+def _semver(text: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in text.removeprefix("v").split("."))
+
+
+def _features(tree: Node):
+    """(feature, span) for every use of a feature a later cdiVersion added (specs-go/version.go)."""
+    annotations = tree.get("annotations")
+    if annotations is not None and annotations.value:
+        yield "annotations", annotations.anchor
+    kind = tree.get("kind")
+    if str_value(kind) is not None and "." in kind.value.partition("/")[2]:
+        yield "class-dot", kind.span
+    devices = tree.get("devices")
+    edits = [tree.get("containerEdits")]
+    for item in devices.value if devices is not None and devices.is_seq else ():
+        if not item.is_map:
+            continue
+        name = item.get("name")
+        if str_value(name) and name.value[0].isdigit():
+            yield "device-name-digit", name.span
+        if item.get("annotations") is not None and item.get("annotations").value:
+            yield "annotations", item.get("annotations").anchor
+        edits.append(item.get("containerEdits"))
+    for edit in edits:
+        if edit is not None and edit.is_map:
+            yield from _edit_features(edit)
+
+
+def _edit_features(edit: Node):
+    for key, field, feature in (("mounts", "type", "mount-type"), ("deviceNodes", "hostPath", "host-path")):
+        entries = edit.get(key)
+        for entry in entries.value if entries is not None and entries.is_seq else ():
+            if str_value(entry.get(field)):
+                yield feature, entry.get(field).anchor
+    rdt = edit.get("intelRdt")
+    if rdt is not None:
+        yield "intel-rdt", rdt.anchor
+        newer = [rdt.get("schemata"), rdt.get("enableMonitoring")] if rdt.is_map else []
+        if newer[0] is not None or (newer and newer[1] is not None and newer[1].value is True):
+            yield "intel-rdt-schemata", (newer[0] if newer[0] is not None else newer[1]).anchor
+    for key, feature in (("additionalGids", "additional-gids"), ("netDevices", "net-devices")):
+        if edit.get(key) is not None and edit.get(key).value:
+            yield feature, edit.get(key).anchor
+
+
+def _newer_than_declared(doc: Document, tree: Node, declared: tuple[int, ...]):
+    """The CDI library computes the lowest version a spec's features need and rejects a spec
+    that declares less, naming the highest one needed; each use is reported where it is written."""
+    text = str_value(tree.get("cdiVersion"))
+    late = [(_cdi()["requires"][feature], span) for feature, span in _features(tree)
+            if _semver(_cdi()["requires"][feature]["version"]) > declared]
+    if not late:
+        return
+    highest = max((need["version"] for need, _ in late), key=_semver)
+    for need, span in late:
+        yield finding(doc, "GL811", span,
+                      f"{need['what']} needs cdiVersion {need['version']} or later, and this spec says "
+                      f"{text}: runtimes reject the whole spec (`the spec version must be at least "
+                      f"v{highest}`); raise `cdiVersion`")
 
 
 def _edits(doc: Document, edits: Node | None):
