@@ -93,3 +93,57 @@ def test_cdi_class_with_a_dot_needs_0_6(tmp_path):
     assert lint(tmp_path / "spec.yaml", "--kind", "cdi").at() == [("GL811", 2, 7)]
     write_files(tmp_path, {"spec.yaml": spec.replace("0.5.0", "0.6.0")})
     assert lint(tmp_path / "spec.yaml", "--kind", "cdi").findings == []
+
+
+_NO_CGROUPS = "[nvidia-container-cli]\nno-cgroups = true\n"
+_DOCKER = '{\n  "runtimes": {"nvidia": {"path": "nvidia-container-runtime", "runtimeArgs": []}}\n}\n'
+
+
+def test_no_cgroups_under_a_root_daemon_is_a_warning(tmp_path):
+    # NVIDIA/nvidia-container-toolkit#381: `Failed to initialize NVML: Unknown Error`, fixed by
+    # no-cgroups = false on a rootful Docker
+    write_files(tmp_path, {"etc/nvidia-container-runtime/config.toml": _NO_CGROUPS,
+                           "etc/docker/daemon.json": _DOCKER})
+    (found,) = lint(tmp_path).findings
+    assert (found["code"], found["severity"], found["line"], found["column"]) == ("GL812", "warning", 2, 14)
+    assert "Failed to initialize NVML: Unknown Error" in found["message"]
+    assert [(r["path"], r["line"]) for r in found["related"]] == [("etc/docker/daemon.json", 2, )] \
+        or found["related"][0]["path"].endswith("etc/docker/daemon.json")
+
+
+def test_no_cgroups_for_a_rootless_daemon_or_alone_is_information(tmp_path):
+    write_files(tmp_path, {"etc/nvidia-container-runtime/config.toml": _NO_CGROUPS,
+                           "home/ada/.config/docker/daemon.json": _DOCKER})
+    assert [(f["code"], f["severity"]) for f in lint(tmp_path).findings] == [("GL812", "info")]
+    write_files(tmp_path, {"home/ada/.config/docker/daemon.json": '{"rootless": true}\n'})
+    assert [(f["code"], f["severity"]) for f in lint(tmp_path).findings] == [("GL812", "info")]
+
+
+def test_no_cgroups_is_not_used_in_cdi_mode(tmp_path):
+    write_files(tmp_path, {"config.toml": _NO_CGROUPS + '\n[nvidia-container-runtime]\nmode = "cdi"\n',
+                           "daemon.json": _DOCKER})
+    assert lint(tmp_path).findings == []
+    write_files(tmp_path, {"config.toml": "[nvidia-container-cli]\nno-cgroups = false\n"})
+    assert lint(tmp_path).findings == []
+
+
+def test_no_cgroups_in_a_config_meant_for_rootless_use_is_right(tmp_path):
+    write_files(tmp_path, {"roles/docker-rootless/files/nvidia-container-runtime/config.toml": _NO_CGROUPS,
+                           "home/ada/.config/nvidia-container-runtime/config.toml": _NO_CGROUPS,
+                           "etc/docker/daemon.json": _DOCKER})
+    run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert run.findings == []
+
+
+def test_no_cgroups_is_judged_with_the_daemon_of_its_own_node(tmp_path):
+    # a root daemon of another node (another file tree) says nothing about this one
+    write_files(tmp_path, {"node-a/etc/nvidia-container-runtime/config.toml": _NO_CGROUPS,
+                           "node-b/etc/docker/daemon.json": _DOCKER})
+    assert [(f["code"], f["severity"]) for f in lint(tmp_path).findings] == [("GL812", "info")]
+    write_files(tmp_path, {"node-a/etc/containerd/config.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "nvidia"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+        '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')})
+    assert [(f["code"], f["severity"]) for f in lint(tmp_path).findings] == [("GL812", "warning")]

@@ -11,7 +11,7 @@ import functools
 from gpulint.formats.template import is_placeholder
 from gpulint.model import Document, Node, str_value
 from gpulint.regex import lazy
-from gpulint.registry import Context, check, finding
+from gpulint.registry import Context, check, finding, related
 from gpulint.resources import load_yaml
 from gpulint.spelling import closest_key
 
@@ -264,3 +264,71 @@ def _devices(doc: Document, tree: Node):
                           f"(`invalid spec, multiple device`)")
         else:
             seen.add(value)
+
+
+# ------------------------------------------------------------------ no-cgroups
+
+
+def _rootless(config) -> bool:
+    """A Docker daemon that runs as a user: `"rootless": true`, or its file in the user's
+    ~/.config/docker/ (where rootless Docker reads daemon.json)."""
+    if config.kind != "daemon-json":
+        return False
+    flag = config.doc.tree.get("rootless") if config.doc.tree is not None else None
+    return (flag is not None and flag.value is True) or "/.config/docker/" in "/" + config.doc.path
+
+
+def _meant_for_rootless(path: str) -> bool:
+    """A toolkit config in a user's ~/.config/ (where the runtime of a rootless daemon reads
+    it, $XDG_CONFIG_HOME), or one the project names for rootless use (its file or folders)."""
+    path = path.replace("\\", "/")
+    if "/.config/" in "/" + path:
+        return True
+    named = path.rsplit("/", 1)[-1] if path.startswith(("/", "../")) else path
+    return "rootless" in named.lower()
+
+
+def _same_node(doc: Document, config) -> bool:
+    """The toolkit config and a daemon's config in one node's file tree:
+    <root>/etc/nvidia-container-runtime/config.toml beside <root>/etc/docker or /etc/containerd."""
+    here = doc.abspath.replace("\\", "/")
+    suffix = "etc/nvidia-container-runtime/config.toml"
+    if not here.endswith("/" + suffix):
+        return False
+    root = here[: -len(suffix)]
+    there = config.doc.abspath.replace("\\", "/")
+    return there.startswith((root + "etc/docker/", root + "etc/containerd/"))
+
+
+def _where_root(config):
+    """The NVIDIA runtime of a root daemon's config, or else its first setting."""
+    entry = next((e for e in config.runtimes.values() if e.is_nvidia), None)
+    if entry is not None:
+        return related(entry.doc, entry.node, f"runtime `{entry.name}` of a daemon that runs as root")
+    first = next(iter(config.doc.tree.value.values()), config.doc.tree) if config.doc.tree.is_map else config.doc.tree
+    return related(config.doc, first, "a daemon that runs as root")
+
+
+@check("GL812", kinds=("nvidia-toolkit",))
+def no_cgroups_outside_rootless(doc: Document, ctx: Context):
+    node = doc.tree.get("nvidia-container-cli", "no-cgroups")
+    if node is None or node.value is not True:
+        return
+    if _meant_for_rootless(doc.path):
+        return
+    mode = str_value(doc.tree.get("nvidia-container-runtime", "mode"))
+    if mode in ("cdi", "jit-cdi"):  # devices come from the CDI spec: nvidia-container-cli is not used
+        return
+    rootful = [c for c in ctx.fact("node-configs") if not _rootless(c) and _same_node(doc, c)]
+    said = ("`no-cgroups = true` tells nvidia-container-cli not to give the container access to the "
+            "GPU device nodes in its device cgroup: it is meant for rootless Docker and Podman, which "
+            "cannot write cgroups. Under a daemon that runs as root the container starts with the "
+            "driver's libraries but no usable GPU (`Failed to initialize NVML: Unknown Error`)")
+    if rootful:
+        names = ", ".join(sorted({c.doc.path for c in rootful})[:3])
+        yield finding(doc, "GL812", node.span,
+                      f"{said}, and {names} on this node configures a daemon that runs as root; set it to false",
+                      related=[_where_root(c) for c in rootful[:3]])
+    else:
+        yield finding(doc, "GL812", node.span, f"{said}; keep it only where the runtime is rootless",
+                      severity="info")
