@@ -36,6 +36,7 @@ EXPECTED = {
     "driver-upgraded": {("GL805", "proc/driver/nvidia/version", 1, 49),
                         ("GL808", "etc/cdi/nvidia.yaml", 18, 15)},
     "eol-driver": {("GL602", "proc/driver/nvidia/version", 1, 49)},
+    "no-cgroups": {("GL812", "etc/nvidia-container-runtime/config.toml", 10, 14)},
     "broken-runtime": {("GL806", "etc/containerd/config.toml", 14, 18),
                        ("GL809", "etc/nvidia-container-runtime/config.toml", 4, 1),
                        ("GL806", "etc/nvidia-container-runtime/config.toml", 9, 12),
