@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint
 
 COMPOSE = FIXTURES / "compose"
@@ -33,6 +32,7 @@ def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
     ("no-count.compose.yaml", [("GL905", 8, 15)]),
     ("gpus-all.compose.yaml", [("GL906", 4, 5)]),
     ("gpus-number.compose.yaml", [("GL906", 4, 11)]),
+    ("gpus-list.compose.yaml", [("GL906", 4, 5)]),
     ("driver-typo.compose.yaml", [("GL907", 8, 23)]),
     ("service-devices.compose.yaml", [("GL909", 5, 9)]),
     ("env-only.compose.yaml", [("GL910", 5, 7)]),
@@ -53,6 +53,15 @@ def test_messages_quote_what_compose_prints():
     assert "two device entries" in split
     gpus = lint_fixture("compose/gpus-number.compose.yaml", "--failure-threshold", "none").findings[0]
     assert gpus["severity"] == "error" and "must be a string" in gpus["message"]
+
+
+def test_gpus_forms_name_the_compose_release_that_reads_them():
+    # the list from Compose 2.30, the string `all` only from 2.33.0 (2.30 to 2.32: "must be a list")
+    every = lint_fixture("compose/gpus-all.compose.yaml", "--failure-threshold", "none")
+    listed = lint_fixture("compose/gpus-list.compose.yaml", "--failure-threshold", "none")
+    every, listed = every.findings[0]["message"], listed.findings[0]["message"]
+    assert "Compose 2.33.0 or later" in every and "`services.trainer.gpus must be a list`" in every
+    assert "Compose 2.30 or later" in listed and "2.33" not in listed
 
 
 def test_included_files_are_linted_as_themselves():

@@ -6,7 +6,6 @@ import re
 import shutil
 
 import pytest
-
 from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint
 
 FAMILY = "GL3"
@@ -73,6 +72,10 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("toolkit/good.Dockerfile", []),
     ("toolkit/apt-key-gone.Dockerfile", [("GL309", 2, 70), ("GL309", 4, 5), ("GL309", 6, 106),
                                          ("GL309", 8, 70)]),
+    # each apt-key fed an NVIDIA key (across a line continuation), not the RUN's first
+    # apt-key nor one fed another vendor's key
+    ("toolkit/apt-key-second.Dockerfile", [("GL309", 3, 70), ("GL309", 6, 9)]),
+    ("toolkit/apt-key-other.Dockerfile", []),
     ("buildtime/bad.Dockerfile", [("GL310", 2, 5), ("GL310", 3, 31), ("GL310", 4, 31), ("GL310", 5, 5)]),
     ("buildtime/good.Dockerfile", []),
     ("ldpath/bad.Dockerfile", [("GL311", 3, 21), ("GL311", 4, 45), ("GL312", 5, 21), ("GL312", 6, 10)]),

@@ -274,11 +274,20 @@ def gpus_attribute(doc: Document, ctx: Context):
                     f"of device requests; Compose rejects the file (`services.{service.name}.gpus must "
                     f"be a string`)"))
             continue
-        form = "`gpus: all`" if node.is_scalar else "the `gpus` list"
+        # The list form came with Compose 2.30 (compose-go's schema); the string `all` only with
+        # Compose 2.33.0 (compose-go v2.4.8): 2.30 to 2.32 answer `gpus must be a list`.
+        if node.is_scalar:
+            form, needs = "`gpus: all`", (
+                "Compose 2.33.0 or later (2.30 to 2.32 reject it: "
+                f"`services.{service.name}.gpus must be a list`; older releases: "
+                f"`Additional property gpus is not allowed`)")
+        else:
+            form, needs = "the `gpus` list", (
+                "Compose 2.30 or later (older releases reject it: "
+                "`Additional property gpus is not allowed`)")
         yield finding(
             doc, "GL906", node.key_span,
-            f"{_label(service)} uses {form}, which needs Compose 2.30 or later (older releases reject "
-            f"it: `Additional property gpus is not allowed`; 2.30.x accepts only the list form); "
+            f"{_label(service)} uses {form}, which needs {needs}; "
             f"`deploy.resources.reservations.devices` works with every Compose v2 release")
 
 

@@ -444,29 +444,57 @@ def _apt_key_exists(sf: StageFacts) -> bool | None:
     return tuple(whole(p) for p in os_name[1].split(".")) < gone
 
 
+# One `&&`/`||`/`;`/newline-separated list item of a RUN: `curl <key> | apt-key add -` and
+# `apt-key adv --fetch-keys <key>` name the key in the same item as the `apt-key` that adds it.
+# A line continuation does not end an item.
+_LIST_ITEM = lazy(r"(?:\\\r?\n|[^&|;\n]|\|(?!\|)|&(?!&))+")
+_APT_KEY_ADDS = lazy(r"\bapt-key\s+(?:add|adv)\b")
+
+
+def _nvidia_apt_keys(doc: Document, ins) -> list[int]:
+    """The offsets of the `apt-key`s that add NVIDIA's key in a RUN: those in the same list
+    item as an NVIDIA key's address, else (the key fetched to a file by an earlier command)
+    the first `apt-key add`/`adv` of a RUN that names an NVIDIA address at all."""
+    if not _NVIDIA_KEY_SOURCE.search(ins.value):
+        return []
+    adding, first = [], []
+    for item in _LIST_ITEM.finditer(doc.text, ins.start, ins.end):
+        adds = _APT_KEY_ADDS.search(item[0])
+        if adds is not None:
+            at = item.start() + adds.start()
+            (adding if _NVIDIA_KEY_SOURCE.search(item[0]) else first).append(at)
+    return adding or first[:1]
+
+
 def _apt_key(doc: Document, sf: StageFacts):
+    runs = []  # each RUN once, however many apt-key commands it holds
     for cmd in sf.commands:
         name, args = command_name(cmd)
         if name == "apt-key" and args[:1] in (["add"], ["adv"]) \
-                and _NVIDIA_KEY_SOURCE.search(cmd.instruction.value):
-            exists = _apt_key_exists(sf)
-            distro, version = image_os(sf) or ("", "")
-            release = f"{distro.capitalize()} {version}"
-            advice = ("store the key with `gpg --dearmor -o /usr/share/keyrings/...` and "
-                      "reference it with `signed-by=` in the source list")
-            if exists is False:
-                message = (f"`apt-key` does not exist in {release} (APT 2.9.15 removed it; Debian "
-                           f"13 and Ubuntu 25.04 ship without it), so this RUN fails with "
-                           f"`apt-key: not found`; {advice}")
-                severity = "error"
-            else:
-                where = f"it still exists in {release}, but " if exists else ""
-                message = (f"`apt-key` is deprecated ({where}APT 2.9.15 removed it: Debian 13 and "
-                           f"Ubuntu 25.04 no longer have it) and trusts the NVIDIA key for every "
-                           f"repository; {advice}")
-                severity = "info" if exists else None
-            yield finding(doc, "GL309", locate(doc, cmd.instruction, "apt-key"), message,
-                          severity=severity)
+                and all(ins is not cmd.instruction for ins in runs):
+            runs.append(cmd.instruction)
+    offsets = [at for ins in runs for at in _nvidia_apt_keys(doc, ins)]
+    if not offsets:
+        return
+    exists = _apt_key_exists(sf)
+    distro, version = image_os(sf) or ("", "")
+    release = f"{distro.capitalize()} {version}"
+    advice = ("store the key with `gpg --dearmor -o /usr/share/keyrings/...` and "
+              "reference it with `signed-by=` in the source list")
+    if exists is False:
+        message = (f"`apt-key` does not exist in {release} (APT 2.9.15 removed it; Debian "
+                   f"13 and Ubuntu 25.04 ship without it), so this RUN fails with "
+                   f"`apt-key: not found`; {advice}")
+        severity = "error"
+    else:
+        where = f"it still exists in {release}, but " if exists else ""
+        message = (f"`apt-key` is deprecated ({where}APT 2.9.15 removed it: Debian 13 and "
+                   f"Ubuntu 25.04 no longer have it) and trusts the NVIDIA key for every "
+                   f"repository; {advice}")
+        severity = "info" if exists else None
+    for at in offsets:
+        yield finding(doc, "GL309", doc.index.span(at, at + len("apt-key")), message,
+                      severity=severity)
 
 
 # ---------------------------------------------------------------- GL310 GPU at build time
