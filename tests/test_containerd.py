@@ -633,6 +633,20 @@ def test_gl119_values_containerd_cannot_decode():
     assert all(f["severity"] == "error" for f in run.findings if f["code"] == "GL119")
 
 
+def test_gl119_a_version_that_is_no_integer(lint_files):
+    """containerd 1.6.20/1.7.24 refuse `version = 2.0` with `Can't convert 2(float64) to int`
+    and 2.1.9 with `toml: cannot decode TOML float into struct field config.Config.Version of
+    type int` (tests/oracle/data)."""
+    run = lint_files({"config.toml": 'version = 2.0\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+                                     '  default_runtime_name = "runc"\n'})
+    assert [a for a in gl1(run) if a[0] in ("GL103", "GL119")] == [("GL119", 1, 11)]
+    message = run.findings[0]["message"]
+    assert "`Can't convert 2(float64) to int`" in message
+    assert "`toml: cannot decode TOML float into struct field config.Config.Version of type int`" in message
+    assert lint_files({"config.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+                                      '  default_runtime_name = "runc"\n'}).findings == []
+
+
 def test_gl120_keys_containerd_never_reads():
     """containerd 1.6.20, 1.7.24 and 2.1.9 keep runc the default with `default_runtime_name`
     at the top level or in a runtime, and never read `SystemdCgroup` in the CRI table."""
@@ -683,3 +697,17 @@ def test_gl117_a_binary_name_as_runtime_type(lint_files):
         assert [(f["code"], f["line"]) for f in run.findings if f["code"] == "GL117"] == [("GL117", 3)], value
         assert f"invalid runtime name {value}" in run.findings[-1]["message"] or any(
             f"invalid runtime name {value}" in f["message"] for f in run.findings)
+
+
+def test_gl117_a_program_path_as_runtime_type(lint_files):
+    """containerd 1.6.20, 1.7.24 and 2.1.9 run a path in runtime_type as the shim: a runtime
+    binary there fails every pod (`failed to start shim: start failed`, tests/oracle/data); a
+    shim's own path is accepted."""
+    def gl117(value):
+        run = lint_files({"config.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            f'  runtime_type = "{value}"\n')})
+        return [(f["code"], f["line"], f["column"]) for f in run.findings if f["code"] == "GL117"]
+
+    assert gl117("/usr/bin/nvidia-container-runtime") == [("GL117", 3, 18)]
+    assert gl117("/usr/local/bin/containerd-shim-runc-v2") == []

@@ -245,11 +245,27 @@ def _majors_text(releases: set[str]) -> str:
     return " and ".join(f"{m}.x" for m in majors)
 
 
+def _version_type(doc: Document, settings) -> _Problem | None:
+    """`version = 2.0` (or true, or an array): the top-level integer every release decodes first,
+    so the file cannot be read at all. A quoted version is GL103's, which can fix it."""
+    node = containerd_file(doc).version_node
+    value = None if node is None else node.value
+    if node is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    spec = {"type": "int", "go": "Version"}
+    targets = _targets(doc, settings)
+    problem = _Problem(node, "type", "version", "the top level",
+                       releases={r for releases in targets.values() for r in releases})
+    problem.detail = {major: _message(major, node, "server.Config", spec, False) for major in targets}
+    return problem
+
+
 @check("GL119", kinds=("containerd",))
 def value_not_decodable(doc, ctx):
-    for problem in _problems(doc, ctx.settings):
-        if problem.kind != "type" or problem.key == "version":  # GL103 judges `version`
-            continue
+    version = _version_type(doc, ctx.settings)
+    for problem in ([version] if version else []) + _problems(doc, ctx.settings):
+        if problem.kind != "type" or (problem.key == "version" and problem is not version):
+            continue  # GL103 judges a quoted `version`
         said = "; ".join(f"{major}.x: `{text}`" for major, text in sorted(problem.detail.items()) if text)
         quoted = f" ({said})" if said else ""
         yield finding(doc, "GL119", problem.node.span,

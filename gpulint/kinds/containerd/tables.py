@@ -289,27 +289,39 @@ def runtime_type_unknown(doc, ctx):
         runtime_type = str_value(value)
         if not runtime_type or is_unknown_value(runtime_type) or runtime_type in RUNC_TYPES:
             continue
-        if "." not in runtime_type and not runtime_type.startswith("/"):
+        if runtime_type.startswith("/"):
+            # containerd runs a path given here as the shim binary itself
+            binary = runtime_type.rstrip("/").rsplit("/", 1)[-1]
+            if not binary.startswith("containerd-shim-"):
+                yield _not_a_shim(doc, name, value,
+                                  f"a path, which containerd runs as the runtime's shim (`{binary} "
+                                  f"-namespace k8s.io ... start`); but `{binary}` is not a containerd shim "
+                                  f"(`containerd-shim-*`), so every pod that selects it fails (`failed to "
+                                  f"start shim: start failed`)")
+        elif "." not in runtime_type:
             # a binary's name where a shim's belongs (`runc`, `nvidia-container-runtime`)
+            yield _not_a_shim(doc, name, value,
+                              f"which is not a shim name: every pod that selects it fails (`invalid runtime "
+                              f"name {runtime_type}, correct runtime name should be either format like "
+                              f"`io.containerd.runc.v1` or a full path to the binary`)")
+        elif runtime_type.lower().startswith("io.containerd.runc"):
+            shim = "containerd-shim-" + "-".join(runtime_type.split(".")[2:])
             yield finding(doc, "GL117", value.span,
-                          f"runtime `{name}` has runtime_type `{runtime_type}`, which is not a shim name: "
-                          f"every pod that selects it fails (`invalid runtime name {runtime_type}, correct "
-                          f"runtime name should be either format like `io.containerd.runc.v1` or a full "
-                          f"path to the binary`); runtime_type names the shim, `{RUNC_V2}`, and the "
-                          f"runtime binary goes in `options.BinaryName`",
-                          fix=checked_fix(doc, f"use runtime_type `{RUNC_V2}`",
-                                          [replace_edit(doc, value.span, quoted_value(doc, value, RUNC_V2))],
-                                          safe=False))
-            continue
-        if not runtime_type.lower().startswith("io.containerd.runc"):
-            continue
-        shim = "containerd-shim-" + "-".join(runtime_type.split(".")[2:])
-        yield finding(doc, "GL117", value.span,
-                      f"runtime `{name}` has runtime_type `{runtime_type}`, a runc shim that does not "
-                      f"exist: every pod that selects it fails (`binary not installed \"{shim}\"`); "
-                      f"use `{RUNC_V2}`",
-                      fix=checked_fix(doc, f"use runtime_type `{RUNC_V2}`",
-                               [replace_edit(doc, value.span, quoted_value(doc, value, RUNC_V2))]))
+                          f"runtime `{name}` has runtime_type `{runtime_type}`, a runc shim that does not "
+                          f"exist: every pod that selects it fails (`binary not installed \"{shim}\"`); "
+                          f"use `{RUNC_V2}`", fix=_use_runc_v2(doc, value, safe=True))
+
+
+def _not_a_shim(doc, name: str, value, why: str):
+    return finding(doc, "GL117", value.span,
+                   f"runtime `{name}` has runtime_type `{value.value}`, {why}; runtime_type names the shim, "
+                   f"`{RUNC_V2}`, and the runtime binary goes in `options.BinaryName`",
+                   fix=_use_runc_v2(doc, value, safe=False))
+
+
+def _use_runc_v2(doc, value, safe: bool):
+    return checked_fix(doc, f"use runtime_type `{RUNC_V2}`",
+                       [replace_edit(doc, value.span, quoted_value(doc, value, RUNC_V2))], safe=safe)
 
 
 # the runc shim's option types (containerd's runc options.proto)
