@@ -35,7 +35,7 @@ def test_seed_snippet_without_version_is_reported():
     # containerd 1.x ignores the table, so the nvidia runtime does not exist there
     assert severities(run, "GL103") == ["error"]
     assert "containerd 1.x ignores the fully qualified" in run.findings[0]["message"]
-    assert "(2.x reads it)" in run.findings[0]["message"]
+    assert "containerd 2.0 to 2.2 drop the CRI settings of a version 1 file" in run.findings[0]["message"]
 
 
 def test_gl101_case_mismatch_names_the_runtime_meant():
@@ -711,3 +711,29 @@ def test_gl117_a_program_path_as_runtime_type(lint_files):
 
     assert gl117("/usr/bin/nvidia-container-runtime") == [("GL117", 3, 18)]
     assert gl117("/usr/local/bin/containerd-shim-runc-v2") == []
+
+
+def test_gl121_version_1_cri_settings_dropped_by_containerd_2(lint_files, tmp_path):
+    """containerd 2.1.9 starts on a version 1 file but drops its CRI runtimes and
+    default_runtime_name (tests/oracle/data); 1.6.20 and 1.7.24 read them."""
+    v1 = ('version = 1\n[plugins.cri.containerd]\n  default_runtime_name = "nvidia"\n'
+          '  [plugins.cri.containerd.runtimes.nvidia]\n    runtime_type = "io.containerd.runc.v2"\n'
+          '    [plugins.cri.containerd.runtimes.nvidia.options]\n'
+          '      BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+    run = lint_files({"config.toml": v1})
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
+        ("GL121", 1, 11, "warning")]
+    assert '`no runtime for "nvidia" is configured`' in run.findings[0]["message"]
+    for release, expected in (("2.1", [("GL121", "error")]), ("1.7", []), ("2.3", [])):
+        (tmp_path / "fleet.toml").write_text(f'[fleet]\ncontainerd-version = "{release}"\n')
+        (tmp_path / "config.toml").write_text(v1)
+        on = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "config.toml"))
+        assert [(f["code"], f["severity"]) for f in on.findings] == expected, release
+    # no version: the same file, reported at its first CRI table
+    unversioned = lint_files({"config.toml": v1.replace("version = 1\n", "")})
+    assert [(f["code"], f["line"], f["column"]) for f in unversioned.findings] == [("GL121", 1, 1)]
+    # a version 2 file, a drop-in, and a version 1 file without CRI runtimes are not reported
+    assert lint_files({"config.toml": v1.replace("version = 1", "version = 2").replace(
+        "plugins.cri", 'plugins."io.containerd.grpc.v1.cri"')}).findings == []
+    assert lint_files({"config.toml": 'version = 1\n[plugins.cri]\n  sandbox_image = "pause:3.9"\n'}).findings == []
+    assert "GL121" not in lint_files({"conf.d/gpu.toml": v1.replace("version = 1\n", "")}).codes()

@@ -26,6 +26,19 @@ CRI_STRUCTS = {
         "io.containerd.cri.v1.images": ("cri.ImageConfig",),
         "io.containerd.grpc.v1.cri": ("cri.RuntimeConfig", "cri.ImageConfig", "cri.ServerConfig")},
 }
+# Releases that drop the CRI settings of a version 0/1 main file (rules/containerd-decode.yaml,
+# versions.'2.0'.version_1_cri): its LoadConfig converts the file to version 3 without the
+# plugins' migrations, and the server then skips them because the version is already 3.
+V1_CRI_NOT_MIGRATED = ("2.0", "2.1", "2.2")
+
+
+def stated_release(settings) -> str | None:
+    """The containerd release line (`2.1`) the fleet configuration names, if any."""
+    stated = str(((getattr(settings, "fleet", None) or {}).get("containerd-version")) or "")
+    parts = stated.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+
+
 # The Go package each struct is declared in, as go-toml v2 names it in its errors.
 GO_PACKAGES = {"server": "config", "cri": "config", "runc": "options"}
 

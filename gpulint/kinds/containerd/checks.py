@@ -31,6 +31,7 @@ from gpulint.kinds.containerd.support import (
     replace_edit,
     version_text,
 )
+from gpulint.knowledge import containerd_config as model
 from gpulint.model import Document, Edit, Fix, Node, apply_edits, str_value
 from gpulint.registry import check, finding, related
 
@@ -176,7 +177,7 @@ def cri_plugin_path_mismatch(doc, ctx):
         return
     expected = info.cri_id
     if expected == "cri" and 1 not in file_majors(doc, ctx.settings):
-        return  # 2.x renames only short IDs, so a qualified one in a version 1 file is read
+        return  # 2.x reads no CRI settings of a version 1 file (GL121)
     wrong = [(pid, table) for pid, table in info.cri_tables()
              if pid != expected and cri_items(table)]
     fix = _prefix_fix(doc, wrong[0][0], expected) if len(wrong) == 1 else None
@@ -203,7 +204,7 @@ def _consequence(plugin_id: str, expected: str) -> str:
         return "containerd 1.x refuses to start (`invalid plugin key URI \"cri\" expect io.containerd.x.vx`)"
     if expected == "cri":
         return ("a version 1 file addresses plugins by short name, so containerd 1.x ignores this "
-                "table (2.x, which renames only short IDs, reads it)")
+                "table (and 2.0 to 2.2 drop the CRI settings of a version 1 file, GL121)")
     return ("containerd logs `Ignoring unknown key in TOML for plugin` and the setting does not exist, "
             "so pods that select the runtime fail with `no runtime for \"...\" is configured`")
 
@@ -221,7 +222,7 @@ def version_header_missing(doc, ctx):
     if not qualified:
         return
     if 1 not in file_majors(doc, ctx.settings):
-        return  # 2.x renames only short IDs, so a qualified one reads as written
+        return  # 2.x reads no CRI settings of a version 1 file (GL121)
     runtime_ids = [pid for pid, table in info.cri_tables() if cri_items(table)]
     mixed = info.plugins.get("cri") is not None or len(runtime_ids) > 1
     lost = any(pid != "cri" for pid in runtime_ids)
@@ -230,11 +231,54 @@ def version_header_missing(doc, ctx):
                   f"short name (`plugins.cri`): containerd 1.x ignores the fully qualified "
                   f"`{qualified[0][0]}` table"
                   + (" and the runtimes and default written in it" if lost else "")
-                  + " (2.x reads it), and nvidia-ctk adds its runtime under `plugins.cri` instead"
+                  + ", containerd 2.0 to 2.2 drop the CRI settings of a version 1 file (GL121), and "
+                  "nvidia-ctk adds its runtime under `plugins.cri` instead"
                   + ("; the file also mixes short and qualified CRI plugin IDs, so one silently wins"
                      if mixed else ""),
                   severity="error" if mixed or lost else "warning",
                   fix=None if mixed else _version_fix(doc, info))
+
+
+# --- GL121 ------------------------------------------------------------------------------
+
+@check("GL121", kinds=("containerd",))
+def version_1_cri_dropped(doc, ctx):
+    """containerd 2.0-2.2 convert a version 0/1 main file to version 3 while loading it, without
+    the CRI plugin's own migration, and then skip that migration because the result is already
+    version 3: the CRI settings stay where the CRI plugins of 2.x do not read them."""
+    info = containerd_file(doc)
+    if info.version is None or info.version > 1 or is_drop_in(doc) or doc.templated or info.plugins is None:
+        return
+    stated = model.stated_release(ctx.settings)
+    majors = file_majors(doc, ctx.settings)
+    if (stated is not None and stated not in model.V1_CRI_NOT_MIGRATED) or 2 not in majors:
+        return
+    if info.version_node is None and 1 in majors and any(p.startswith("io.containerd.") for p in info.plugins.value):
+        return  # GL103 reports the missing version for 1.x and 2.x at once
+    tables = [(pid, table) for pid, table in info.cri_tables()
+              if pid in ("cri", "io.containerd.grpc.v1.cri") and cri_items(table)]
+    if not tables:
+        return
+    runtimes = [name for _, table in tables for name, _ in runtime_tables(table)]
+    handler = next((n for n in runtimes if n != "runc"), None)
+    defaults = [table.get("containerd", "default_runtime_name") for _, table in tables]
+    default = next((str_value(n) for n in defaults if n is not None and str_value(n)), None)
+    lost = ", ".join(f"`{n}`" for n in runtimes[:4]) or "none"
+    said = ("no `version` key, so this is a version 1 file" if info.version_node is None
+            else f"this is a version {info.version} file")
+    where = info.version_node.span if info.version_node is not None else tables[0][1].anchor
+    only_2x = 1 not in majors
+    yield finding(doc, "GL121", where,
+                  f"{said}: containerd 2.0 to 2.2 convert it to version 3 on start without moving the CRI "
+                  f"plugin's settings, so the CRI settings here (runtimes: {lost}"
+                  + (f"; default_runtime_name = \"{default}\"" if default else "")
+                  + ") are dropped: pods run containerd's built-in runc"
+                  + (f" and a RuntimeClass with handler `{handler}` fails (`no runtime for "
+                     f"\"{handler}\" is configured`)" if handler else "")
+                  + ("" if only_2x else "; containerd 1.x reads it")
+                  + "; write `version = 2` with the CRI tables under `plugins.\"io.containerd.grpc.v1.cri\"` "
+                  "(`containerd config migrate` writes version 3)",
+                  severity="error" if only_2x else "warning")
 
 
 def _version_not_a_number(doc: Document, node: Node):

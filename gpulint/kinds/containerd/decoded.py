@@ -50,8 +50,7 @@ class _Problem:
 def _targets(doc: Document, settings) -> dict[int, tuple[str, ...]]:
     """The releases that judge the file: the one the fleet names, else each release of every
     major version that may read it."""
-    stated = str(((getattr(settings, "fleet", None) or {}).get("containerd-version")) or "")
-    minor = ".".join(stated.split(".")[:2])
+    minor = model.stated_release(settings)
     if minor in model.RELEASES:
         return {int(minor[0]): (minor,)}
     return {major: model.releases_of(major) for major in file_majors(doc, settings)}
@@ -67,8 +66,11 @@ def _cri_structs(major: int, release: str, version: int, plugin_id: str) -> list
                 "io.containerd.cri.v1.images": "cri.ImageConfig",
                 "io.containerd.grpc.v1.cri": "cri.ServerConfig"}.get(plugin_id)
         return [(release, name)] if name else []
-    # containerd 2.x migrates a version 1 or 2 file's CRI table over its three structs,
-    # carrying the keys of 1.7's (a renamed one, such as sandbox_image, is read there too)
+    # containerd 2.x migrates a version 2 file's CRI table over its three structs, carrying
+    # the keys of 1.7's (a renamed one, such as sandbox_image, is read there too); the CRI
+    # table of a version 1 file is dropped by 2.0-2.2 (GL121)
+    if version <= 1 and release in model.V1_CRI_NOT_MIGRATED:
+        return []
     wanted = "cri" if version == 1 else "io.containerd.grpc.v1.cri"
     if plugin_id != wanted:
         return []
