@@ -571,6 +571,42 @@ def test_gl115_invalid_and_misspelt_plugin_ids():
     assert "an unquoted `plugins.io.containerd.grpc.v1.cri` splits at every dot" in messages[2]
 
 
+def test_gl115_plugin_ids_no_plugin_reads_and_entries_containerd_refuses(lint_files, tmp_path):
+    """containerd 1.6.20, 1.7.24 and 2.1.9 (tests/oracle/data): a CRI table under a merged,
+    shortened or whole-path ID is ignored (1.7 refuses `containerd.grpc.v1.cri`: no
+    `io.containerd.` prefix); `"cri"` in disabled_plugins or required_plugins of a version 2
+    file, also in a drop-in, stops every release."""
+    runtime = '  runtime_type = "io.containerd.runc.v2"\n'
+
+    def gl115(text, name="config.toml"):
+        run = lint_files({name: text})
+        return [(f["line"], f["column"], f["severity"], f["message"]) for f in run.findings
+                if f["code"] == "GL115" and f["path"].endswith(name)]
+
+    merged = gl115(f'version = 2\n[plugins."io.containerd.grpcv1.cri".containerd.runtimes.nvidia]\n{runtime}')
+    assert [(line, col, sev) for line, col, sev, _ in merged] == [(2, 1, "error")]
+    assert "did you mean `io.containerd.grpc.v1.cri`?" in merged[0][3]
+    short = gl115(f'version = 2\n[plugins."containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n{runtime}')
+    assert 'containerd 1.7 refuses to start (`invalid plugin key URI "containerd.grpc.v1.cri"' in short[0][3]
+    assert "1.6/2.0/2.1 ignore the table" in short[0][3]
+    quoted = gl115(f'version = 2\n[plugins."io.containerd.grpc.v1.cri.containerd.runtimes.nvidia"]\n{runtime}')
+    assert "write `plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia`" in quoted[0][3]
+    required = gl115('version = 2\nrequired_plugins = ["cri"]\n')
+    assert [(line, col, sev) for line, col, sev, _ in required] == [(2, 21, "error")]
+    assert '`invalid required plugin URI "cri" expect io.containerd.x.vx`' in required[0][3]
+    assert "write `io.containerd.grpc.v1.cri`" in required[0][3]
+    drop_in = gl115('version = 2\ndisabled_plugins = ["cri"]\n', "conf.d/99-no-cri.toml")
+    assert '`invalid disabled plugin URI "cri"' in drop_in[0][3]
+    unknown = gl115('version = 2\nrequired_plugins = ["io.containerd.grpc.v1.cir"]\n')
+    assert "`required plugin [io.containerd.grpc.v1.cir] not included`" in unknown[0][3]
+    # what every release reads: known plugins, a third-party snapshotter, a version 1 file's short IDs
+    assert gl115('version = 2\nrequired_plugins = ["io.containerd.grpc.v1.cri"]\n'
+                 'disabled_plugins = ["io.containerd.internal.v1.tracing"]\n'
+                 '[plugins."io.containerd.snapshotter.v1.stargz"]\n  cri_keychain_image_service_path = "/run/k.sock"\n'
+                 '[plugins."io.containerd.gc.v1.scheduler"]\n  pause_threshold = 0.02\n') == []
+    assert gl115('version = 1\ndisabled_plugins = ["cri"]\n') == []
+
+
 def test_gl116_missing_import_only_where_the_tree_holds_the_folder():
     run = lint_fixture("containerd/bad/gl116")
     # the glob, the existing file and the folder the tree does not hold are not reported

@@ -108,3 +108,33 @@ def field_for(key: str, table_fields: dict[str, dict], major: int) -> tuple[str,
         if matches(key, tag, major):
             return tag, field
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def plugin_uris(release: str) -> frozenset[str]:
+    """The `type.id` of every plugin the release registers (rules/containerd-decode.yaml)."""
+    return frozenset(p["uri"] for p in load_yaml(DATA)["releases"][release].get("plugins") or ())
+
+
+@functools.lru_cache(maxsize=None)
+def plugin_short_ids(release: str) -> dict[str, str]:
+    """A version 1 file's plugin keys (the plugin's ID alone) -> the plugin's `type.id` (1.x)."""
+    return {p["v1_key"]: p["uri"] for p in load_yaml(DATA)["releases"][release].get("plugins") or ()
+            if p.get("v1_key")}
+
+
+def plugin_key_refused(release: str, key: str) -> bool:
+    """Whether the release refuses a version 2 file whose `plugins` table has this key (1.6:
+    fewer than four dot-separated parts; 1.7 also wants the `io.containerd.` prefix; 2.x does
+    not check the keys)."""
+    if release.startswith("2."):
+        return False
+    return len(key.split(".")) < 4 or (release != "1.6" and not key.startswith("io.containerd."))
+
+
+def plugin_entry_refused(release: str, entry: str) -> bool:
+    """Whether the release refuses a `disabled_plugins`/`required_plugins` entry of a version 2+
+    file (1.x: the plugin key rule; 2.x: an entry without a dot)."""
+    if release.startswith("2."):
+        return "." not in entry
+    return plugin_key_refused(release, entry)

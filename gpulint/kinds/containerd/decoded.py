@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 
 from gpulint.kinds.containerd.checks import cri_plugin_path_mismatch
-from gpulint.kinds.containerd.facts import containerd_file, file_majors
+from gpulint.kinds.containerd.facts import containerd_file, target_releases
 from gpulint.kinds.containerd.runtimes import key_misplaced_or_misspelled
 from gpulint.kinds.containerd.support import GENERATED, is_unknown_value
 from gpulint.kinds.containerd.tables import cdi_setting_misplaced, legacy_runtime_fields
@@ -47,15 +47,6 @@ class _Problem:
     detail: dict = field(default_factory=dict)  # per major: the daemon's message, or the table's keys
 
 
-def _targets(doc: Document, settings) -> dict[int, tuple[str, ...]]:
-    """The releases that judge the file: the one the fleet names, else each release of every
-    major version that may read it."""
-    minor = model.stated_release(settings)
-    if minor in model.RELEASES:
-        return {int(minor[0]): (minor,)}
-    return {major: model.releases_of(major) for major in file_majors(doc, settings)}
-
-
 def _cri_structs(major: int, release: str, version: int, plugin_id: str) -> list[tuple[str, str]]:
     """(release, struct) pairs a CRI plugin table is decoded into, by the table's plugin ID."""
     if major == 1:
@@ -87,7 +78,7 @@ def _problems(doc: Document, settings) -> list[_Problem]:
     version = file.version
     # a template is k3s' or RKE2's (config.toml.tmpl), as is the config they generate
     k3s = doc.templated or bool(GENERATED.search(doc.text))
-    for major, releases in _targets(doc, settings).items():
+    for major, releases in target_releases(doc, settings).items():
         if version is None or (major == 1 and version > 2):
             continue  # a version 1.x refuses, or one a template fills in (GL103)
         for release in releases:
@@ -255,7 +246,7 @@ def _version_type(doc: Document, settings) -> _Problem | None:
     if node is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return None
     spec = {"type": "int", "go": "Version"}
-    targets = _targets(doc, settings)
+    targets = target_releases(doc, settings)
     problem = _Problem(node, "type", "version", "the top level",
                        releases={r for releases in targets.values() for r in releases})
     problem.detail = {major: _message(major, node, "server.Config", spec, False) for major in targets}
@@ -323,7 +314,7 @@ def key_not_decoded(doc, ctx):
     problems = [p for p in _problems(doc, ctx.settings) if p.kind == "unknown"]
     if not problems:
         return
-    targets = {r for releases in _targets(doc, ctx.settings).values() for r in releases}
+    targets = {r for releases in target_releases(doc, ctx.settings).values() for r in releases}
     owned = _owned_elsewhere(doc, ctx)
     for problem in problems:
         anchor = problem.node.anchor

@@ -21,6 +21,7 @@ from fnmatch import fnmatchcase
 
 from gpulint.common.runtimes import NodeConfig, RuntimeEntry
 from gpulint.formats.template import is_placeholder
+from gpulint.knowledge import containerd_config as model
 from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Node, str_value
 from gpulint.regex import lazy
@@ -133,6 +134,15 @@ def file_majors(doc: Document, settings=None) -> tuple[int, ...]:
         return (int(stated[:1]),)
     version = containerd_file(doc).version
     return (2,) if version is not None and version >= 3 else (1, 2)
+
+
+def target_releases(doc: Document, settings) -> dict[int, tuple[str, ...]]:
+    """The releases that judge the file: the one the fleet names, else each release of every
+    major version that may read it."""
+    minor = model.stated_release(settings)
+    if minor in model.RELEASES:
+        return {int(minor[0]): (minor,)}
+    return {major: model.releases_of(major) for major in file_majors(doc, settings)}
 
 
 def key_matches(key: str, name: str, major: int) -> bool:

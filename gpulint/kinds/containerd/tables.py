@@ -77,6 +77,8 @@ def cri_plugin_disabled(doc, ctx):
         return
     for item in disabled.value:
         plugin = str_value(item)
+        if "." not in (plugin or "") and (info.version or 1) >= 2:
+            continue  # a short ID in a version 2 file stops containerd (GL115)
         if plugin in ALL_CRI_IDS or (plugin or "").startswith("io.containerd.cri.v1."):
             yield finding(doc, "GL110", item.span,
                           f"disabled_plugins turns off `{plugin}`, but this file configures CRI runtimes: "
@@ -168,76 +170,7 @@ def generated_file_edited(doc, ctx):
             return
 
 
-# --- GL115 - GL118: what containerd refuses or never reads --------------------------
-
-# plugin IDs a CRI table is meant to have; other IDs are not judged
-CRI_LIKE_IDS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "io.containerd.cri.v1.images")
-
-
-@check("GL115", kinds=("containerd",))
-def plugin_id_invalid(doc, ctx):
-    info = containerd_file(doc)
-    if info.plugins is None or info.version is None or doc.templated:
-        return
-    majors = file_majors(doc, ctx.settings)
-    cri_runtimes = {pid for pid, table in info.cri_tables() if cri_items(table)}
-    for key, table in info.plugins.items():
-        if key in ALL_CRI_IDS + CRI_LIKE_IDS:
-            continue
-        meant = _meant_plugin(key, table)
-        holds = table.is_map and (cri_items(table) or table.get("containerd") is not None)
-        if info.version >= 2 and len(key.split(".")) < 4 and key not in cri_runtimes and 1 in majors:
-            unquoted = f" (an unquoted `plugins.{meant}` splits at every dot)" if "." not in key and meant \
-                else ""
-            yield finding(doc, "GL115", table.anchor,
-                          f"plugin key `{key}`{unquoted} is no plugin ID: containerd 1.6/1.7 refuse to "
-                          f"start (`invalid plugin key URI \"{key}\" expect io.containerd.x.vx`) and 2.x "
-                          f"ignores the table" + (f"; write `plugins.\"{meant}\"`" if meant else ""),
-                          severity="error")
-        elif meant and meant != key and len(key.split(".")) >= 4:
-            yield finding(doc, "GL115", table.anchor,
-                          f"no containerd plugin has the ID `{key}`, so the whole table is ignored"
-                          + (" and the runtimes in it do not exist" if holds else "")
-                          + f"; did you mean `{meant}`? (plugin IDs are case-sensitive)",
-                          severity="error" if holds else "warning")
-
-
-def _meant_plugin(key: str, table: Node) -> str | None:
-    """The CRI plugin ID that `key` was meant to be: a spelling variant, or the ID an
-    unquoted header spreads over nested tables (`plugins.io.containerd.grpc.v1.cri`)."""
-    if "." not in key and table.is_map:
-        parts, node = [key], table
-        while node.is_map and len(node.value) == 1 and len(parts) < 5:
-            child_key, node = next(iter(node.items()))
-            parts.append(child_key)
-        joined = ".".join(parts)
-        return next((pid for pid in CRI_LIKE_IDS if joined == pid), None)
-    return next((pid for pid in CRI_LIKE_IDS if _one_part_off(key, pid)), None)
-
-
-def _one_part_off(key: str, plugin_id: str) -> bool:
-    """`key` is `plugin_id` in another case, or with one dot-separated part misspelt
-    (swapped, missing, extra or wrong letter): `io.containerd.grpc.v1.cir`."""
-    if key.lower() == plugin_id.lower():
-        return True
-    mine, theirs = key.lower().split("."), plugin_id.split(".")
-    if len(mine) != len(theirs):
-        return False
-    differ = [(a, b) for a, b in zip(mine, theirs) if a != b]
-    return len(differ) == 1 and _near(*differ[0])
-
-
-def _near(a: str, b: str) -> bool:
-    """One edit apart, or the same letters in another order."""
-    if sorted(a) == sorted(b):
-        return True
-    if abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
-    short, long_ = sorted((a, b), key=len)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
-
+# --- GL116 - GL118: what containerd refuses or never reads --------------------------
 
 @check("GL116", kinds=("containerd",))
 def import_missing(doc, ctx):
