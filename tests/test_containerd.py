@@ -773,3 +773,22 @@ def test_gl121_version_1_cri_settings_dropped_by_containerd_2(lint_files, tmp_pa
         "plugins.cri", 'plugins."io.containerd.grpc.v1.cri"')}).findings == []
     assert lint_files({"config.toml": 'version = 1\n[plugins.cri]\n  sandbox_image = "pause:3.9"\n'}).findings == []
     assert "GL121" not in lint_files({"conf.d/gpu.toml": v1.replace("version = 1\n", "")}).codes()
+    # a version 2 drop-in makes the merged config version 2, and 2.1.9 then migrates all of it
+    imports = v1.replace("version = 1\n", 'version = 1\nimports = ["conf.d/*.toml"]\n')
+    assert "GL121" not in lint_files({"config.toml": imports, "conf.d/gpu.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.cdi]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n')}).codes()
+
+
+def test_runtimes_under_another_case_of_the_key_count_on_2x(lint_files):
+    """containerd 2.1.9 (go-toml v2, any case) adds the runtimes of `RUNTIMES` to those of
+    `runtimes`: the default named there exists (tests/oracle/data)."""
+    run = lint_files({"config.toml": (
+        'version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd]\n  default_runtime_name = "nvidia"\n'
+        '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n'
+        '    runtime_type = "io.containerd.runc.v2"\n'
+        '  [plugins."io.containerd.cri.v1.runtime".containerd.RUNTIMES.nvidia]\n'
+        '    runtime_type = "io.containerd.runc.v2"\n'
+        '    [plugins."io.containerd.cri.v1.runtime".containerd.RUNTIMES.nvidia.options]\n'
+        '      BinaryName = "/usr/bin/nvidia-container-runtime"\n')})
+    assert "GL101" not in run.codes()

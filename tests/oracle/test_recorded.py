@@ -89,8 +89,30 @@ def _daemon_json_intent(path: Path) -> tuple[str | None, dict[str, str]]:
 CRI_IDS = ("cri", "io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
 
 
+def _containerd_default_written(path: Path) -> str | None:
+    """The runtime a containerd file names as default: the last `default_runtime_name` written
+    anywhere in it (where containerd reads it or not), when the file parses."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = []
+
+    def walk(table):
+        for key, value in table.items():
+            if key == "default_runtime_name" and isinstance(value, str):
+                found.append(value)
+            elif isinstance(value, dict):
+                walk(value)
+    walk(doc)
+    return found[-1] if found else None
+
+
 def _containerd_runtimes(path: Path) -> set[str]:
-    """The runtime names a containerd file and its conf.d/ drop-ins define under a CRI plugin ID."""
+    """The runtime names a containerd file and its conf.d/ drop-ins write (`containerd.runtimes`
+    under any plugin ID, or a whole CRI table path inside one pair of quotes)."""
     import tomllib
 
     names = set()
@@ -99,11 +121,16 @@ def _containerd_runtimes(path: Path) -> set[str]:
             doc = tomllib.loads(f.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        for pid in CRI_IDS:
+        # under any plugin ID: a runtime the file writes under a misspelt one is still meant
+        for pid in doc.get("plugins") or {}:
             table = (doc.get("plugins") or {}).get(pid)
             runtimes = ((table or {}).get("containerd") or {}).get("runtimes") if isinstance(table, dict) else None
             if isinstance(runtimes, dict):
                 names |= {n for n, v in runtimes.items() if isinstance(v, dict)}
+        for pid in CRI_IDS:  # the whole table path inside one pair of quotes
+            prefix = pid + ".containerd.runtimes."
+            names |= {k[len(prefix):] for k, v in (doc.get("plugins") or {}).items()
+                      if k.startswith(prefix) and "." not in k[len(prefix):] and isinstance(v, dict)}
     return names
 
 
@@ -117,6 +144,7 @@ def problems(kind: str, rec: dict, recipe: dict | None) -> list[str] | None:
     out = []
     intended = (recipe or {}).get("intended_default")
     if kind == "containerd":
+        intended = intended or _containerd_default_written(path)
         if rec.get("cri") != "ok":
             return ["CRI %s: %s" % (rec.get("cri"), rec.get("cri_error") or "not loaded")]
         if intended and rec.get("default") != intended:

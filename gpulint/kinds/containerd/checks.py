@@ -253,6 +253,8 @@ def version_1_cri_dropped(doc, ctx):
     majors = file_majors(doc, ctx.settings)
     if (stated is not None and stated not in model.V1_CRI_NOT_MIGRATED) or 2 not in majors:
         return
+    if not _converted_to_3(doc, ctx):
+        return
     if info.version_node is None and 1 in majors and any(p.startswith("io.containerd.") for p in info.plugins.value):
         return  # GL103 reports the missing version for 1.x and 2.x at once
     tables = [(pid, table) for pid, table in info.cri_tables()
@@ -279,6 +281,21 @@ def version_1_cri_dropped(doc, ctx):
                   + "; write `version = 2` with the CRI tables under `plugins.\"io.containerd.grpc.v1.cri\"` "
                   "(`containerd config migrate` writes version 3)",
                   severity="error" if only_2x else "warning")
+
+
+def _converted_to_3(doc: Document, ctx) -> bool:
+    """Whether the merged config of the node `doc` is the main file of ends at version 3, so
+    that the server skips the plugins' migrations. Each file with no version, or version 1, is
+    converted to the version merged so far (3, containerd's default, for the main file); a
+    later file's own version replaces it (mergo override): a version 2 drop-in brings it back
+    to 2, and the CRI migration then runs over the whole merged config."""
+    node = next((n for n in ctx.fact("node-configs") if n.kind == "containerd" and n.doc is doc), None)
+    merged = 3
+    for loaded in node.docs if node is not None else [doc]:
+        version = containerd_file(loaded).version
+        if version is not None and version >= 2:
+            merged = version
+    return merged >= 3
 
 
 def _version_not_a_number(doc: Document, node: Node):

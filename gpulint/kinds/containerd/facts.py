@@ -105,12 +105,19 @@ def containerd_file(doc: Document) -> ContainerdFile:
     return cached
 
 
-def runtime_tables(table: Node) -> list[tuple[str, Node]]:
-    """(name, table) of each runtime under a CRI plugin table's `containerd.runtimes`."""
-    runtimes = table.get("containerd", "runtimes")
-    if runtimes is None or not runtimes.is_map:
+def runtime_tables(table: Node, majors: tuple[int, ...] = ()) -> list[tuple[str, Node]]:
+    """(name, table) of each runtime under a CRI plugin table's `containerd.runtimes`; with
+    `majors`, also under every spelling of `runtimes` one of those containerd versions decodes
+    into the same map (go-toml v2 in 2.x adds the runtimes of `RUNTIMES` to those of
+    `runtimes`)."""
+    containerd = table.get("containerd")
+    if containerd is None or not containerd.is_map:
         return []
-    return [(name, node) for name, node in runtimes.items() if node.is_map]
+    out = []
+    for key, runtimes in containerd.items():
+        if runtimes.is_map and (key == "runtimes" or any(key_matches(key, "runtimes", m) for m in majors)):
+            out.extend((name, node) for name, node in runtimes.items() if node.is_map)
+    return out
 
 
 def runtime_entry(name: str, doc: Document, node: Node) -> RuntimeEntry:
@@ -275,7 +282,7 @@ def _containerd_node(main: Document, order: list[Document]) -> NodeConfig:
     found = effective_cri(order)
     if found is not None:
         doc, table = found
-        for name, node in runtime_tables(table):
+        for name, node in runtime_tables(table, file_majors(doc)):
             runtimes[name] = runtime_entry(name, doc, node)
         name_node = table.get("containerd", "default_runtime_name")
         if name_node is not None and isinstance(name_node.value, str):

@@ -70,7 +70,13 @@ def _plugin_key(doc: Document, key: str, table: Node, releases: list[str]):
                       + (f" and {_releases_text(others)} {'ignore' if len(others) > 1 else 'ignores'} the table"
                          if others else "") + hint,
                       severity="error")
-    elif not known and (holds or meant):
+    elif not known and (holds or meant or len(key.split(".")) < 4):
+        # fewer than four parts can be no plugin's `type.id`: 2.x ignores such a table
+        short = next((model.plugin_short_ids(r).get(key) for r in model.RELEASES if r.startswith("1.")), None)
+        if short and not meant:
+            hint = (f"; `{key}` is the version 1 name of `{short}`"
+                    + ("" if any(short in model.plugin_uris(r) for r in releases) else
+                       f", which containerd {_releases_text(releases)} no longer has"))
         yield finding(doc, "GL115", table.anchor,
                       f"no plugin of containerd {_releases_text(releases)} has the ID `{key}`, so the whole "
                       f"table is ignored" + (" and the settings in it do not exist" if holds else "") + hint,
