@@ -792,3 +792,16 @@ def test_runtimes_under_another_case_of_the_key_count_on_2x(lint_files):
         '    [plugins."io.containerd.cri.v1.runtime".containerd.RUNTIMES.nvidia.options]\n'
         '      BinaryName = "/usr/bin/nvidia-container-runtime"\n')})
     assert "GL101" not in run.codes()
+
+
+def test_gl112_on_nodes_that_all_run_1_6_the_option_is_only_ignored(tmp_path):
+    """containerd 1.6.20 starts and ignores privileged_without_host_devices_all_devices_allowed;
+    1.7 and 2.x refuse it without privileged_without_host_devices (tests/oracle/data)."""
+    config = tmp_path / "config.toml"
+    config.write_text('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                      '  runtime_type = "io.containerd.runc.v2"\n'
+                      '  privileged_without_host_devices_all_devices_allowed = true\n')
+    for release, severity in (("1.6", "warning"), ("1.7", "error"), ("2.1", "error")):
+        (tmp_path / "fleet.toml").write_text(f'[fleet]\ncontainerd-version = "{release}"\n')
+        run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(config))
+        assert [f["severity"] for f in run.findings if f["code"] == "GL112"] == [severity], release

@@ -15,6 +15,7 @@ from gpulint.kinds.containerd.facts import (
     key_matches,
     read_key,
     runtime_entry,
+    target_releases,
 )
 from gpulint.kinds.containerd.support import (
     REMOVED_RUNTIME_TYPES,
@@ -169,8 +170,9 @@ def _binary_findings(doc: Document, name: str, value: Node, binary: str):
             new = binary[: len(binary) - len(base)] + wanted
             yield finding(doc, "GL106", value.span,
                           f"runtime `{name}` is the {mode} handler but runs `{base}` instead of "
-                          f"`{wanted}`: pods that select it do not get {mode} mode",
-                          fix=checked_fix(doc, f"use `{new}`", [replace_edit(doc, value.span, quoted_value(doc, value, new))],
+                          f"`{wanted}`: pods that select it run in the mode the toolkit's config.toml "
+                          f"sets (`auto` unless changed), not in {mode} mode",
+                          severity="warning", fix=checked_fix(doc, f"use `{new}`", [replace_edit(doc, value.span, quoted_value(doc, value, new))],
                                    safe=False))
 
 
@@ -494,12 +496,15 @@ def privileged_device_options(doc, ctx):
         allowed = node.get("privileged_without_host_devices_all_devices_allowed")
         base = node.get("privileged_without_host_devices")
         if allowed is not None and allowed.value is True and (base is None or base.value is not True):
+            # 1.6 has no such option: on nodes that all run 1.6 the setting is only ignored
+            only_16 = {r for rs in target_releases(doc, ctx.settings).values() for r in rs} == {"1.6"}
             yield finding(doc, "GL112", allowed.anchor,
                           f"runtime `{name}` sets privileged_without_host_devices_all_devices_allowed "
                           f"without privileged_without_host_devices = true: the CRI plugin of containerd "
                           f"1.7 and 2.x refuses the config (\"`privileged_without_host_devices_all_devices_"
                           f"allowed` requires `privileged_without_host_devices` to be enabled\"); 1.6 "
                           f"does not know the option and ignores it",
+                          severity="warning" if only_16 else None,
                           related=[related(doc, base, "privileged_without_host_devices")] if base else [])
 
 
