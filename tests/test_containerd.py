@@ -805,3 +805,47 @@ def test_gl112_on_nodes_that_all_run_1_6_the_option_is_only_ignored(tmp_path):
         (tmp_path / "fleet.toml").write_text(f'[fleet]\ncontainerd-version = "{release}"\n')
         run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(config))
         assert [f["severity"] for f in run.findings if f["code"] == "GL112"] == [severity], release
+
+
+def test_gl115_a_version_1_file_requires_plugins_by_short_id(lint_files, tmp_path):
+    """containerd 1.6.20 and 1.7.24 compare a version 1 file's required_plugins with plugin IDs
+    alone: `io.containerd.grpc.v1.cri` there stops them (`required plugin
+    [io.containerd.grpc.v1.cri] not included`, tests/oracle/data); `cri` is right."""
+    config = tmp_path / "config.toml"
+    (tmp_path / "fleet.toml").write_text('[fleet]\ncontainerd-version = "1.7"\n')
+
+    def gl115(required):
+        config.write_text(f'version = 1\nrequired_plugins = ["{required}"]\n'
+                          '[plugins.cri]\n  sandbox_image = "registry.k8s.io/pause:3.9"\n')
+        run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(config))
+        return [(f["line"], f["column"], f["severity"], f["message"]) for f in run.findings if f["code"] == "GL115"]
+
+    found = gl115("io.containerd.grpc.v1.cri")
+    assert [(line, col, sev) for line, col, sev, _ in found] == [(2, 21, "error")]
+    assert "`required plugin [io.containerd.grpc.v1.cri] not included`" in found[0][3]
+    assert "write `cri`" in found[0][3]
+    assert gl115("cri") == []
+
+
+def test_gl110_a_drop_in_that_turns_cri_off_for_the_main_file(lint_files):
+    """containerd 1.6.20, 1.7.24 and 2.1.9 start without CRI when an imported drop-in lists it in
+    disabled_plugins while the main file configures its runtimes (tests/oracle/data)."""
+    run = lint_files({
+        "config.toml": ('version = 2\nimports = ["conf.d/*.toml"]\n'
+                        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+                        '  runtime_type = "io.containerd.runc.v2"\n'),
+        "conf.d/99-no-cri.toml": 'version = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n'})
+    found = [(f["code"], f["path"], f["line"], f["column"]) for f in run.findings]
+    assert found == [("GL110", "conf.d/99-no-cri.toml", 2, 21)]
+    assert "config.toml, merged with it, configures CRI runtimes" in run.findings[0]["message"]
+
+
+def test_gl117_judges_runtime_type_as_2x_reads_it(tmp_path):
+    """containerd 2.1.9 reads `Runtime_Type` (any case) and the runtimes of `RUNTIMES`: a binary
+    name there fails the pods (`invalid runtime name runc`, tests/oracle/data)."""
+    config = tmp_path / "config.toml"
+    config.write_text('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.RUNTIMES.nvidia]\n'
+                      '  Runtime_Type = "runc"\n')
+    (tmp_path / "fleet.toml").write_text('[fleet]\ncontainerd-version = "2.1"\n')
+    run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(config))
+    assert [(f["code"], f["line"], f["column"]) for f in run.findings if f["code"] == "GL117"] == [("GL117", 3, 18)]

@@ -113,9 +113,15 @@ def runtime_tables(table: Node, majors: tuple[int, ...] = ()) -> list[tuple[str,
     containerd = table.get("containerd")
     if containerd is None or not containerd.is_map:
         return []
+    keys = {"runtimes"} if "runtimes" in containerd.value else set()
+    if 1 in majors and not keys:  # go-toml v1 reads the first of these it finds
+        keys |= {next((k for k in ("RUNTIMES", "runtimes") if k in containerd.value), "")}
+    if 2 in majors:  # go-toml v2 decodes every key that folds to it into the one map
+        keys |= {k for k in containerd.value if k.lower() == "runtimes"}
     out = []
-    for key, runtimes in containerd.items():
-        if runtimes.is_map and (key == "runtimes" or any(key_matches(key, "runtimes", m) for m in majors)):
+    for key in sorted(k for k in keys if k):
+        runtimes = containerd.value[key]
+        if runtimes.is_map:
             out.extend((name, node) for name, node in runtimes.items() if node.is_map)
     return out
 

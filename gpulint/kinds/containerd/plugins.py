@@ -36,10 +36,12 @@ def plugin_id_invalid(doc, ctx):
     if doc.templated:
         return
     version = _file_version(doc)
+    targets = [r for rs in target_releases(doc, ctx.settings).values() for r in rs]
+    if version == 1:
+        yield from _short_entries(doc, [r for r in targets if r.startswith("1.")])
     if version is None or version < 2:
         return  # a version 1 file addresses plugins by short name (GL102, GL103)
-    releases = [r for rs in target_releases(doc, ctx.settings).values() for r in rs
-                if version == 2 or r.startswith("2.")]
+    releases = [r for r in targets if version == 2 or r.startswith("2.")]
     if not releases:
         return
     plugins = containerd_file(doc).plugins
@@ -106,6 +108,32 @@ def _plugin_entry(doc: Document, name: str, item: Node, entry: str, releases: li
             yield finding(doc, "GL115", item.span,
                           f"no plugin of containerd {_releases_text(releases)} has the URI `{entry}`, so "
                           f"this disables nothing{hint}", severity="warning")
+
+
+def _short_entries(doc: Document, releases: list[str]):
+    """A version 1 file names plugins by their ID alone: containerd 1.x compares
+    `required_plugins` with those, so a URI there is never loaded and containerd refuses to
+    start, and a URI in `disabled_plugins` disables nothing."""
+    if not releases:
+        return
+    short = {uri: key for r in releases for key, uri in model.plugin_short_ids(r).items()}
+    for name in ("disabled_plugins", "required_plugins"):
+        node = doc.tree.get(name)
+        for item in node.value if node is not None and node.is_seq else ():
+            entry = str_value(item)
+            if not entry or is_unknown_value(entry) or any(entry in model.plugin_short_ids(r) for r in releases):
+                continue
+            hint = f"; write `{short[entry]}`" if entry in short else ""
+            said = f"in a version 1 file containerd {_releases_text(releases)} names plugins by their short ID"
+            if name == "required_plugins":
+                yield finding(doc, "GL115", item.span,
+                              f"`{entry}` in required_plugins: {said}, so no plugin matches it and containerd "
+                              f"refuses to start (`required plugin [{entry}] not included`){hint}",
+                              severity="error")
+            else:
+                yield finding(doc, "GL115", item.span,
+                              f"`{entry}` in disabled_plugins: {said}, so this disables nothing{hint}",
+                              severity="warning")
 
 
 def _holds_cri(table: Node) -> bool:

@@ -107,10 +107,11 @@ def checked_fix(doc: Document, description: str, edits: list[Edit | None], safe:
 
 # --- shared helpers ---------------------------------------------------------------
 
-def declared_runtimes(doc: Document):
-    """(plugin ID, name, table) of every runtime under any CRI plugin ID in the file."""
+def declared_runtimes(doc: Document, majors: tuple[int, ...] = ()):
+    """(plugin ID, name, table) of every runtime under any CRI plugin ID in the file; with
+    `majors`, also those under a spelling of `runtimes` one of those versions reads."""
     for plugin_id, table in containerd_file(doc).cri_tables():
-        for name, node in runtime_tables(table):
+        for name, node in runtime_tables(table, majors):
             yield plugin_id, name, node
 
 

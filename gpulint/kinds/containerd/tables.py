@@ -14,6 +14,7 @@ from gpulint.kinds.containerd.facts import (
     file_majors,
     imported_docs,
     is_drop_in,
+    read_key,
 )
 from gpulint.kinds.containerd.support import (
     CDI_KEYS,
@@ -73,15 +74,23 @@ def legacy_runtime_fields(doc, ctx):
 def cri_plugin_disabled(doc, ctx):
     disabled = doc.tree.get("disabled_plugins")
     info = containerd_file(doc)
-    if disabled is None or not disabled.is_seq or not any(cri_items(t) for _, t in info.cri_tables()):
+    if disabled is None or not disabled.is_seq:
         return
+    # containerd appends the disabled_plugins of every file it merges: a drop-in that turns
+    # CRI off does so for the runtimes of the main file too
+    merged = next((n.docs for n in ctx.fact("node-configs")
+                   if n.kind == "containerd" and any(d is doc for d in n.docs)), [doc])
+    where = next((d for d in merged if any(cri_items(t) for _, t in containerd_file(d).cri_tables())), None)
+    if where is None:
+        return
+    said = "this file configures CRI runtimes" if where is doc else f"{where.path}, merged with it, configures CRI runtimes"
     for item in disabled.value:
         plugin = str_value(item)
         if "." not in (plugin or "") and (info.version or 1) >= 2:
             continue  # a short ID in a version 2 file stops containerd (GL115)
         if plugin in ALL_CRI_IDS or (plugin or "").startswith("io.containerd.cri.v1."):
             yield finding(doc, "GL110", item.span,
-                          f"disabled_plugins turns off `{plugin}`, but this file configures CRI runtimes: "
+                          f"disabled_plugins turns off `{plugin}`, but {said}: "
                           f"kubelet fails with `unknown service runtime.v1.RuntimeService` (the containerd "
                           f"package shipped for Docker disables CRI this way)",
                           fix=checked_fix(doc, f"remove `{plugin}` from disabled_plugins",
@@ -217,8 +226,9 @@ RUNC_TYPES = ("io.containerd.runc.v1", RUNC_V2)
 
 @check("GL117", kinds=("containerd",))
 def runtime_type_unknown(doc, ctx):
-    for _, name, node in declared_runtimes(doc):
-        value = node.get("runtime_type")
+    majors = file_majors(doc, ctx.settings)  # 2.x reads keys in any case
+    for _, name, node in declared_runtimes(doc, majors):
+        value = read_key(node, "runtime_type", majors)
         runtime_type = str_value(value)
         if not runtime_type or is_unknown_value(runtime_type) or runtime_type in RUNC_TYPES:
             continue
