@@ -48,12 +48,8 @@ def plugin_id_invalid(doc, ctx):
     for key, table in plugins.items() if plugins is not None else ():
         if key not in ALL_CRI_IDS + CRI_LIKE_IDS:
             yield from _plugin_key(doc, key, table, releases)
-    for name in ("disabled_plugins", "required_plugins"):
-        node = doc.tree.get(name)
-        for item in node.value if node is not None and node.is_seq else ():
-            entry = str_value(item)
-            if entry and not is_unknown_value(entry):
-                yield from _plugin_entry(doc, name, item, entry, releases)
+    for name, item, entry in _entries(doc):
+        yield from _plugin_entry(doc, name, item, entry, releases)
 
 
 def _plugin_key(doc: Document, key: str, table: Node, releases: list[str]):
@@ -98,16 +94,18 @@ def _plugin_entry(doc: Document, name: str, item: Node, entry: str, releases: li
                       f"\"{entry}\" expect io.containerd.x.vx`){hint}", severity="error")
     elif not any(entry in model.plugin_uris(r) for r in releases):
         meant = _one_part_off(entry, _known(releases))
-        hint = f"; did you mean `{meant}`?" if meant else ""
-        if which == "required":
-            yield finding(doc, "GL115", item.span,
-                          f"no plugin of containerd {_releases_text(releases)} has the URI `{entry}`, so "
-                          f"containerd refuses to start (`required plugin [{entry}] not included`){hint}",
-                          severity="error")
-        else:
-            yield finding(doc, "GL115", item.span,
-                          f"no plugin of containerd {_releases_text(releases)} has the URI `{entry}`, so "
-                          f"this disables nothing{hint}", severity="warning")
+        yield _matches_nothing(doc, name, item, entry,
+                               f"no plugin of containerd {_releases_text(releases)} has the URI `{entry}`",
+                               f"; did you mean `{meant}`?" if meant else "")
+
+
+def _matches_nothing(doc: Document, name: str, item: Node, entry: str, said: str, hint: str):
+    """An entry no plugin matches: a required one stops containerd, a disabled one does nothing."""
+    if name == "required_plugins":
+        return finding(doc, "GL115", item.span,
+                       f"{said}, so containerd refuses to start (`required plugin [{entry}] not included`){hint}",
+                       severity="error")
+    return finding(doc, "GL115", item.span, f"{said}, so this disables nothing{hint}", severity="warning")
 
 
 def _short_entries(doc: Document, releases: list[str]):
@@ -117,23 +115,23 @@ def _short_entries(doc: Document, releases: list[str]):
     if not releases:
         return
     short = {uri: key for r in releases for key, uri in model.plugin_short_ids(r).items()}
+    for name, item, entry in _entries(doc):
+        if any(entry in model.plugin_short_ids(r) for r in releases):
+            continue
+        yield _matches_nothing(doc, name, item, entry,
+                               f"`{entry}` in {name}: in a version 1 file containerd {_releases_text(releases)} "
+                               f"names plugins by their short ID, and none is `{entry}`",
+                               f"; write `{short[entry]}`" if entry in short else "")
+
+
+def _entries(doc: Document):
+    """(list name, item, text) of each `disabled_plugins` and `required_plugins` entry."""
     for name in ("disabled_plugins", "required_plugins"):
         node = doc.tree.get(name)
         for item in node.value if node is not None and node.is_seq else ():
             entry = str_value(item)
-            if not entry or is_unknown_value(entry) or any(entry in model.plugin_short_ids(r) for r in releases):
-                continue
-            hint = f"; write `{short[entry]}`" if entry in short else ""
-            said = f"in a version 1 file containerd {_releases_text(releases)} names plugins by their short ID"
-            if name == "required_plugins":
-                yield finding(doc, "GL115", item.span,
-                              f"`{entry}` in required_plugins: {said}, so no plugin matches it and containerd "
-                              f"refuses to start (`required plugin [{entry}] not included`){hint}",
-                              severity="error")
-            else:
-                yield finding(doc, "GL115", item.span,
-                              f"`{entry}` in disabled_plugins: {said}, so this disables nothing{hint}",
-                              severity="warning")
+            if entry and not is_unknown_value(entry):
+                yield name, item, entry
 
 
 def _holds_cri(table: Node) -> bool:
