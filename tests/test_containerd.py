@@ -849,3 +849,33 @@ def test_gl117_judges_runtime_type_as_2x_reads_it(tmp_path):
     (tmp_path / "fleet.toml").write_text('[fleet]\ncontainerd-version = "2.1"\n')
     run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(config))
     assert [(f["code"], f["line"], f["column"]) for f in run.findings if f["code"] == "GL117"] == [("GL117", 3, 18)]
+
+
+def test_gl122_a_drop_in_that_writes_the_cri_table_again(lint_files, tmp_path):
+    """containerd 1.6.20 and 1.7.24 keep only the drop-in's CRI table: the main file's `nvidia`
+    runtime is missing from the CRI config; 2.1.9 merges the tables (tests/oracle/data)."""
+    files = {
+        "config.toml": ('version = 2\nimports = ["conf.d/*.toml"]\n'
+                        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                        '  runtime_type = "io.containerd.runc.v2"\n'
+                        '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+                        '    BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+        "conf.d/pause.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  sandbox_image = "pause:3.10"\n'}
+    run = lint_files(files)
+    assert [(f["code"], f["path"], f["line"], f["column"], f["severity"]) for f in run.findings] == [
+        ("GL122", "conf.d/pause.toml", 2, 1, "error")]
+    assert "lost (runtime `nvidia`)" in run.findings[0]["message"]
+    assert run.findings[0]["related"][0]["path"] == "config.toml"
+    # a drop-in that repeats what it replaces, or writes another plugin's table, loses nothing
+    files["conf.d/pause.toml"] = files["config.toml"].replace('imports = ["conf.d/*.toml"]\n', "")
+    assert "GL122" not in lint_files(files).codes()
+    for name in list(files):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "config.toml").write_text(files["config.toml"])
+    (tmp_path / "conf.d").mkdir(exist_ok=True)
+    (tmp_path / "conf.d/pause.toml").write_text(
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  sandbox_image = "pause:3.10"\n')
+    (tmp_path / "fleet.toml").write_text('[fleet]\ncontainerd-version = "2.1"\n')
+    on_2x = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "config.toml"),
+                        str(tmp_path / "conf.d/pause.toml"))
+    assert "GL122" not in on_2x.codes()
