@@ -879,3 +879,14 @@ def test_gl122_a_drop_in_that_writes_the_cri_table_again(lint_files, tmp_path):
     on_2x = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "config.toml"),
                         str(tmp_path / "conf.d/pause.toml"))
     assert "GL122" not in on_2x.codes()
+
+
+def test_gl115_a_version_1_file_with_cri_settings_under_no_plugin(lint_files):
+    """containerd 1.6.20, 1.7.24 and 2.1.9 ignore `[plugins."containerd.grpc.v1.cri"]` in a version
+    1 file: its runtime is missing from the CRI config (tests/oracle/data)."""
+    run = lint_files({"config.toml": (
+        'version = 1\n[plugins."containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n')})
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings if f["code"] == "GL115"] == [
+        ("GL115", 2, 1, "error")]
+    assert "GL115" not in lint_files({"config.toml": 'version = 1\n[plugins.cgroups]\n  no_prometheus = true\n'}).codes()

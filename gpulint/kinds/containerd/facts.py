@@ -268,7 +268,7 @@ def containerd_nodes(ctx) -> list[NodeConfig]:
             continue
         order = _load_order(doc, graph)
         covered.update(d.abspath for d in order)
-        nodes.append(_containerd_node(doc, order))
+        nodes.append(_containerd_node(doc, order, getattr(ctx, "settings", None)))
     return nodes
 
 
@@ -282,13 +282,15 @@ def effective_cri(order: list[Document]) -> tuple[Document, Node] | None:
     return found
 
 
-def _containerd_node(main: Document, order: list[Document]) -> NodeConfig:
+def _containerd_node(main: Document, order: list[Document], settings=None) -> NodeConfig:
     runtimes: dict[str, RuntimeEntry] = {}
     default = "runc"
     found = effective_cri(order)
     if found is not None:
         doc, table = found
-        for name, node in runtime_tables(table, file_majors(doc)):
+        # the runtimes 1.x has where it may run (GL101 speaks for 1.x), else those of 2.x
+        majors = file_majors(doc, settings)
+        for name, node in runtime_tables(table, (1,) if 1 in majors else (2,)):
             runtimes[name] = runtime_entry(name, doc, node)
         name_node = table.get("containerd", "default_runtime_name")
         if name_node is not None and isinstance(name_node.value, str):

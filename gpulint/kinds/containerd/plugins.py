@@ -39,6 +39,7 @@ def plugin_id_invalid(doc, ctx):
     targets = [r for rs in target_releases(doc, ctx.settings).values() for r in rs]
     if version == 1:
         yield from _short_entries(doc, [r for r in targets if r.startswith("1.")])
+        yield from _short_keys(doc)
     if version is None or version < 2:
         return  # a version 1 file addresses plugins by short name (GL102, GL103)
     releases = [r for r in targets if version == 2 or r.startswith("2.")]
@@ -122,6 +123,22 @@ def _short_entries(doc: Document, releases: list[str]):
                                f"`{entry}` in {name}: in a version 1 file containerd {_releases_text(releases)} "
                                f"names plugins by their short ID, and none is `{entry}`",
                                f"; write `{short[entry]}`" if entry in short else "")
+
+
+def _short_keys(doc: Document):
+    """A version 1 file's plugin tables go by short ID (`cri`); containerd 2.x renames an unknown
+    one to `io.containerd.grpc.v1.<key>`, which no plugin has either. Judged only where the table
+    holds CRI settings (the fully qualified CRI IDs are GL102's and GL103's)."""
+    short = {key for r in model.RELEASES if r.startswith("1.") for key in model.plugin_short_ids(r)}
+    plugins = containerd_file(doc).plugins
+    for key, table in plugins.items() if plugins is not None else ():
+        if key in short or key in ALL_CRI_IDS + CRI_LIKE_IDS or not _holds_cri(table):
+            continue
+        yield finding(doc, "GL115", table.anchor,
+                      f"a version 1 file names plugins by their short ID and no containerd plugin is "
+                      f"`{key}`, so the whole table is ignored and the settings in it do not exist; "
+                      f"the CRI plugin's table is `plugins.cri` here (`plugins.\"io.containerd.grpc.v1.cri\"` "
+                      f"with `version = 2`)", severity="error")
 
 
 def _entries(doc: Document):
