@@ -53,6 +53,8 @@ HAND_WRITTEN = {
     "escape directive after syntax": "# syntax=docker/dockerfile:1\n# escape=`\nFROM u\nRUN a `\n  b\n",
     "escape directive after a blank line is a comment": "\n# escape=`\nFROM u\nRUN a \\\n  b\n",
     "escaped escape": "FROM u\nRUN echo a\\\\\nRUN b\n",
+    "three escapes": "FROM u\nRUN echo a\\\\\\\nRUN b\n",
+    "a lone escape goes on": "FROM u\nRUN a \\\n\\\nRUN b\n",
     "heredoc": "FROM u\nRUN <<EOF\necho a \\\n\necho b\nEOF\nRUN c\n",
     "two heredocs": "FROM u\nCOPY <<A <<-B /x/\na\nA\n\tb\n\tB\nRUN c\n",
     "quoted heredoc word": "FROM u\nRUN <<'EOF' bash\necho $x\nEOF\n",
@@ -65,15 +67,7 @@ HAND_WRITTEN = {
 }
 
 
-# dockerfile-parse continues every line that ends with the escape character; BuildKit's
-# pattern does not continue one that ends with it doubled (`echo a\\`)
-KNOWN = {"escaped escape"}
-
-
-@pytest.mark.parametrize("text", [pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=
-                                  "dockerfile-parse continues a line ending in an escaped escape"))
-                                  if name in KNOWN else t for name, t in HAND_WRITTEN.items()],
-                         ids=HAND_WRITTEN.keys())
+@pytest.mark.parametrize("text", HAND_WRITTEN.values(), ids=HAND_WRITTEN.keys())
 def test_instructions_are_split_as_buildkit_splits_them(text):
     assert gpulint_reads(text) == buildkit_reads(text)
 
@@ -136,7 +130,8 @@ def test_an_empty_line_in_a_continuation_is_no_instruction(lint_files):
 def test_instruction_lines_match_dockerfile_parse():
     """gpulint's instruction splitter is dockerfile-parse 2.0.1's `structure`, read line for
     line: the same instructions, lines and values on every fixture Dockerfile and 5,000
-    generated ones."""
+    generated ones, apart from the one place where the package and BuildKit differ and
+    gpulint follows BuildKit (a line ending in an escaped escape, tested above)."""
     import io
 
     parser = pytest.importorskip("dockerfile_parse").DockerfileParser
@@ -152,4 +147,9 @@ def test_instruction_lines_match_dockerfile_parse():
               " \\", "RUN", "\\", "\t", "COPY <<EOF /x", "EOF", "RUN a \\  ", "x\\\\"]
     texts += ["\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) + rng.choice(["", "\n"])
               for _ in range(5000)]
-    assert [t for t in texts if instruction_lines(t) != theirs(t)] == []
+    def escaped_escape(text):
+        return any(line.rstrip(" \t").endswith(("\\\\", "``")) for line in text.split("\n"))
+
+    compared = [t for t in texts if not escaped_escape(t)]
+    assert len(compared) > 3000
+    assert [t for t in compared if instruction_lines(t) != theirs(t)] == []

@@ -261,10 +261,11 @@ def instruction_lines(text: str) -> list[dict]:
     ({instruction, startline, endline, value}, lines 0-based; comment lines as COMMENT),
     read the same way line for line, with a continued instruction's value gathered in a
     list: the package's `+=` on one string made thousands of continuation lines quadratic.
+    Where the package and BuildKit differ, BuildKit is followed: a line that ends in an
+    escaped escape character (`echo a\\\\`) does not continue the instruction.
     tests/test_dockerfile_oracle.py compares the two where the package is installed."""
     out: list[dict] = []
     escape = "\\"
-    continues = re.compile(r"^.*\\\s*$")
     directives = True
     current: dict | None = None
     parts: list[str] = []
@@ -277,7 +278,6 @@ def instruction_lines(text: str) -> list[dict]:
             found = _ESCAPE_DIRECTIVE.match(line)
             if found is not None:
                 escape = found[1]
-                continues = re.compile(r"^.*" + re.escape(escape) + r"\s*$")
             elif _SYNTAX_DIRECTIVE.match(line) is None:
                 directives = False
         if _COMMENT_LINE.match(line):  # also inside a continuation, which goes on after it
@@ -293,7 +293,7 @@ def instruction_lines(text: str) -> list[dict]:
         else:
             current["endline"] = number
             parts.append(_without_escape(line if any(parts) else line.lstrip(), escape))
-        if continues.match(line) is None:
+        if not _continues(line.rstrip("\r\n"), escape)[1]:  # not `a\\`: an escaped escape
             current["value"] = "".join(parts)
             out.append(current)
             current = None
@@ -301,8 +301,9 @@ def instruction_lines(text: str) -> list[dict]:
 
 
 def _without_escape(text: str, escape: str) -> str:
-    text = text.rstrip()
-    return text[:-1] if text.endswith(escape) else text
+    """A line without the escape character that continues it (BuildKit's rule)."""
+    part, more = _continues(text.rstrip("\r\n"), escape)
+    return part if more else text.rstrip()
 
 
 def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
