@@ -344,6 +344,8 @@ def test_explicit_config_and_isolated(tmp_path):
     assert run_gpulint("--config", "ci/gpulint.toml", ".", cwd=tmp_path).rc == 0
     assert run_gpulint("--isolated", ".", cwd=tmp_path).rc == 1
     assert run_gpulint("--config", "missing.toml", ".", cwd=tmp_path).rc == 2
+    both = run_gpulint("--isolated", "--config", "ci/gpulint.toml", ".", cwd=tmp_path)
+    assert both.rc == 2 and "--config cannot be used with --isolated" in both.err
 
 
 def test_unknown_code_in_config_is_a_config_error(tmp_path):

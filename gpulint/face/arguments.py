@@ -170,6 +170,8 @@ def _config_selectors(table):
 def settings_from(args):
     from gpulint.run.config import load_settings
 
+    if args.config and args.isolated:  # one would silently undo the other
+        raise UsageError("--config cannot be used with --isolated, which ignores every configuration file")
     settings = load_settings(args.config, args.isolated)
     _check_selectors(args, settings)
     if args.select is not None:
