@@ -39,6 +39,13 @@ class Run:
         return [(f["code"], f["line"], f["column"]) for f in self.findings]
 
 
+@pytest.fixture(autouse=True)
+def _outside_a_github_workspace(monkeypatch):
+    """Reports place paths relative to $GITHUB_WORKSPACE where it is set: tests that do not set
+    it see the same output on a CI runner as elsewhere."""
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+
+
 def run_gpulint(*args: str, cwd: Path | None = None, stdin: str | None = None) -> Run:
     """Run `gpulint ARGS` in-process, as the console script would."""
     from gpulint.face.cli import main

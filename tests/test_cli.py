@@ -567,3 +567,15 @@ def test_a_trailing_suppression_on_from_does_not_silence_the_tag(lint_files):
     assert [(f["code"], f["line"], f["column"], f.get("suppressed")) for f in result.findings] \
         == [("GL301", 1, 6, None), ("GL005", 1, 28, None)]
     assert "part of the FROM instruction" in result.findings[1]["message"]
+
+
+def test_github_annotations_name_files_from_the_workspace(tmp_path, monkeypatch):
+    """GitHub places `file=` relative to the checkout, not to a step's working-directory: run
+    in a subfolder, the path still starts at the repository (or $GITHUB_WORKSPACE)."""
+    write_files(tmp_path, {".git/HEAD": "ref: refs/heads/main\n",
+                           "deploy/daemon.json": '{"default-runtime": "nvidia"}\n'})
+    run = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path / "deploy")
+    assert run.out.startswith("::error file=deploy/daemon.json,line=1,col=21"), run.out
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "deploy"))
+    run = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path / "deploy")
+    assert run.out.startswith("::error file=daemon.json,line=1,col=21"), run.out

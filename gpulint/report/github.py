@@ -1,5 +1,9 @@
 """GitHub Actions workflow commands: one annotation per finding.
 
+GitHub places an annotation's `file` relative to the workspace (the checkout), not to the
+step's `working-directory:`; paths are written relative to $GITHUB_WORKSPACE where it is
+set, else to the repository holding the linted files.
+
 GitHub shows at most 10 annotations of each type (error, warning, notice) per
 step; the rest would vanish silently. Past that, findings are printed as plain
 log lines and one notice says how many were not annotated.
@@ -7,7 +11,11 @@ log lines and one notice says how many were not annotated.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
+from pathlib import Path
+
+from gpulint.report.roots import ReportRoot, report_root
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 PER_TYPE = 10
@@ -21,9 +29,9 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _annotation(f) -> str:
+def _annotation(f, where: ReportRoot) -> str:
     props = ",".join([
-        f"file={_prop(f.path)}", f"line={f.span.line}", f"col={f.span.column}",
+        f"file={_prop((where.relative(f.path) or os.path.abspath(f.path)).replace(os.sep, '/'))}", f"line={f.span.line}", f"col={f.span.column}",
         f"endLine={f.span.end_line}", f"endColumn={f.span.end_column}",
         f"title={_prop(f'{f.code} {f.slug}')}",
     ])
@@ -31,6 +39,8 @@ def _annotation(f) -> str:
 
 
 def render(result, findings) -> str:
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    where = ReportRoot(Path(workspace) if workspace and os.path.isdir(workspace) else report_root(result, findings))
     shown: Counter = Counter()
     dropped: Counter = Counter()
     annotations, plain = [], []
@@ -41,7 +51,7 @@ def render(result, findings) -> str:
         room = PER_TYPE - (1 if overflow and level == "notice" else 0)
         if shown[level] < room:
             shown[level] += 1
-            annotations.append(_annotation(f))
+            annotations.append(_annotation(f, where))
         else:
             dropped[level] += 1
             plain.append(f"{f.path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}")

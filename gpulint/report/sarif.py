@@ -15,73 +15,19 @@ places its alerts on the right files. Fingerprints use the same paths.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
-from urllib.parse import quote
 
 from gpulint import HOMEPAGE, __version__, catalog
 from gpulint.report.edits import EditLocator
-from gpulint.paths import repository_root
 from gpulint.report.fingerprint import fingerprints, line_text_of
+from gpulint.report.roots import BASE, ReportRoot, report_root
 from gpulint.ruledoc import verified_words
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-_BASE = "%SRCROOT%"
 
 
 def help_uri(code: str) -> str:
     return f"{HOMEPAGE}/blob/main/docs/rules/{code}.md"
-
-
-def _quote(path: str) -> str:
-    return quote(path.replace(os.sep, "/"), safe="/.-_~")
-
-
-class _Artifacts:
-    """Where each reported path lies: relative to the root the report names (the repository
-    holding the linted files), or, for a file outside it, an absolute file URI."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.base_uri = root.as_uri().rstrip("/") + "/"
-
-    def relative(self, path: str) -> str | None:
-        try:
-            rel = os.path.relpath(os.path.abspath(path), self.root)
-        except ValueError:  # another drive on Windows
-            return None
-        return None if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
-
-    def location(self, path: str) -> dict:
-        rel = self.relative(path)
-        if rel is None:
-            return {"uri": Path(os.path.abspath(path)).as_uri()}
-        return {"uri": _quote(rel), "uriBaseId": _BASE}
-
-    def key(self, path: str) -> str:
-        """The path fingerprints see: the same whatever folder gpulint ran in."""
-        rel = self.relative(path)
-        return rel.replace(os.sep, "/") if rel is not None else path
-
-
-def _root(result, findings) -> Path:
-    """The repository holding every linted file; else the one holding the current folder;
-    else the current folder."""
-    cache: dict[str, Path | None] = {}
-
-    def root_of(path: str) -> Path | None:
-        folder = os.path.dirname(os.path.abspath(path))
-        if folder not in cache:
-            cache[folder] = repository_root(folder)
-        return cache[folder]
-
-    paths = {d.abspath for d in result.documents} | {f.path for f in findings}
-    roots = {root_of(p) for p in paths}
-    if len(roots) == 1 and None not in roots:
-        return roots.pop()
-    here = Path.cwd()
-    return repository_root(here) or here
 
 
 def _help_markdown(rule) -> str:
@@ -121,7 +67,7 @@ def _region(line: int, column: int, end_line: int, end_column_exclusive: int) ->
             "endColumn": max(end_column_exclusive, column if end_line > line else column)}
 
 
-def _location(path: str, region: dict, where: _Artifacts) -> dict:
+def _location(path: str, region: dict, where: ReportRoot) -> dict:
     return {"physicalLocation": {"artifactLocation": where.location(path), "region": region}}
 
 
@@ -130,7 +76,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def _message(f, where: _Artifacts | None = None) -> dict:
+def _message(f, where: ReportRoot | None = None) -> dict:
     if not f.related:
         return {"text": f.message}
     name = where.key if where is not None else (lambda path: path)
@@ -195,7 +141,7 @@ def render(result, findings) -> str:
     order = list(rules)
     index_of = {code: i for i, code in enumerate(order)}
     locate = EditLocator(result.documents)
-    where = _Artifacts(_root(result, findings))
+    where = ReportRoot(report_root(result, findings))
     prints = fingerprints(findings, line_text_of(result), path_of=lambda f: where.key(f.path))
     results = [_result(f, index_of, locate, p, where) for f, p in zip(findings, prints)]
     log = {
@@ -211,7 +157,7 @@ def render(result, findings) -> str:
             }},
             "automationDetails": {"id": "gpulint/"},
             "columnKind": "unicodeCodePoints",
-            "originalUriBaseIds": {_BASE: {"uri": where.base_uri}},
+            "originalUriBaseIds": {BASE: {"uri": where.base_uri}},
             "invocations": [_invocation(result)],
             "results": results,
         }],
