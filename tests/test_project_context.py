@@ -118,3 +118,16 @@ def test_a_gpulint_configuration_marks_a_project_too(tmp_path):
     piped = run_gpulint("--format", "json", "-", "--stdin-filename", "../repo-b/k8s/runtimeclass.yaml", cwd=a,
                         stdin=RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
     assert _found(piped) == [("GL702", "error", "../repo-b/k8s/runtimeclass.yaml", 5)]
+
+
+def test_the_configuration_is_the_one_of_the_linted_files(tmp_path):
+    """`cd repo-a && gpulint ../repo-b/daemon.json` reads repo-b's configuration, as a run in
+    repo-b does; a run in repo-a keeps repo-a's."""
+    write_files(tmp_path, {"repo-a/.gpulint.toml": "\n", "repo-a/Dockerfile": "FROM ubuntu:22.04\n",
+                           "repo-b/.gpulint.toml": 'ignore = ["GL201"]\n',
+                           "repo-b/nodes/daemon.json": '{"default-runtime": "nvidia"}\n'})
+    from_a = run_gpulint("--format", "json", "../repo-b/nodes/daemon.json", cwd=tmp_path / "repo-a")
+    in_b = run_gpulint("--format", "json", "nodes/daemon.json", cwd=tmp_path / "repo-b")
+    assert from_a.rc == in_b.rc == 0 and from_a.findings == in_b.findings == []
+    assert run_gpulint("--format", "json", "--isolated", "../repo-b/nodes/daemon.json",
+                       cwd=tmp_path / "repo-a").codes() == ["GL201"]

@@ -8,6 +8,7 @@ settings are made, not when `--help` prints.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -167,12 +168,26 @@ def _config_selectors(table):
     return sorted(out, key=lambda item: (item[1].span.line, item[1].span.column))
 
 
+def _config_start(args) -> Path:
+    """Where the configuration is looked up: the folder holding every linted path (the file
+    stdin stands for), so `gpulint ../repo-b/Dockerfile` uses repo-b's configuration as
+    `cd ../repo-b && gpulint Dockerfile` does."""
+    paths = getattr(args, "paths", None) or ["."]
+    if paths == ["-"]:
+        paths = [args.stdin_filename] if getattr(args, "stdin_filename", None) else ["."]
+    folders = [os.path.abspath(p) if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths]
+    try:
+        return Path(os.path.commonpath(folders))
+    except ValueError:  # paths on different drives
+        return Path.cwd()
+
+
 def settings_from(args):
     from gpulint.run.config import load_settings
 
     if args.config and args.isolated:  # one would silently undo the other
         raise UsageError("--config cannot be used with --isolated, which ignores every configuration file")
-    settings = load_settings(args.config, args.isolated)
+    settings = load_settings(args.config, args.isolated, _config_start(args))
     _check_selectors(args, settings)
     if args.select is not None:
         settings.select = _split(args.select)

@@ -1,6 +1,7 @@
 """`[tool.gpulint]` in pyproject.toml, or `.gpulint.toml`.
 
-The nearest config walking up from the current directory wins; `--config`
+The nearest config walking up from the folder that holds the linted paths (the current
+directory for `gpulint .`) wins; `--config`
 overrides and `--isolated` ignores them all. Validation uses jsonschema, whose
 import is slow, so a config whose content already passed is remembered by hash.
 """
@@ -135,10 +136,12 @@ def validate(table: dict, path: Path) -> None:
         prune("config-")
 
 
-def load_settings(config: str | None = None, isolated: bool = False) -> Settings:
+def load_settings(config: str | None = None, isolated: bool = False, start: Path | None = None) -> Settings:
+    """The settings of a run: `config`, else the nearest configuration walking up from `start`
+    (the folder holding the linted paths; the current one by default)."""
     if isolated:
         return Settings()
-    path = Path(config) if config else find_config(Path.cwd())
+    path = Path(config) if config else find_config(start or Path.cwd())
     if path is None:
         return Settings()
     if config and not path.is_file():
