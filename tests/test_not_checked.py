@@ -296,6 +296,29 @@ def test_a_shared_file_whose_parse_runs_past_its_budget_is_not_checked(tmp_path,
     assert counts(run) == (1, 1, 0) and run.err == ""
 
 
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the watchdog needs POSIX timers")
+def test_telling_a_files_kind_has_the_budget_too(tmp_path, monkeypatch):
+    """A file whose kind is told by its content (a manifest named pods.yaml) is read and
+    classified within its budget: past it, GL006 for that file and the run goes on."""
+    from gpulint import kinds
+
+    classify = kinds.classify
+
+    def slow_classify(name, text):
+        if name == "slow.yaml" and text is not None:  # by content, not by name
+            time.sleep(30)
+        return classify(name, text)
+
+    monkeypatch.setattr(kinds, "classify", slow_classify)
+    write_files(tmp_path, {"slow.yaml": GPU_POD, "Dockerfile": UNUSED})
+    started = time.monotonic()
+    run = lint(tmp_path, "--file-timeout", "0.5", ".")
+    assert time.monotonic() - started < 20
+    assert found(run) == [("Dockerfile", "GL002", "warning"), ("slow.yaml", "GL006", "warning")]
+    assert "to read and tell its kind" in run.findings[1]["message"]
+    assert counts(run) == (1, 1, 0) and run.err == ""
+
+
 def test_a_file_over_the_size_limit_is_reported_when_its_head_shows_a_kind(tmp_path):
     write_files(tmp_path, {"big/pods.yaml": GPU_POD + "---\n" + GPU_POD * 50,
                            "big/notes.yaml": "title: notes\nbody: |\n" + "  text\n" * 2000})

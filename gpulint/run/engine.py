@@ -205,7 +205,17 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     raw: list[Finding] = []
     skipped = 0
     for source in sources:
-        doc, early = load(source, options.kind, settings.max_file_size)
+        try:  # telling a file's kind reads its content: within the file's budget too
+            with watchdog.budget(settings.file_timeout):
+                doc, early = load(source, options.kind, settings.max_file_size)
+        except watchdog.FileTimeout:
+            # reported even where its kind is still unknown: it was read as a candidate
+            display = source.display or display_path(source.path)
+            doc = Document(display, os.path.abspath(source.path),
+                           options.kind or kinds.kind_by_name(source.path.name) or "", "", unread=True)
+            early = not_checked_finding(display, f"it took longer than {settings.file_timeout:g} s to read "
+                                                 f"and tell its kind (raise the limit with `--file-timeout` "
+                                                 f"or `file-timeout` in the configuration)", source.named)
         if doc is None:
             skipped += 1
             continue
@@ -345,8 +355,11 @@ class _Step:
         doc, source = item
         own = id(doc) not in self.keep
         try:
-            with watchdog.budget(self.timeout):
-                produced, errors = self._work(doc, source, own)
+            if doc.unread:  # not read: its GL006 or GL001 is given already
+                produced, errors = [], []
+            else:
+                with watchdog.budget(self.timeout):
+                    produced, errors = self._work(doc, source, own)
         except watchdog.FileTimeout:
             # what was found before the budget ran out is left out: the file is not checked
             doc.unread, doc.suppressions = True, []
