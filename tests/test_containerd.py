@@ -890,3 +890,23 @@ def test_gl115_a_version_1_file_with_cri_settings_under_no_plugin(lint_files):
     assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings if f["code"] == "GL115"] == [
         ("GL115", 2, 1, "error")]
     assert "GL115" not in lint_files({"config.toml": 'version = 1\n[plugins.cgroups]\n  no_prometheus = true\n'}).codes()
+
+
+def test_gl121_a_version_3_drop_in_of_a_version_2_file(lint_files):
+    """containerd 2.1.9 drops the version 2 main file's runtimes and default when an imported
+    drop-in says `version = 3` (the merged config is version 3, so the CRI migration is
+    skipped; tests/oracle/data); 2.3 refuses such a drop-in."""
+    run = lint_files({
+        "config.toml": ('version = 2\nimports = ["conf.d/*.toml"]\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+                        '  default_runtime_name = "nvidia"\n'
+                        '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                        '    runtime_type = "io.containerd.runc.v2"\n'
+                        '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+                        '      BinaryName = "/usr/bin/nvidia-container-runtime"\n'),
+        "conf.d/99-cdi.toml": ('version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.cdi]\n'
+                               '  runtime_type = "io.containerd.runc.v2"\n')})
+    found = [(f["code"], f["path"], f["line"], f["column"], f["severity"]) for f in run.findings if f["code"] == "GL121"]
+    assert found == [("GL121", "config.toml", 1, 11, "error")]
+    message = run.findings[0]["message"]
+    assert "`drop-in config version 3 higher than root config version 2`" in message
+    assert run.findings[0]["related"][0]["path"] == "conf.d/99-cdi.toml"

@@ -247,13 +247,17 @@ def version_1_cri_dropped(doc, ctx):
     the CRI plugin's own migration, and then skip that migration because the result is already
     version 3: the CRI settings stay where the CRI plugins of 2.x do not read them."""
     info = containerd_file(doc)
-    if info.version is None or info.version > 1 or is_drop_in(doc) or doc.templated or info.plugins is None:
+    if info.version is None or info.version > 2 or is_drop_in(doc) or doc.templated or info.plugins is None:
         return
     stated = model.stated_release(ctx.settings)
     majors = file_majors(doc, ctx.settings)
     if (stated is not None and stated not in model.V1_CRI_NOT_MIGRATED) or 2 not in majors:
         return
-    if not _converted_to_3(doc, ctx):
+    raised_by = _converted_to_3(doc, ctx)
+    if raised_by is None:
+        return
+    if info.version == 2:
+        yield from _raised_to_3(doc, info, raised_by)
         return
     if info.version_node is None and 1 in majors and any(p.startswith("io.containerd.") for p in info.plugins.value):
         return  # GL103 reports the missing version for 1.x and 2.x at once
@@ -283,19 +287,37 @@ def version_1_cri_dropped(doc, ctx):
                   severity="error" if only_2x else "warning")
 
 
-def _converted_to_3(doc: Document, ctx) -> bool:
-    """Whether the merged config of the node `doc` is the main file of ends at version 3, so
-    that the server skips the plugins' migrations. Each file with no version, or version 1, is
-    converted to the version merged so far (3, containerd's default, for the main file); a
-    later file's own version replaces it (mergo override): a version 2 drop-in brings it back
-    to 2, and the CRI migration then runs over the whole merged config."""
+def _converted_to_3(doc: Document, ctx) -> Document | None:
+    """The file that leaves the merged config of the node `doc` is the main file of at version
+    3, so that the server skips the plugins' migrations; None when it ends below 3. Each file
+    with no version, or version 1, is converted to the version merged so far (3, containerd's
+    default, for the main file); a later file's own version replaces it (mergo override): a
+    version 2 drop-in brings it back to 2, and the CRI migration then runs over the whole
+    merged config, while a version 3 drop-in of a version 2 file raises it to 3."""
     node = next((n for n in ctx.fact("node-configs") if n.kind == "containerd" and n.doc is doc), None)
-    merged = 3
+    merged, by = 3, doc
     for loaded in node.docs if node is not None else [doc]:
         version = containerd_file(loaded).version
         if version is not None and version >= 2:
-            merged = version
-    return merged >= 3
+            merged, by = version, loaded
+    return by if merged >= 3 else None
+
+
+def _raised_to_3(doc: Document, info, drop_in: Document):
+    """A version 2 file whose imported drop-in says `version = 3`."""
+    table = info.plugins.get("io.containerd.grpc.v1.cri")
+    if table is None or not table.is_map or not cri_items(table):
+        return
+    runtimes = ", ".join(f"`{n}`" for n, _ in runtime_tables(table)[:4]) or "none"
+    version = containerd_file(drop_in).version_node
+    yield finding(doc, "GL121", info.version_node.span,
+                  f"this version 2 file is merged with {drop_in.path}, which says `version = 3` and so makes "
+                  f"the merged config version 3: containerd 2.0 to 2.2 then skip the migration of this file's "
+                  f"CRI settings, so its runtimes ({runtimes}) and default are dropped, containerd 2.3 refuses "
+                  f"to start (`drop-in config version 3 higher than root config version 2`), and 1.6.32+/1.7.17+ "
+                  f"refuse version 3 (`unsupported config version`); write the drop-in for version 2 "
+                  f"(`plugins.\"io.containerd.grpc.v1.cri\"`), or this file as version 3",
+                  severity="error", related=[related(drop_in, version, "version = 3")] if version else [])
 
 
 def _version_not_a_number(doc: Document, node: Node):
