@@ -910,3 +910,32 @@ def test_gl121_a_version_3_drop_in_of_a_version_2_file(lint_files):
     message = run.findings[0]["message"]
     assert "`drop-in config version 3 higher than root config version 2`" in message
     assert run.findings[0]["related"][0]["path"] == "conf.d/99-cdi.toml"
+
+
+def test_gl106_a_runtime_named_for_nvidia_that_runs_plain_runc(lint_files):
+    """containerd 1.6.20, 1.7.24 and 2.1.9 run `/usr/bin/runc` for such a runtime: no GPUs
+    (tests/oracle/data: `nvidia runs plain runc`)."""
+    def gl106(binary):
+        run = lint_files({"config.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            f'    BinaryName = "{binary}"\n')})
+        return [(f["line"], f["column"], f["severity"]) for f in run.findings if f["code"] == "GL106"]
+
+    assert gl106("/usr/bin/runc") == [(5, 18, "error")]
+    assert gl106("/usr/local/bin/crun") == [(5, 18, "error")]
+    assert gl106("/usr/bin/nvidia-container-runtime") == []
+
+
+def test_gl108_runtimes_in_capitals_beside_runtimes_on_1x(lint_files):
+    """containerd 1.6.20 and 1.7.24 decode `runtimes` and ignore `RUNTIMES` beside it (go-toml
+    v1 takes the first spelling it finds); 2.1.9 reads both (tests/oracle/data)."""
+    run = lint_files({"config.toml": (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n'
+        '[plugins."io.containerd.grpc.v1.cri".containerd.RUNTIMES.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n')})
+    found = [(f["line"], f["column"], f["message"]) for f in run.findings if f["code"] == "GL108"]
+    assert [(line, col) for line, col, _ in found] == [(4, 1)]
+    assert "read only `runtimes`, which this table has too" in found[0][2]

@@ -17,6 +17,9 @@ NOT_RUNTIMES = {
     "nvidia-container-runtime-experimental": "nvidia-container-runtime",
 }
 
+# OCI runtimes that add no GPUs: a runtime named for NVIDIA that runs one of these is plain
+OTHER_OCI_RUNTIMES = ("runc", "crun", "youki")
+
 
 def is_nvidia_handler(name: str, binary: str | None) -> bool:
     """A runtime whose binary is an NVIDIA runtime, or whose name starts with `nvidia`."""

@@ -33,7 +33,7 @@ from gpulint.kinds.containerd.support import (
     runc_like,
     suggest,
 )
-from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES
+from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, OTHER_OCI_RUNTIMES
 from gpulint.model import Document, Edit, Node, Span, str_value
 from gpulint.registry import check, finding, related
 
@@ -134,6 +134,15 @@ def _binary_findings(doc: Document, name: str, value: Node, binary: str):
                       f"to create containers; the NVIDIA runtime is `{NOT_RUNTIMES[base]}`",
                       fix=checked_fix(doc, f"use `{new}`", [replace_edit(doc, value.span, quoted_value(doc, value, new))],
                                safe=False))
+        return
+    if base in OTHER_OCI_RUNTIMES and name.lower().startswith("nvidia"):
+        new = binary[: len(binary) - len(base)] + "nvidia-container-runtime"
+        yield finding(doc, "GL106", value.span,
+                      f"BinaryName of `{name}` is `{binary}`, plain `{base}`: the runtime named for NVIDIA "
+                      f"runs containers without the NVIDIA runtime, so they get no GPUs; set it to the "
+                      f"absolute path of nvidia-container-runtime",
+                      fix=checked_fix(doc, f"use `{new}`", [replace_edit(doc, value.span, quoted_value(doc, value, new))],
+                                      safe=False))
         return
     if not binary.strip():
         yield finding(doc, "GL106", value.span,
@@ -403,10 +412,18 @@ def _cri_keys(doc: Document, table: Node, majors: tuple[int, ...]):
         if key in CONTAINERD_FIELDS:
             continue
         field = suggest(key, CONTAINERD_LEVEL)
-        if field is None or (field != "runtimes" and containerd.get(field) is not None) \
-                or len(_readers(key, field, majors)) == len(majors):
+        if field is None or (field != "runtimes" and containerd.get(field) is not None):
+            continue
+        # go-toml v1 decodes the first of `runtimes`, lower, UPPER and lowerFirst present in the
+        # table: `RUNTIMES` beside `runtimes` is never read by 1.x (2.x adds it to the same map)
+        shadowed = 1 in majors and containerd.get(field) is not None and key_matches(key, field, 1)
+        readers = [m for m in _readers(key, field, majors) if not (m == 1 and shadowed)]
+        if len(readers) == len(majors):
             continue
         why, scope = _ignored_by(key, field, majors)
+        if shadowed:
+            why, scope = (f"containerd 1.6/1.7 read only `{field}`, which this table has too, and ignore "
+                          f"`{key}`" + (" (2.x reads both)" if 2 in majors else ""), "")
         yield finding(doc, "GL108", child.anchor,
                       f"`containerd.{key}` is not `containerd.{field}`: {why}, so "
                       + ("the runtimes written under it do not exist" if field == "runtimes"
