@@ -939,3 +939,18 @@ def test_gl108_runtimes_in_capitals_beside_runtimes_on_1x(lint_files):
     found = [(f["line"], f["column"], f["message"]) for f in run.findings if f["code"] == "GL108"]
     assert [(line, col) for line, col, _ in found] == [(4, 1)]
     assert "read only `runtimes`, which this table has too" in found[0][2]
+
+
+def test_gl115_the_v1_linux_runtime_table_in_a_version_2_file(lint_files, tmp_path):
+    """`[plugins.linux] runtime = ...` in a version 2 file: containerd 1.6.20/1.7.24 refuse the key
+    (`invalid plugin key URI "linux"`), 2.1.9 ignores the table (tests/oracle/data)."""
+    text = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n[plugins.linux]\n  runtime = "nvidia-container-runtime"\n')
+    run = lint_files({"config.toml": text})
+    found = [(f["line"], f["column"], f["severity"], f["message"]) for f in run.findings if f["code"] == "GL115"]
+    assert [(line, col, sev) for line, col, sev, _ in found] == [(4, 1, "error")]
+    assert '`invalid plugin key URI "linux" expect io.containerd.x.vx`' in found[0][3]
+    (tmp_path / "fleet.toml").write_text('[fleet]\ncontainerd-version = "2.1"\n')
+    on_2x = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "config.toml"))
+    found = [(f["severity"], f["message"]) for f in on_2x.findings if f["code"] == "GL115"]
+    assert found[0][0] == "warning" and "the version 1 name of `io.containerd.runtime.v1.linux`" in found[0][1]

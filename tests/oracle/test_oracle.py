@@ -36,19 +36,11 @@ FLEET = '[fleet]\ncontainerd-version = "1.6"\ndocker-version = "20.10"\n'
 
 # case file -> (class, why gpulint rightly says more than the daemon shows)
 CLAIMS_BEYOND_THE_DAEMON = {
-    "m44-all-devices-allowed-alone.toml": (
-        "possible-false-alarm", "containerd 1.7 and 2.x refuse the option without "
-        "privileged_without_host_devices; 1.6 does not know it (GL112 names the versions)"),
     "m52-import-missing-file.toml": (
         "possible-miss", "the imported folder is not in the linted tree, so gpulint cannot know "
         "whether the node has the file (GL116 reports it when the folder is there)"),
-    "m56-nvidia-cdi-wrong-mode.toml": (
-        "possible-false-alarm", "the handler named for CDI mode runs the legacy-mode binary: the "
-        "daemon runs what the file says, pods that pick the handler do not get CDI (GL106)"),
     "GL107-bad-config.toml": (
         "possible-false-alarm", "the cgroup-driver mismatch shows in kubelet, not in containerd (GL107)"),
-    "GL112-bad-config.toml": (
-        "possible-false-alarm", "containerd 1.7 and 2.x refuse the option alone; 1.6 ignores it (GL112)"),
     "GL501-bad-train.yaml": (
         "possible-false-alarm", "the API server rejects a GPU request without a limit; the schema "
         "does not (GL501)"),
