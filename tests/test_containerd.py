@@ -305,6 +305,17 @@ def test_gl114_generated_header():
     assert "rke2" in run.findings[0]["message"]
 
 
+def test_gl114_the_place_k3s_and_rke2_write_their_config(lint_files):
+    """k3s and RKE2 rewrite /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/config.toml at every
+    start: a copy there without the header is theirs all the same."""
+    body = 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n'
+    run = lint_files({"node/var/lib/rancher/rke2/agent/etc/containerd/config.toml": body,
+                      "node/etc/containerd/config.toml": body})
+    found = [(f["code"], f["path"], f["line"], f["column"]) for f in run.findings]
+    assert found == [("GL114", "node/var/lib/rancher/rke2/agent/etc/containerd/config.toml", 1, 1)]
+    assert "where rke2 writes the containerd config" in run.findings[0]["message"]
+
+
 def test_odd_shapes_do_not_crash(lint_files):
     run = lint_files({"config.toml": (
         'version = "x"\nimports = [1, "missing/*.toml"]\ndisabled_plugins = "cri"\n'
