@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
 
 K8S = FIXTURES / "kubernetes"
@@ -126,6 +125,21 @@ def test_resource_name_fix(tmp_path, name, fixed):
     assert first.at() == [("GL504", 11, 11)]
     _fix_twice(tmp_path, "GL504")
     assert (tmp_path / "pod.yaml").read_text() == template.format(fixed)
+
+
+def test_a_legacy_request_is_renamed_only_beside_an_equal_limit(tmp_path):
+    """`nvidia.com/gpu` may not be requested alone or below its limit, as the legacy name could."""
+    text = CONTAINER.format("        requests:\n          alpha.kubernetes.io/nvidia-gpu: 1\n")
+    write_files(tmp_path, {"pod.yaml": text})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL5", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert found["code"] == "GL504" and not found.get("fix")
+    assert "which goes in `limits` (requested alone, the pod is rejected)" in found["message"]
+    both = CONTAINER.format("        requests:\n          alpha.kubernetes.io/nvidia-gpu: 1\n"
+                            "        limits:\n          alpha.kubernetes.io/nvidia-gpu: 1\n")
+    write_files(tmp_path, {"pod.yaml": both})
+    _fix_twice(tmp_path, "GL5")
+    assert (tmp_path / "pod.yaml").read_text() == both.replace("alpha.kubernetes.io/nvidia-gpu", "nvidia.com/gpu")
 
 
 def test_bare_gpu_name_is_only_an_unsafe_fix(tmp_path):

@@ -9,6 +9,7 @@ from gpulint.kinds.kubernetes.facts import (
     env_vars,
     gpu_limits,
     gpu_requests,
+    is_device_plugin_resource,
     is_gpu_management,
     is_kustomize_patch,
     pod_specs,
@@ -67,8 +68,8 @@ def gpu_request_without_limit(doc: Document, ctx: Context):
         if doc.templated and _filled_by_template(container.node.get("resources", "limits")):
             continue
         for name, value in gpu_requests(container).items():
-            if name in limits:
-                continue
+            if name in limits or not is_device_plugin_resource(name):
+                continue  # the legacy resource was overcommittable: requests alone pass
             yield finding(
                 doc, "GL501", value,
                 f"{container_label(container)} requests `{name}` without a `limits` entry: the API server "
@@ -119,8 +120,8 @@ def gpu_request_limit_differ(doc: Document, ctx: Context):
         limits = gpu_limits(container)
         for name, request in gpu_requests(container).items():
             limit = limits.get(name)
-            if limit is None:
-                continue
+            if limit is None or not is_device_plugin_resource(name):
+                continue  # the legacy resource was overcommittable: a smaller request passes
             wanted, asked = quantity(limit), quantity(request)
             if wanted is None or asked is None or wanted == asked:
                 continue
@@ -186,7 +187,8 @@ def gpu_quantity_invalid(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
         for section, entries in (("limits", gpu_limits(container)), ("requests", gpu_requests(container))):
             for name, value in entries.items():
-                problem = _quantity_problem(name, value)
+                # only extended resources are bound to whole counts; the legacy name is GL504's
+                problem = _quantity_problem(name, value) if is_device_plugin_resource(name) else None
                 if problem is None:
                     continue
                 what, outcome = problem
@@ -236,9 +238,25 @@ def gpu_resource_name_unknown(doc: Document, ctx: Context):
                 # a bare `gpu` may have meant another vendor's GPU
                 safe = name.lower().startswith("nvidia") or name.lower() == _OBSOLETE
                 fix = rename_key(doc, entries, value.key_span, name, better, safe) if better else None
+                unlike = _unlike_limit(doc, container, name, value) if section == "requests" \
+                    and name.lower() == _OBSOLETE else None
+                if unlike:
+                    # the old name could be overcommitted; `nvidia.com/gpu` cannot (GL501, GL502)
+                    fix, why = None, f"{why}, {unlike}"
                 yield finding(doc, "GL504", value.key_span,
                               f"`{name}` in {container_label(container)} {section} {why}: {_name_outcome(name)}",
                               fix=fix)
+
+
+def _unlike_limit(doc: Document, container: Container, name: str, request: Node) -> str | None:
+    """What renaming a request of the legacy resource would miss: `nvidia.com/gpu` must
+    be limited, and requested as much as it is limited (None: the limit matches)."""
+    limit = container.node.get("resources", "limits", name)
+    if limit is None:
+        return "which goes in `limits` (requested alone, the pod is rejected)"
+    if not limit.is_scalar or source_text(doc, limit) != source_text(doc, request):
+        return "whose request must equal its limit (or be left out)"
+    return None
 
 
 def _name_outcome(name: str) -> str:
@@ -373,6 +391,8 @@ def gpu_in_init_container(doc: Document, ctx: Context):
         if container.section != "initContainers" or not requests_gpus(container):
             continue
         for name, value in gpu_limits(container).items():
+            if not is_device_plugin_resource(name):
+                continue  # the device manager's allocation; the legacy name is GL504's
             yield finding(
                 doc, "GL508", value,
                 f"{container_label(container)} requests `{name}`: the pod then holds max(init, sum of app "
