@@ -688,10 +688,8 @@ def test_a_misspelt_resources_key_is_renamed_and_then_valid(tmp_path):
     assert [f["line"] for f in after.findings] == [29, 30]
 
 
-def test_a_zero_gpu_limit_under_an_nvidia_default_runtime_gets_every_gpu(tmp_path):
-    write_files(tmp_path, {
-        "pod.yaml": (K8S / "GL513" / "zero-limit-default-runtime.yaml").read_text(),
-        "node/config.toml": """\
+NVIDIA_DEFAULT_NODES = {
+    "node/config.toml": """\
 version = 2
 
 [plugins."io.containerd.grpc.v1.cri".containerd]
@@ -703,11 +701,20 @@ version = 2
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
   BinaryName = "/usr/bin/nvidia-container-runtime"
 """,
-    })
+    "node/daemon.json": """\
+{"default-runtime": "nvidia",
+ "runtimes": {"nvidia": {"path": "nvidia-container-runtime", "runtimeArgs": []}}}
+""",
+}
+
+
+@pytest.mark.parametrize("config", sorted(NVIDIA_DEFAULT_NODES))
+def test_a_zero_gpu_limit_under_an_nvidia_default_runtime_gets_every_gpu(tmp_path, config):
+    write_files(tmp_path, {"pod.yaml": (K8S / "GL513" / "zero-limit-default-runtime.yaml").read_text(),
+                           config: NVIDIA_DEFAULT_NODES[config]})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL513", ".", cwd=tmp_path)
-    [found] = result.findings
-    assert (found["line"], found["severity"]) == (11, "warning")
-    assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in found["message"]
+    assert [(f["line"], f["severity"]) for f in result.findings] == [(11, "warning"), (31, "warning")]
+    assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in result.findings[0]["message"]
 
 
 # ---------------------------------------------------------------- Kustomize patches
