@@ -45,6 +45,10 @@ def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
     ("misplaced-reservations.compose.yaml", [("GL915", 8, 7), ("GL915", 17, 7)]),
     ("misplaced-devices.compose.yaml", [("GL915", 8, 9)]),
     ("reservation-in-extension.compose.yaml", []),
+    ("gpus-interpolated.compose.yaml", [("GL906", 4, 5)]),
+    ("gpus-env/compose.yaml", [("GL906", 4, 11)]),
+    ("gpus-unset.compose.yaml", [("GL916", 4, 11)]),
+    ("count-unset.compose.yaml", [("GL916", 9, 22)]),
     ("cdi-devices.compose.yaml", []),
     ("legacy-v23.compose.yaml", []),
 ])
@@ -86,11 +90,38 @@ def test_interpolation_uses_the_env_file_and_never_guesses():
     assert run.findings[0].get("fix") is None  # the tag lives in .env, not here
 
 
-def test_unknown_count_is_not_judged(lint_files):
+def test_unknown_count_is_not_judged_but_said(lint_files):
     run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    deploy:\n      resources:\n"
                                       "        reservations:\n          devices:\n"
                                       "            - count: ${GPUS}\n              capabilities: [gpu]\n"})
-    assert run.findings == []
+    assert [(f["code"], f["severity"]) for f in run.findings] == [("GL916", "info")]
+    message = run.findings[0]["message"]
+    assert "`count: ${GPUS}` depends on `GPUS`, which the `.env` beside the file does not set" in message
+    assert "rejects the file (`invalid value \"\", the only value allowed is 'all' or a number`)" in message
+
+
+def test_gpus_is_judged_after_interpolation():
+    """`${VAR:-all}` reads `all`; a `.env` that sets the variable decides; unset, it is said."""
+    assert "`gpus: ${OLLAMA_GPUS:-all}` (`all` after interpolation)" in \
+        lint_fixture("compose/gpus-interpolated.compose.yaml").findings[0]["message"]
+    [found] = lint_fixture("compose/gpus-env/compose.yaml", "--failure-threshold", "none").findings
+    assert found["severity"] == "error" and "(`1` after interpolation)" in found["message"]
+    assert "`services.ollama.gpus value must be 'all'`" in found["message"]
+    [found] = lint_fixture("compose/gpus-unset.compose.yaml").findings
+    assert "Compose substitutes an empty string" in found["message"]
+    [found] = lint_fixture("compose/count-unset.compose.yaml").findings
+    assert "Compose refuses the file (`required variable GPU_COUNT is missing a value`)" in found["message"]
+
+
+@pytest.mark.parametrize("value, says", [
+    ("1", "`services.app.gpus must be a string`"),
+    ('"1"', "`services.app.gpus value must be 'all'`"),
+    ("ALL", "`services.app.gpus value must be 'all'`"),
+    ("", "`gpus` without a value"),
+])
+def test_gpus_values_compose_rejects(lint_files, value, says):
+    run = lint_files({"compose.yaml": f"services:\n  app:\n    image: x\n    gpus: {value}\n"})
+    assert [f["code"] for f in run.findings] == ["GL906"] and says in run.findings[0]["message"]
 
 
 def test_merge_keys_report_the_anchor_once(lint_files):
@@ -222,9 +253,15 @@ def test_compose_agrees_on_what_it_rejects(path):
     _assert_compose_agrees(path)
 
 
+def _refused_where_unset(message: str) -> bool:
+    """GL916 says what Compose does where the variable is unset, as it is for the oracle."""
+    return re.search(r"where (it is|they are) unset, Compose (refuses|.* rejects) the file", message) is not None
+
+
 def _assert_compose_agrees(path: Path) -> None:
     run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", str(path))
     says_rejected = any(f["code"] in REJECTED or (f["code"] == "GL906" and f["severity"] == "error")
+                        or (f["code"] == "GL916" and _refused_where_unset(f["message"]))
                         for f in run.findings)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "DOCKER_"))}
     oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
