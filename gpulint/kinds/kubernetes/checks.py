@@ -5,6 +5,7 @@ variables, privileges and host paths, GPU quantities in the wrong place.
 from __future__ import annotations
 
 from gpulint.kinds.kubernetes.facts import (
+    LEGACY_GPU_RESOURCE,
     Container,
     env_vars,
     gpu_limits,
@@ -202,7 +203,6 @@ def gpu_quantity_invalid(doc: Document, ctx: Context):
 # Spellings users try for the NVIDIA GPU resource; none is advertised by any node.
 _GPU_SPELLING = lazy(r"^(nvidia(\.com|\.io)?/)?(nvidia[-_.]?)?gpus?$")
 _MIG = lazy(r"^nvidia\.com/mig-(\d+c\.)?\d+g\.\d+gb([.+][a-z0-9.+-]+)?$")
-_OBSOLETE = "alpha.kubernetes.io/nvidia-gpu"
 
 
 def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
@@ -210,7 +210,7 @@ def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
     lower = name.lower()
     if name == "nvidia.com/gpu" or _MIG.match(name):
         return None
-    if lower == _OBSOLETE:
+    if lower == LEGACY_GPU_RESOURCE:
         return ("is the pre-device-plugin name, removed in Kubernetes 1.11; the NVIDIA device "
                 "plugin advertises `nvidia.com/gpu`", "nvidia.com/gpu")
     if _GPU_SPELLING.match(lower):
@@ -236,10 +236,10 @@ def gpu_resource_name_unknown(doc: Document, ctx: Context):
                     continue
                 why, better = problem
                 # a bare `gpu` may have meant another vendor's GPU
-                safe = name.lower().startswith("nvidia") or name.lower() == _OBSOLETE
+                safe = name.lower().startswith("nvidia") or name.lower() == LEGACY_GPU_RESOURCE
                 fix = rename_key(doc, entries, value.key_span, name, better, safe) if better else None
                 unlike = _unlike_limit(doc, container, name, value) if section == "requests" \
-                    and name.lower() == _OBSOLETE else None
+                    and name.lower() == LEGACY_GPU_RESOURCE else None
                 if unlike:
                     # the old name could be overcommitted; `nvidia.com/gpu` cannot (GL501, GL502)
                     fix, why = None, f"{why}, {unlike}"
