@@ -41,6 +41,7 @@ def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
     ("privileged.compose.yaml", [("GL912", 4, 17)]),
     ("misplaced-deploy-service.compose.yaml", [("GL915", 6, 3)]),
     ("misplaced-top-level.compose.yaml", [("GL915", 5, 1)]),
+    ("misplaced-resources-service.compose.yaml", [("GL915", 5, 3)]),
     ("misplaced-resources.compose.yaml", [("GL915", 6, 5)]),
     ("misplaced-reservations.compose.yaml", [("GL915", 8, 7), ("GL915", 17, 7)]),
     ("misplaced-devices.compose.yaml", [("GL915", 8, 9)]),
