@@ -4,7 +4,8 @@ Compose gives a service GPUs through a device reservation
 (`deploy.resources.reservations.devices`), the `gpus` attribute (Compose 2.30+), or
 `runtime: nvidia`. The schema errors quoted here are those of `docker compose config`
 (Compose 2.40.3); values that depend on a variable the `.env` beside the file does not
-set are not judged.
+set are not judged, and for the GPU request itself GL916 says so. A reservation block
+indented to the wrong level is found in `placement`.
 """
 
 from __future__ import annotations
