@@ -4,7 +4,8 @@ Compose replaces `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?err}`,
 `${VAR:+alt}` and `$VAR` (`$$` is a literal `$`) from the environment and the `.env`
 file beside the Compose file. gpulint reads that `.env` only: the machine it runs on
 is not the one that deploys, so a variable the `.env` does not set is unknown, and a
-value that depends on one is never judged.
+value that depends on one is never judged (`substitute` tells which variables, and what
+Compose reads where they are unset too).
 
 YAML merge keys (`<<: *anchor`, how `x-` extension fields are reused) are applied by
 the YAML reader (gpulint.formats.yamlpos), the explicit keys winning as in compose-go;
