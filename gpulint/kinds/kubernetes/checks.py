@@ -7,11 +7,12 @@ from __future__ import annotations
 from gpulint.kinds.kubernetes.facts import (
     LEGACY_GPU_RESOURCE,
     Container,
+    device_plugin_resources,
     env_vars,
     gpu_limits,
-    gpu_requests,
     is_device_plugin_resource,
     is_gpu_management,
+    is_gpu_resource,
     is_kustomize_patch,
     pod_specs,
     quantity,
@@ -65,12 +66,13 @@ def gpu_request_without_limit(doc: Document, ctx: Context):
     if is_kustomize_patch(doc):
         return  # the base it is merged into may hold the limit
     for _, container in containers_of(doc):
-        limits = gpu_limits(container)
+        limits = device_plugin_resources(container, "limits")
         if doc.templated and _filled_by_template(container.node.get("resources", "limits")):
             continue
-        for name, value in gpu_requests(container).items():
-            if name in limits or not is_device_plugin_resource(name):
-                continue  # the legacy resource was overcommittable: requests alone pass
+        # only extended resources: the legacy GPU resource was overcommittable, requested alone it passes
+        for name, value in device_plugin_resources(container, "requests").items():
+            if name in limits:
+                continue
             yield finding(
                 doc, "GL501", value,
                 f"{container_label(container)} requests `{name}` without a `limits` entry: the API server "
@@ -118,11 +120,12 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
 @no_fix_in_patches
 def gpu_request_limit_differ(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
-        limits = gpu_limits(container)
-        for name, request in gpu_requests(container).items():
+        limits = device_plugin_resources(container, "limits")
+        # only extended resources: the legacy GPU resource was overcommittable, a smaller request passes
+        for name, request in device_plugin_resources(container, "requests").items():
             limit = limits.get(name)
-            if limit is None or not is_device_plugin_resource(name):
-                continue  # the legacy resource was overcommittable: a smaller request passes
+            if limit is None:
+                continue
             wanted, asked = quantity(limit), quantity(request)
             if wanted is None or asked is None or wanted == asked:
                 continue
@@ -186,10 +189,10 @@ def _quantity_problem(name: str, node: Node) -> tuple[str, str] | None:
 @check("GL503", kinds=("kubernetes",))
 def gpu_quantity_invalid(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
-        for section, entries in (("limits", gpu_limits(container)), ("requests", gpu_requests(container))):
-            for name, value in entries.items():
-                # only extended resources are bound to whole counts; the legacy name is GL504's
-                problem = _quantity_problem(name, value) if is_device_plugin_resource(name) else None
+        for section in ("limits", "requests"):
+            # only extended resources are bound to whole counts; the legacy GPU name is GL504's
+            for name, value in device_plugin_resources(container, section).items():
+                problem = _quantity_problem(name, value)
                 if problem is None:
                     continue
                 what, outcome = problem
@@ -197,7 +200,7 @@ def gpu_quantity_invalid(doc: Document, ctx: Context):
                     doc, "GL503", value.span,
                     f"`{name}: {source_text(doc, value)}` in {container_label(container)} {section} {what}: "
                     f"extended resources are counted in whole devices and the API server "
-                    f"{outcome}. {_SHARING}")
+                    f"{outcome}" + (f". {_SHARING}" if is_gpu_resource(name) else ""))
 
 
 # Spellings users try for the NVIDIA GPU resource; none is advertised by any node.

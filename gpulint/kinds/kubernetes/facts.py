@@ -202,29 +202,46 @@ LEGACY_GPU_RESOURCE = "alpha.kubernetes.io/nvidia-gpu"
 
 
 def is_device_plugin_resource(name: str) -> bool:
-    """An NVIDIA device plugin resource (`nvidia.com/gpu`, MIG profiles, renamed or shared
-    GPUs): an extended resource, so counted in whole devices, never overcommitted
-    (requests must equal limits) and allocated by kubelet's device manager."""
+    """A resource an NVIDIA device plugin advertises under `nvidia.com/` (the GPU plugin's
+    `nvidia.com/gpu`, MIG profiles, renamed or shared GPUs; the Network Operator's NICs):
+    an extended resource, so counted in whole devices, never overcommitted (requests must
+    equal limits) and allocated by kubelet's device manager."""
     return name.startswith("nvidia.com/")
 
 
+# The NVIDIA Network Operator's SR-IOV and RDMA device plugins advertise NICs under
+# `nvidia.com/` too (`nvidia.com/hostdev`, `nvidia.com/mlnxics`, `nvidia.com/sriov_*`):
+# a pod asking for one asks for a network device, not a GPU.
+_NIC_RESOURCE = lazy(r"^nvidia\.com/(hostdev|mlnx|sriov|rdma)")
+
+
 def is_gpu_resource(name: str) -> bool:
-    """A resource a container names to get NVIDIA GPUs: a device plugin resource or the
-    legacy `alpha.kubernetes.io/nvidia-gpu`. Rules about the API server's treatment of
-    extended resources ask `is_device_plugin_resource` instead."""
-    return is_device_plugin_resource(name) or name == LEGACY_GPU_RESOURCE
+    """A resource a container names to get NVIDIA GPUs: a device plugin resource other
+    than the Network Operator's NICs, or the legacy `alpha.kubernetes.io/nvidia-gpu`.
+    Rules about the API server's treatment of extended resources ask
+    `is_device_plugin_resource` instead."""
+    return (is_device_plugin_resource(name) and _NIC_RESOURCE.match(name) is None) or name == LEGACY_GPU_RESOURCE
+
+
+def _resources(container: Container, section: str, wanted) -> dict[str, Node]:
+    entries = container.node.get("resources", section)
+    return {name: value for name, value in entries.items() if wanted(name)} if entries else {}
 
 
 def gpu_limits(container: Container) -> dict[str, Node]:
     """The container's GPU resources (`is_gpu_resource`) under `resources.limits`."""
-    limits = container.node.get("resources", "limits")
-    return {name: value for name, value in limits.items() if is_gpu_resource(name)} if limits else {}
+    return _resources(container, "limits", is_gpu_resource)
 
 
 def gpu_requests(container: Container) -> dict[str, Node]:
     """The container's GPU resources (`is_gpu_resource`) under `resources.requests`."""
-    requests = container.node.get("resources", "requests")
-    return {name: value for name, value in requests.items() if is_gpu_resource(name)} if requests else {}
+    return _resources(container, "requests", is_gpu_resource)
+
+
+def device_plugin_resources(container: Container, section: str) -> dict[str, Node]:
+    """The container's `nvidia.com/*` entries under `resources.<section>` (`limits` or
+    `requests`): what the API server validates as extended resources."""
+    return _resources(container, section, is_device_plugin_resource)
 
 
 def quantity(node: Node) -> float | None:

@@ -10,10 +10,9 @@ from gpulint.kinds.kubernetes.facts import (
     GPU_OPERATOR_RUNTIME_CLASSES,
     Container,
     PodSpec,
+    device_plugin_resources,
     env_vars,
     gpu_limits,
-    gpu_requests,
-    is_device_plugin_resource,
     is_gpu_management,
     is_handler_name,
     is_kustomize_patch,
@@ -322,10 +321,8 @@ def _nvidia_runtime_classes(ctx: Context) -> set[str]:
 def _rejected_requests(container: Container) -> bool:
     """A device plugin resource requested without a limit, or with a request other than
     its limit: the API server rejects the pod (GL501, GL502)."""
-    limits = gpu_limits(container)
-    for name, value in gpu_requests(container).items():
-        if not is_device_plugin_resource(name):
-            continue
+    limits = device_plugin_resources(container, "limits")
+    for name, value in device_plugin_resources(container, "requests").items():
         if name not in limits:
             return True
         wanted, asked = quantity(limits[name]), quantity(value)
