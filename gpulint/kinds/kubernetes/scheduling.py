@@ -295,7 +295,7 @@ def _zero_gpus_default_runtime(doc: Document, ctx: Context, container: Container
              "runtime is the default (the GPU Operator's `CONTAINERD_SET_AS_DEFAULT`, which MicroK8s' GPU add-on has set)")
     return finding(
         doc, "GL513", value.span,
-        f"{container_label(container)} runs the CUDA image `{container.image}` with `{name}: 0`: {where}, since the image "
+        f"{container_label(container)} runs the CUDA image `{container.image}` with `{name}: 0`, which does not keep GPUs away: {where}, since the image "
         f"sets NVIDIA_VISIBLE_DEVICES=all and the device plugin allocates nothing to override it (unless the "
         f"container toolkit ignores that variable in unprivileged containers); request the "
         f"GPUs it needs, or set NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs",
