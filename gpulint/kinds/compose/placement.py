@@ -41,7 +41,6 @@ class Misplaced:
     where: str  # where Compose finds it, as a path (`services.app.deploy`), "" for the top level
     compose_says: str | None  # Compose's refusal, when known for that place
     belongs: str  # where it belongs, as a path
-    service: str | None  # the service it was meant for, when known
 
 
 def holds_gpu_request(node: Node | None) -> bool:
@@ -89,7 +88,7 @@ def _top_level(doc: Document) -> list[Misplaced]:
         if key in CHAIN and entry.key_span is not None and holds_gpu_request(entry):
             service = _service_above(doc, entry.key_span.line)
             out.append(Misplaced(entry, key, "", f"additional properties '{key}' not allowed",
-                                 _belongs(service, key), service))
+                                 _belongs(service, key)))
     return out
 
 
@@ -105,7 +104,7 @@ def _as_services(doc: Document) -> list[Misplaced]:
         meant = _service_above(doc, service.node.key_span.line)
         out.append(Misplaced(service.node, service.name, "services",
                              f"services.{service.name} additional properties '{inner[0]}' not allowed",
-                             _belongs(meant, service.name), meant))
+                             _belongs(meant, service.name)))
     return out
 
 
@@ -118,7 +117,7 @@ def _in_service(name: str, mapping: Node, path: tuple[str, ...]) -> list[Misplac
                 and _gpu_block(key, entry):
             where = ".".join(("services", name, *path))
             out.append(Misplaced(entry, key, where, _refusal(mapping, where, path, key),
-                                 _belongs(name, key), name))
+                                 _belongs(name, key)))
             continue
         if entry.is_map and len(path) < _MAX_DEPTH:
             out += _in_service(name, entry, (*path, key))
