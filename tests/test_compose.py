@@ -284,6 +284,51 @@ def test_a_misplaced_reservation_quotes_what_compose_prints(path):
     assert said in quoted, oracle.stderr
 
 
+def test_a_misplaced_reservation_is_indented_where_it_belongs(tmp_path):
+    """Safe fixes move a block under the empty or filled parent written right before it;
+    moving a block into the service above it is a guess, so it is an unsafe fix."""
+    for path in COMPOSE.glob("misplaced-*.yaml"):
+        shutil.copy(path, tmp_path / path.name)
+    run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
+    left = run_gpulint("--isolated", "--format", "json", "--select", "GL915", ".", cwd=tmp_path)
+    assert sorted(f["path"] for f in left.findings) == [
+        "misplaced-deploy-service.compose.yaml", "misplaced-resources-service.compose.yaml",
+        "misplaced-top-level.compose.yaml"]
+    run_gpulint("--isolated", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert run_gpulint("--isolated", "--format", "json", "--select", "GL915", ".", cwd=tmp_path).findings == []
+    fixed = (tmp_path / "misplaced-reservations.compose.yaml").read_text()
+    assert "        limits:\n          memory: 16g\n        reservations:\n          devices:\n" in fixed
+    if _compose_binary() is not None:
+        for path in sorted(tmp_path.glob("*.yaml")):
+            oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=tmp_path,
+                                    capture_output=True, text=True, timeout=60)
+            assert oracle.returncode == 0, oracle.stderr
+
+
+def test_a_block_that_must_move_out_or_elsewhere_is_not_moved(lint_files):
+    run = lint_files({"compose.yaml": """\
+services:
+  app:
+    image: x
+    environment:
+      MODE: train
+      deploy:
+        resources:
+          reservations:
+            devices:
+              - capabilities: [gpu]
+  other:
+    image: y
+    deploy:
+      resources:
+        limits:
+          memory: 1g
+      devices:
+        - capabilities: [gpu]
+"""})
+    assert [(f["line"], f.get("fix")) for f in run.findings] == [(6, None), (17, None)]
+
+
 def test_a_misplaced_reservation_says_where_it_belongs():
     [found] = lint_fixture("compose/misplaced-deploy-service.compose.yaml").findings
     assert "is indented as a service of its own (`services.deploy`)" in found["message"]

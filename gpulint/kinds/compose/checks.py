@@ -34,7 +34,7 @@ from gpulint.kinds.compose.facts import (
     substitute,
     value_of,
 )
-from gpulint.kinds.compose.placement import misplaced_reservations
+from gpulint.kinds.compose.placement import misplaced_reservations, reindent
 from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.regex import lazy
@@ -442,7 +442,7 @@ def gpu_reservation_misplaced(doc: Document, ctx: Context):
         yield finding(
             doc, "GL915", item.entry.key_span,
             f"`{item.key}`, which holds a GPU device request, {place}: {refusal}; it belongs "
-            f"under `{item.belongs}`")
+            f"under `{item.belongs}`", fix=reindent(doc, item))
 
 
 # ---------------------------------------------------------------- GL910 NVIDIA_VISIBLE_DEVICES
