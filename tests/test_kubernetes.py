@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
 
 K8S = FIXTURES / "kubernetes"
@@ -126,6 +125,21 @@ def test_resource_name_fix(tmp_path, name, fixed):
     assert first.at() == [("GL504", 11, 11)]
     _fix_twice(tmp_path, "GL504")
     assert (tmp_path / "pod.yaml").read_text() == template.format(fixed)
+
+
+def test_a_legacy_request_is_renamed_only_beside_an_equal_limit(tmp_path):
+    """`nvidia.com/gpu` may not be requested alone or below its limit, as the legacy name could."""
+    text = CONTAINER.format("        requests:\n          alpha.kubernetes.io/nvidia-gpu: 1\n")
+    write_files(tmp_path, {"pod.yaml": text})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL5", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert found["code"] == "GL504" and not found.get("fix")
+    assert "which goes in `limits` (requested alone, the pod is rejected)" in found["message"]
+    both = CONTAINER.format("        requests:\n          alpha.kubernetes.io/nvidia-gpu: 1\n"
+                            "        limits:\n          alpha.kubernetes.io/nvidia-gpu: 1\n")
+    write_files(tmp_path, {"pod.yaml": both})
+    _fix_twice(tmp_path, "GL5")
+    assert (tmp_path / "pod.yaml").read_text() == both.replace("alpha.kubernetes.io/nvidia-gpu", "nvidia.com/gpu")
 
 
 def test_bare_gpu_name_is_only_an_unsafe_fix(tmp_path):
@@ -674,10 +688,8 @@ def test_a_misspelt_resources_key_is_renamed_and_then_valid(tmp_path):
     assert [f["line"] for f in after.findings] == [29, 30]
 
 
-def test_a_zero_gpu_limit_under_an_nvidia_default_runtime_gets_every_gpu(tmp_path):
-    write_files(tmp_path, {
-        "pod.yaml": (K8S / "GL513" / "zero-limit-default-runtime.yaml").read_text(),
-        "node/config.toml": """\
+NVIDIA_DEFAULT_NODES = {
+    "node/config.toml": """\
 version = 2
 
 [plugins."io.containerd.grpc.v1.cri".containerd]
@@ -689,11 +701,20 @@ version = 2
 [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
   BinaryName = "/usr/bin/nvidia-container-runtime"
 """,
-    })
+    "node/daemon.json": """\
+{"default-runtime": "nvidia",
+ "runtimes": {"nvidia": {"path": "nvidia-container-runtime", "runtimeArgs": []}}}
+""",
+}
+
+
+@pytest.mark.parametrize("config", sorted(NVIDIA_DEFAULT_NODES))
+def test_a_zero_gpu_limit_under_an_nvidia_default_runtime_gets_every_gpu(tmp_path, config):
+    write_files(tmp_path, {"pod.yaml": (K8S / "GL513" / "zero-limit-default-runtime.yaml").read_text(),
+                           config: NVIDIA_DEFAULT_NODES[config]})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL513", ".", cwd=tmp_path)
-    [found] = result.findings
-    assert (found["line"], found["severity"]) == (11, "warning")
-    assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in found["message"]
+    assert [(f["line"], f["severity"]) for f in result.findings] == [(11, "warning"), (31, "warning")]
+    assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in result.findings[0]["message"]
 
 
 # ---------------------------------------------------------------- Kustomize patches

@@ -4,7 +4,8 @@ Compose gives a service GPUs through a device reservation
 (`deploy.resources.reservations.devices`), the `gpus` attribute (Compose 2.30+), or
 `runtime: nvidia`. The schema errors quoted here are those of `docker compose config`
 (Compose 2.40.3); values that depend on a variable the `.env` beside the file does not
-set are not judged.
+set are not judged, and for the GPU request itself GL916 says so. A reservation block
+indented to the wrong level is found in `placement`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from gpulint.kinds.compose.facts import (
     GPU_DRIVERS,
     Service,
     device_requests,
+    env_file,
     environment,
     extended,
     image,
@@ -29,8 +31,10 @@ from gpulint.kinds.compose.facts import (
     resources,
     runtime,
     services,
+    substitute,
     value_of,
 )
+from gpulint.kinds.compose.placement import misplaced_reservations, reindent
 from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.regex import lazy
@@ -51,6 +55,11 @@ def _first_key(item: Node) -> Span:
     """Where a finding about a whole device entry points: its first key."""
     first = next(iter(item.value.values()), None) if item.is_map else None
     return first.key_span if first is not None and first.key_span else item.span
+
+
+def _source(doc: Document, node: Node) -> str:
+    """A value as written in the file."""
+    return doc.text[slice(*doc.index.offsets(node.span))]
 
 
 def _line_bounds(doc: Document, node: Node) -> tuple[int, int]:
@@ -217,7 +226,7 @@ def gpu_device_value_type(doc: Document, ctx: Context):
             ids = item.get("device_ids")
             numbers = [i for i in sequence(ids) if i.tag == "int"]
             if numbers:
-                edits = tuple(Edit(doc.abspath, *doc.index.offsets(i.span), f'"{doc.text[slice(*doc.index.offsets(i.span))]}"')
+                edits = tuple(Edit(doc.abspath, *doc.index.offsets(i.span), f'"{_source(doc, i)}"')
                               for i in numbers)
                 yield finding(
                     doc, "GL904", numbers[0].span,
@@ -266,21 +275,20 @@ def gpus_attribute(doc: Document, ctx: Context):
         node = service.get("gpus")
         if node is None:
             continue
-        if node.is_map or node.is_scalar and node.value is not None and str(node.value).lower() != "all":
-            shown = f"`gpus: {node.str()}`" if node.is_scalar else "a `gpus` mapping"
-            yield finding(
-                doc, "GL906", node.span, severity="error", message=(
-                    f"{_label(service)}: {shown}: the attribute takes `all` or a list "
-                    f"of device requests; Compose rejects the file (`services.{service.name}.gpus must "
-                    f"be a string`)"))
+        problem = _gpus_problem(doc, service, node)
+        if problem is not None:
+            yield finding(doc, "GL906", node.span, severity="error", message=f"{_label(service)}: {problem}")
             continue
+        if node.is_scalar and value_of(doc, node) is None:
+            continue  # a variable the `.env` does not set: GL916 says so
         # The list form came with Compose 2.30 (compose-go's schema); the string `all` only with
         # Compose 2.33.0 (compose-go v2.4.8): 2.30 to 2.32 answer `gpus must be a list`.
         if node.is_scalar:
-            form, needs = "`gpus: all`", (
-                "Compose 2.33.0 or later (2.30 to 2.32 reject it: "
-                f"`services.{service.name}.gpus must be a list`; older releases: "
-                f"`Additional property gpus is not allowed`)")
+            written = node.str()
+            form = "`gpus: all`" if written == "all" else f"`gpus: {_source(doc, node)}` (`all` after interpolation)"
+            needs = ("Compose 2.33.0 or later (2.30 to 2.32 reject it: "
+                     f"`services.{service.name}.gpus must be a list`; older releases: "
+                     f"`Additional property gpus is not allowed`)")
         else:
             form, needs = "the `gpus` list", (
                 "Compose 2.30 or later (older releases reject it: "
@@ -289,6 +297,76 @@ def gpus_attribute(doc: Document, ctx: Context):
             doc, "GL906", node.key_span,
             f"{_label(service)} uses {form}, which needs {needs}; "
             f"`deploy.resources.reservations.devices` works with every Compose v2 release")
+
+
+def _gpus_problem(doc: Document, service: Service, node: Node) -> str | None:
+    """Why Compose rejects a `gpus` value: not a string (a number, `true`, empty, a
+    mapping), or a string other than `all` after interpolation; None when it takes it
+    or the value depends on a variable the `.env` does not set."""
+    if node.is_seq:
+        return None
+    if node.is_map or node.tag != "str":
+        shown = ("a `gpus` mapping" if node.is_map else "`gpus` without a value" if node.value is None
+                 else f"`gpus: {_source(doc, node)}`")
+        return (f"{shown}: the attribute takes `all` or a list of device requests; Compose rejects "
+                f"the file (`services.{service.name}.gpus must be a string`)")
+    value = value_of(doc, node)
+    if value is None or value == "all":
+        return None
+    shown = f"`gpus: {_source(doc, node)}`" + (f" (`{value}` after interpolation)" if value != node.str() else "")
+    return (f"{shown}: the attribute takes `all` (in lowercase) or a list of device requests; Compose "
+            f"rejects the file (`services.{service.name}.gpus value must be 'all'`)")
+
+
+# ---------------------------------------------------------------- GL916 unset variables
+
+
+@check("GL916", kinds=KINDS)
+def gpu_request_from_unset_variable(doc: Document, ctx: Context):
+    seen = set()
+    for service in services(doc):
+        gpus = service.get("gpus")
+        values = [("gpus", gpus, lambda v, s=service.name: None if v == "all" else f"services.{s}.gpus value must be 'all'")]
+        values += [("count", item.get("count"), _count_refusal) for item in _gpu_devices(service)]
+        for field, node, refusal in values:
+            if node is None or node.tag != "str" or node.span in seen:
+                continue
+            seen.add(node.span)
+            found = _unset_variables(doc, service, field, node, refusal)
+            if found is not None:
+                yield found
+
+
+def _count_refusal(value: str) -> str | None:
+    if _COUNT.fullmatch(value.strip()):
+        return None
+    return f"invalid value \"{value}\", the only value allowed is 'all' or a number"
+
+
+def _unset_variables(doc: Document, service: Service, field: str, node: Node, refusal):
+    """A GPU request value that depends on variables the `.env` beside the file does not
+    set, with what Compose does where they are unset on the deploying machine too."""
+    value, unknown = substitute(node.str(), env_file(doc))
+    if not unknown:
+        return None
+    names = list(dict.fromkeys(name for name, _ in unknown))
+    it = "it is" if len(names) == 1 else "they are"
+    required = [name for name, op in unknown if op.endswith("?")]
+    if required:
+        outcome = f"where {it} unset, Compose refuses the file (`required variable {required[0]} is missing a value`)"
+    elif any(op == "nested" for _, op in unknown):
+        outcome = "its default names another variable, which gpulint does not follow"
+    else:
+        refused = refusal(value)
+        outcome = (f"where {it} unset, Compose substitutes an empty string (`The \"{names[0]}\" variable is not "
+                   f"set. Defaulting to a blank string.`) and " + (f"rejects the file (`{refused}`)" if refused
+                                                                  else f"reads `{field}: {value}`"))
+    shown = ", ".join(f"`{name}`" for name in names)
+    return finding(
+        doc, "GL916", node.span,
+        f"{_label(service)}: `{field}: {_source(doc, node)}` depends on {shown}, which the `.env` beside the "
+        f"file does not set, so gpulint cannot tell what Compose reads; {outcome}; set it in `.env` or "
+        f"give it a default (`${{{names[0]}:-all}}`)")
 
 
 # ---------------------------------------------------------------- GL907 device driver
@@ -345,6 +423,26 @@ def gpu_request_in_service_devices(doc: Document, ctx: Context):
                     f"device files: Compose rejects the file (`service device "
                     f"services.{service.name}.devices.[{i}] is missing a mount target`); move it to "
                     f"`deploy.resources.reservations.devices`")
+
+
+# ---------------------------------------------------------------- GL915 misplaced reservation
+
+
+@check("GL915", kinds=KINDS)
+def gpu_reservation_misplaced(doc: Document, ctx: Context):
+    for item in misplaced_reservations(doc):
+        if item.where == "":
+            place = "is at the top level of the file"
+        elif item.where == "services":
+            place = f"is indented as a service of its own (`services.{item.key}`)"
+        else:
+            place = f"is written under `{item.where}`"
+        refusal = f"Compose rejects the file (`{item.compose_says}`)" if item.compose_says else \
+            f"Compose has no `{item.key}` there and rejects the file"
+        yield finding(
+            doc, "GL915", item.entry.key_span,
+            f"`{item.key}`, which holds a GPU device request, {place}: {refusal}; it belongs "
+            f"under `{item.belongs}`", fix=reindent(doc, item))
 
 
 # ---------------------------------------------------------------- GL910 NVIDIA_VISIBLE_DEVICES

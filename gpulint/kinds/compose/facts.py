@@ -4,7 +4,8 @@ Compose replaces `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?err}`,
 `${VAR:+alt}` and `$VAR` (`$$` is a literal `$`) from the environment and the `.env`
 file beside the Compose file. gpulint reads that `.env` only: the machine it runs on
 is not the one that deploys, so a variable the `.env` does not set is unknown, and a
-value that depends on one is never judged.
+value that depends on one is never judged (`substitute` tells which variables, and what
+Compose reads where they are unset too).
 
 YAML merge keys (`<<: *anchor`, how `x-` extension fields are reused) are applied by
 the YAML reader (gpulint.formats.yamlpos), the explicit keys winning as in compose-go;
@@ -116,36 +117,44 @@ def _read_env(path: str) -> dict[str, str]:
 
 def interpolate(text: str, env: dict[str, str]) -> str | None:
     """The value after Compose's interpolation; None when it depends on an unknown variable."""
+    value, unknown = substitute(text, env)
+    return None if unknown else value
+
+
+def substitute(text: str, env: dict[str, str]) -> tuple[str, list[tuple[str, str]]]:
+    """(the value as Compose reads it where every variable the `.env` does not set is
+    unset too, which Compose replaces with an empty string; (name, operator) of each such
+    variable, the operator `:?` or `?` when Compose then refuses the file instead, and
+    `nested` for a default that names another variable, where the value is not known)."""
     if "$" not in text:
-        return text
-    unknown = False
+        return text, []
+    unknown: list[tuple[str, str]] = []
+
+    def nested(arg: str) -> str:
+        value, missing = substitute(arg, env)
+        unknown.extend(missing)
+        return value
 
     def replace(match: re.Match) -> str:
-        nonlocal unknown
         if match["escaped"]:
             return "$"
         name = match["braced"] or match["plain"]
-        op, arg = match["op"], match["arg"] or ""
+        op, arg = match["op"] or "", match["arg"] or ""
         value = env.get(name)
+        if "${" in arg:  # a nested default, whose braces the pattern cannot pair
+            unknown.append((name, "nested"))
+            return ""
         if op in (":-", "-"):
             use_default = value is None or (op == ":-" and value == "")
-            if use_default:
-                resolved = interpolate(arg, env)
-                unknown = unknown or resolved is None
-                return resolved or ""
-            return value
-        if op in (":+", "+"):
-            if value is None:
-                unknown = True
-                return ""
-            return (interpolate(arg, env) or "") if value or op == "+" else ""
+            return nested(arg) if use_default else value
         if value is None:
-            unknown = True
+            unknown.append((name, op))
             return ""
+        if op in (":+", "+"):
+            return nested(arg) if value or op == "+" else ""
         return value
 
-    result = _VARIABLE.sub(replace, text)
-    return None if unknown else result
+    return _VARIABLE.sub(replace, text), unknown
 
 
 def value_of(doc: Document, node: Node | None) -> str | None:

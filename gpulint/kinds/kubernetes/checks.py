@@ -5,11 +5,14 @@ variables, privileges and host paths, GPU quantities in the wrong place.
 from __future__ import annotations
 
 from gpulint.kinds.kubernetes.facts import (
+    LEGACY_GPU_RESOURCE,
     Container,
+    device_plugin_resources,
     env_vars,
     gpu_limits,
-    gpu_requests,
+    is_device_plugin_resource,
     is_gpu_management,
+    is_gpu_resource,
     is_kustomize_patch,
     pod_specs,
     quantity,
@@ -63,10 +66,11 @@ def gpu_request_without_limit(doc: Document, ctx: Context):
     if is_kustomize_patch(doc):
         return  # the base it is merged into may hold the limit
     for _, container in containers_of(doc):
-        limits = gpu_limits(container)
+        limits = device_plugin_resources(container, "limits")
         if doc.templated and _filled_by_template(container.node.get("resources", "limits")):
             continue
-        for name, value in gpu_requests(container).items():
+        # only extended resources: the legacy GPU resource was overcommittable, requested alone it passes
+        for name, value in device_plugin_resources(container, "requests").items():
             if name in limits:
                 continue
             yield finding(
@@ -116,8 +120,9 @@ def _move_to_limits(doc: Document, container: Container, entry: Node) -> Fix | N
 @no_fix_in_patches
 def gpu_request_limit_differ(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
-        limits = gpu_limits(container)
-        for name, request in gpu_requests(container).items():
+        limits = device_plugin_resources(container, "limits")
+        # only extended resources: the legacy GPU resource was overcommittable, a smaller request passes
+        for name, request in device_plugin_resources(container, "requests").items():
             limit = limits.get(name)
             if limit is None:
                 continue
@@ -184,8 +189,9 @@ def _quantity_problem(name: str, node: Node) -> tuple[str, str] | None:
 @check("GL503", kinds=("kubernetes",))
 def gpu_quantity_invalid(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
-        for section, entries in (("limits", gpu_limits(container)), ("requests", gpu_requests(container))):
-            for name, value in entries.items():
+        for section in ("limits", "requests"):
+            # only extended resources are bound to whole counts; the legacy GPU name is GL504's
+            for name, value in device_plugin_resources(container, section).items():
                 problem = _quantity_problem(name, value)
                 if problem is None:
                     continue
@@ -194,13 +200,12 @@ def gpu_quantity_invalid(doc: Document, ctx: Context):
                     doc, "GL503", value.span,
                     f"`{name}: {source_text(doc, value)}` in {container_label(container)} {section} {what}: "
                     f"extended resources are counted in whole devices and the API server "
-                    f"{outcome}. {_SHARING}")
+                    f"{outcome}" + (f". {_SHARING}" if is_gpu_resource(name) else ""))
 
 
 # Spellings users try for the NVIDIA GPU resource; none is advertised by any node.
 _GPU_SPELLING = lazy(r"^(nvidia(\.com|\.io)?/)?(nvidia[-_.]?)?gpus?$")
 _MIG = lazy(r"^nvidia\.com/mig-(\d+c\.)?\d+g\.\d+gb([.+][a-z0-9.+-]+)?$")
-_OBSOLETE = "alpha.kubernetes.io/nvidia-gpu"
 
 
 def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
@@ -208,7 +213,7 @@ def _resource_name_problem(name: str) -> tuple[str, str | None] | None:
     lower = name.lower()
     if name == "nvidia.com/gpu" or _MIG.match(name):
         return None
-    if lower == _OBSOLETE:
+    if lower == LEGACY_GPU_RESOURCE:
         return ("is the pre-device-plugin name, removed in Kubernetes 1.11; the NVIDIA device "
                 "plugin advertises `nvidia.com/gpu`", "nvidia.com/gpu")
     if _GPU_SPELLING.match(lower):
@@ -234,11 +239,27 @@ def gpu_resource_name_unknown(doc: Document, ctx: Context):
                     continue
                 why, better = problem
                 # a bare `gpu` may have meant another vendor's GPU
-                safe = name.lower().startswith("nvidia") or name.lower() == _OBSOLETE
+                safe = name.lower().startswith("nvidia") or name.lower() == LEGACY_GPU_RESOURCE
                 fix = rename_key(doc, entries, value.key_span, name, better, safe) if better else None
+                unlike = _unlike_limit(doc, container, name, value) if section == "requests" \
+                    and name.lower() == LEGACY_GPU_RESOURCE else None
+                if unlike:
+                    # the old name could be overcommitted; `nvidia.com/gpu` cannot (GL501, GL502)
+                    fix, why = None, f"{why}, {unlike}"
                 yield finding(doc, "GL504", value.key_span,
                               f"`{name}` in {container_label(container)} {section} {why}: {_name_outcome(name)}",
                               fix=fix)
+
+
+def _unlike_limit(doc: Document, container: Container, name: str, request: Node) -> str | None:
+    """What renaming a request of the legacy resource would miss: `nvidia.com/gpu` must
+    be limited, and requested as much as it is limited (None: the limit matches)."""
+    limit = container.node.get("resources", "limits", name)
+    if limit is None:
+        return "which goes in `limits` (requested alone, the pod is rejected)"
+    if not limit.is_scalar or source_text(doc, limit) != source_text(doc, request):
+        return "whose request must equal its limit (or be left out)"
+    return None
 
 
 def _name_outcome(name: str) -> str:
@@ -373,6 +394,8 @@ def gpu_in_init_container(doc: Document, ctx: Context):
         if container.section != "initContainers" or not requests_gpus(container):
             continue
         for name, value in gpu_limits(container).items():
+            if not is_device_plugin_resource(name):
+                continue  # the device manager's allocation; the legacy name is GL504's
             yield finding(
                 doc, "GL508", value,
                 f"{container_label(container)} requests `{name}`: the pod then holds max(init, sum of app "

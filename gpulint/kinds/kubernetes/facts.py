@@ -193,20 +193,55 @@ def _container(node: Node, section: str) -> Container:
     return Container(node, scalar_str(node.get("name")), scalar_str(image_node), image_node, section)
 
 
-def is_gpu_resource(name: str) -> bool:
+# The resource kubelet itself allocated NVIDIA GPUs under before device plugins; removed
+# in Kubernetes 1.11, so no node advertises it any more. Its `kubernetes.io/` prefix
+# makes it a native resource to the API server, not an extended one: it may be
+# overcommitted (requests alone, or requests other than limits, pass validation) and
+# is not bound to whole numbers.
+LEGACY_GPU_RESOURCE = "alpha.kubernetes.io/nvidia-gpu"
+
+
+def is_device_plugin_resource(name: str) -> bool:
+    """A resource an NVIDIA device plugin advertises under `nvidia.com/` (the GPU plugin's
+    `nvidia.com/gpu`, MIG profiles, renamed or shared GPUs; the Network Operator's NICs):
+    an extended resource, so counted in whole devices, never overcommitted (requests must
+    equal limits) and allocated by kubelet's device manager."""
     return name.startswith("nvidia.com/")
 
 
+# The NVIDIA Network Operator's SR-IOV and RDMA device plugins advertise NICs under
+# `nvidia.com/` too (`nvidia.com/hostdev`, `nvidia.com/mlnxics`, `nvidia.com/sriov_*`):
+# a pod asking for one asks for a network device, not a GPU.
+_NIC_RESOURCE = lazy(r"^nvidia\.com/(hostdev|mlnx|sriov|rdma)")
+
+
+def is_gpu_resource(name: str) -> bool:
+    """A resource a container names to get NVIDIA GPUs: a device plugin resource other
+    than the Network Operator's NICs, or the legacy `alpha.kubernetes.io/nvidia-gpu`.
+    Rules about the API server's treatment of extended resources ask
+    `is_device_plugin_resource` instead."""
+    return (is_device_plugin_resource(name) and _NIC_RESOURCE.match(name) is None) or name == LEGACY_GPU_RESOURCE
+
+
+def _resources(container: Container, section: str, wanted) -> dict[str, Node]:
+    entries = container.node.get("resources", section)
+    return {name: value for name, value in entries.items() if wanted(name)} if entries else {}
+
+
 def gpu_limits(container: Container) -> dict[str, Node]:
-    """The container's `nvidia.com/*` entries under `resources.limits`."""
-    limits = container.node.get("resources", "limits")
-    return {name: value for name, value in limits.items() if is_gpu_resource(name)} if limits else {}
+    """The container's GPU resources (`is_gpu_resource`) under `resources.limits`."""
+    return _resources(container, "limits", is_gpu_resource)
 
 
 def gpu_requests(container: Container) -> dict[str, Node]:
-    """The container's `nvidia.com/*` entries under `resources.requests`."""
-    requests = container.node.get("resources", "requests")
-    return {name: value for name, value in requests.items() if is_gpu_resource(name)} if requests else {}
+    """The container's GPU resources (`is_gpu_resource`) under `resources.requests`."""
+    return _resources(container, "requests", is_gpu_resource)
+
+
+def device_plugin_resources(container: Container, section: str) -> dict[str, Node]:
+    """The container's `nvidia.com/*` entries under `resources.<section>` (`limits` or
+    `requests`): what the API server validates as extended resources."""
+    return _resources(container, section, is_device_plugin_resource)
 
 
 def quantity(node: Node) -> float | None:
@@ -221,12 +256,15 @@ def quantity(node: Node) -> float | None:
 
 
 def requests_gpus(container: Container) -> bool:
-    """The container asks for at least one NVIDIA device (any `nvidia.com/*` limit > 0).
+    """The container asks for at least one NVIDIA device: any GPU resource limit > 0, or
+    a legacy request > 0 (the manifest means GPUs, though no node has that resource).
 
     A templated count is taken as a request: a chart that templates its GPU
     count is a GPU workload.
     """
-    for value in gpu_limits(container).values():
+    legacy = {name: value for name, value in gpu_requests(container).items() if name == LEGACY_GPU_RESOURCE}
+    # the legacy resource could be overcommitted, so its request alone asks for GPUs
+    for value in (*gpu_limits(container).values(), *legacy.values()):
         amount = quantity(value)
         if amount is None or amount > 0:
             return True

@@ -10,9 +10,9 @@ from gpulint.kinds.kubernetes.facts import (
     GPU_OPERATOR_RUNTIME_CLASSES,
     Container,
     PodSpec,
+    device_plugin_resources,
     env_vars,
     gpu_limits,
-    gpu_requests,
     is_gpu_management,
     is_handler_name,
     is_kustomize_patch,
@@ -20,6 +20,7 @@ from gpulint.kinds.kubernetes.facts import (
     object_kind,
     object_name,
     pod_specs,
+    quantity,
     requests_gpus,
     runtime_classes,
     scalar_str,
@@ -263,7 +264,7 @@ def cuda_image_without_gpu(doc: Document, ctx: Context):
             continue
         if requests_gpus(container) or not is_cuda_image(container.image) or _opted_out(container):
             continue
-        if gpu_requests(container) or ("GL505" in ctx.enabled and _sets_visible_devices(container)) \
+        if _rejected_requests(container) or ("GL505" in ctx.enabled and _sets_visible_devices(container)) \
                 or misplaced_gpu_resources(container):
             continue  # GL501/GL502 (the pod is rejected), GL505 or GL515 report the missing limit
         if runtime_class is None and gpu_limits(container):
@@ -291,10 +292,10 @@ def _zero_gpus_default_runtime(doc: Document, ctx: Context, container: Container
     where = ("the linted node configuration makes the NVIDIA runtime the default, so it gets every GPU of the "
              "node" if nvidia_default else
              "it gets none where runc is the node's default runtime, and every GPU of the node where the NVIDIA "
-             "runtime is the default (as the GPU Operator configures containerd)")
+             "runtime is the default (the GPU Operator's `CONTAINERD_SET_AS_DEFAULT`, which MicroK8s' GPU add-on has set)")
     return finding(
         doc, "GL513", value.span,
-        f"{container_label(container)} runs the CUDA image `{container.image}` with `{name}: 0`: {where}, since the image "
+        f"{container_label(container)} runs the CUDA image `{container.image}` with `{name}: 0`, which does not keep GPUs away: {where}, since the image "
         f"sets NVIDIA_VISIBLE_DEVICES=all and the device plugin allocates nothing to override it (unless the "
         f"container toolkit ignores that variable in unprivileged containers); request the "
         f"GPUs it needs, or set NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs",
@@ -315,6 +316,19 @@ def _nvidia_runtime_classes(ctx: Context) -> set[str]:
     names |= {n for n, h in handlers.items() if n and h and (h in nvidia_runtimes or is_nvidia_handler(h, None))}
     ctx.cache["k8s.nvidia_runtime_classes"] = names
     return names
+
+
+def _rejected_requests(container: Container) -> bool:
+    """A device plugin resource requested without a limit, or with a request other than
+    its limit: the API server rejects the pod (GL501, GL502)."""
+    limits = device_plugin_resources(container, "limits")
+    for name, value in device_plugin_resources(container, "requests").items():
+        if name not in limits:
+            return True
+        wanted, asked = quantity(limits[name]), quantity(value)
+        if wanted is not None and asked is not None and wanted != asked:
+            return True
+    return False
 
 
 def _sets_visible_devices(container: Container) -> bool:
