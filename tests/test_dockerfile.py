@@ -58,6 +58,16 @@ def _messages(relative: str, code: str) -> list[dict]:
                              ("GL303", 8, 6), ("GL306", 9, 42)]),
     ("meta/good.Dockerfile", []),
     ("meta/stage-args.Dockerfile", [("GL306", 11, 42)]),
+    # NVIDIA's installers: the CUDA runfile's default selection and `--driver` bring the
+    # driver; Debian's and Ubuntu's driver packages
+    ("driver/runfile.Dockerfile", [("GL305", 4, 8), ("GL305", 6, 7), ("GL305", 8, 15), ("GL305", 9, 48),
+                                   ("GL305", 9, 57), ("GL305", 9, 68)]),
+    ("driver/runfile-good.Dockerfile", []),
+    # a second CUDA on a CUDA base: the distribution's, the newest of NVIDIA's repository,
+    # a pinned other version, a runfile of another version
+    ("meta/second.Dockerfile", [("GL306", 2, 66), ("GL306", 3, 24), ("GL306", 4, 24), ("GL306", 4, 40),
+                                ("GL306", 5, 8), ("GL303", 7, 6), ("GL306", 8, 42)]),
+    ("meta/second-good.Dockerfile", []),
     ("env/bad.Dockerfile", [("GL307", 3, 28)]),
     ("env/cuda-base.Dockerfile", [("GL307", 2, 28)]),
     ("env/custom-base.Dockerfile", []),
@@ -242,6 +252,22 @@ def test_apt_key_severity_follows_the_distribution_release():
     assert "does not exist in Debian 13" in found[0]["message"]
     assert "`apt-key: not found`" in found[1]["message"]
     assert "still exists in Ubuntu 24.04" in found[2]["message"]
+
+
+def test_runfile_messages_say_what_brings_the_driver():
+    default, asked, driver = _messages("driver/runfile.Dockerfile", "GL305")[:3]
+    assert "`${CUDA_RUNFILE}` (`cuda_12.1.0_530.30.02_linux.run`)" in default["message"]
+    assert "bundled driver 530.30.02" in default["message"] and "without `--toolkit`" in default["message"]
+    assert "`--driver` asks for it" in asked["message"]
+    assert "`--no-kernel-module` leaves out the kernel module" in driver["message"]
+
+
+def test_distribution_cuda_advice_follows_the_base_flavor():
+    """On a runtime base the toolkit of the base's CUDA is named; a devel base has nvcc."""
+    runtime, *_, devel = _messages("meta/second.Dockerfile", "GL306")
+    assert "install NVIDIA's `cuda-toolkit-12-4`" in runtime["message"].replace("Install", "install")
+    assert "`libcuda1`" in runtime["message"] and "Driver/library version mismatch" in runtime["message"]
+    assert "already has `nvcc`: remove the package" in devel["message"]
 
 
 def test_second_toolkit_is_a_warning():

@@ -19,7 +19,6 @@ from gpulint.kinds.dockerfile.facts import (
     command_name,
     cuda_builds,
     cuda_variant,
-    driver_container,
     env_values,
     facts,
     first_mention,
@@ -29,6 +28,7 @@ from gpulint.kinds.dockerfile.facts import (
     jetson_image,
     locate,
     not_cuda_workload,
+    package_span,
     plain_image,
     stage_cuda,
 )
@@ -44,20 +44,6 @@ KINDS = ("dockerfile",)
 
 def _where(doc: Document, hit: Hit) -> Span:
     return locate(doc, hit.instruction, hit.text)
-
-
-def _word_offsets(doc: Document, ins, word: str) -> tuple[int, int] | None:
-    """Offsets of `word` standing alone (not inside a longer name or path) in an instruction."""
-    pattern = re.compile(r"(?<![\w./${-])" + re.escape(word) + r"(?![\w.}-])")
-    match = pattern.search(doc.text, ins.start, ins.end)
-    return (match.start(), match.end()) if match else None
-
-
-def _package_span(doc: Document, package) -> Span:
-    at = _word_offsets(doc, package.command.instruction, package.raw)
-    if at is None:
-        return locate(doc, package.command.instruction, package.raw)
-    return doc.index.span(*at)
 
 
 # ---------------------------------------------------------------- GL301 / GL302 tags
@@ -187,90 +173,6 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
                           f"{hit.shown} compiles CUDA code in a stage built on `{sf.image}`, "
                           f"{why}: the build fails with `nvcc: not found` or a missing "
                           f"`cuda_runtime.h`; {advice}")
-
-
-# ---------------------------------------------------------------- GL305 driver in image
-
-_DRIVER_PACKAGE = lazy(
-    r"(nvidia-driver(-[\w.-]+)?|nvidia-utils-\d[\w.-]*|nvidia-headless-[\w.-]+|"
-    r"libnvidia-(compute|gl|encode|decode|extra|fbc1|cfg1|common)-\d[\w.-]*|"
-    r"cuda-drivers(-\d+)?|xserver-xorg-video-nvidia[\w.-]*|nvidia-dkms-[\w.-]+|"
-    r"kmod-nvidia[\w.-]*)([:=].*)?$")
-_DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
-
-
-@check("GL305", kinds=KINDS)
-def driver_in_image(doc: Document, ctx: Context):
-    if driver_container(doc) is not None:
-        return  # driver containers deliver the driver to the host on purpose
-    for sf in facts(doc).stages:
-        for package in sf.packages:
-            if package.manager != "pip" and _DRIVER_PACKAGE.match(package.name):
-                yield finding(doc, "GL305", _package_span(doc, package), _driver_message(
-                    f"`{package.name}` installs NVIDIA driver components"))
-        for cmd in sf.commands:
-            name, args = command_name(cmd)
-            runfile = name if _DRIVER_RUNFILE.search(name) else next(
-                (a for a in args if _DRIVER_RUNFILE.search(a)), None) if name in ("sh", "bash") else None
-            if runfile:
-                yield finding(doc, "GL305", locate(doc, cmd.instruction, runfile.rsplit("/", 1)[-1]),
-                              _driver_message("the NVIDIA driver installer runs in the image"))
-
-
-def _driver_message(what: str) -> str:
-    return (f"{what}; the driver belongs to the host, and the NVIDIA container runtime mounts the "
-            f"host's driver libraries at start. A second copy in the image fails with `Failed to "
-            f"initialize NVML: Driver/library version mismatch` or ties the image to hosts with "
-            f"exactly this driver: remove it")
-
-
-# ---------------------------------------------------------------- GL306 cuda meta-packages
-
-_META = lazy(r"cuda(-runtime)?(-(\d+)-(\d+))?$")
-_TOOLKIT_PART = lazy(r"cuda-(toolkit|nvcc|compiler|libraries|libraries-dev|minimal-build|"
-                           r"cudart|cudart-dev)-(\d+)-(\d+)$")
-
-
-@check("GL306", kinds=KINDS)
-def cuda_meta_package(doc: Document, ctx: Context):
-    for sf in facts(doc).stages:
-        cuda = stage_cuda(doc, sf.stage)
-        for package in sf.packages:
-            if package.manager not in ("apt", "yum", "zypper"):
-                continue
-            name = package.name.split("=")[0]
-            meta = _META.match(name)
-            if meta:
-                yield _meta_finding(doc, package, meta)
-                continue
-            part = _TOOLKIT_PART.match(name)
-            if part and cuda is not None and cuda.source == "image" \
-                    and (whole(part[2]), whole(part[3])) != cuda.major_minor:
-                version = f"{part[2]}.{part[3]}"
-                yield finding(doc, "GL306", _package_span(doc, package),
-                              f"`{package.name}` installs CUDA {version} on a CUDA {cuda.version} "
-                              f"base (`{sf.image}`): two toolkits end up in the image and which "
-                              f"`nvcc` and `libcudart` win depends on PATH and the linker cache; "
-                              f"use a base image of CUDA {version} instead",
-                              severity="warning")
-
-
-def _meta_finding(doc: Document, package, meta):
-    runtime = bool(meta[1])
-    replacement = ("cuda-libraries" if runtime else "cuda-toolkit") + (meta[2] or "")
-    new_raw = package.raw.replace("cuda-runtime", "cuda-libraries", 1) if runtime else \
-        package.raw.replace("cuda", "cuda-toolkit", 1)
-    at = _word_offsets(doc, package.command.instruction, package.raw)
-    fix = None  # only where the name is written out (not behind a variable)
-    if at and new_raw != package.raw:
-        fix = Fix(f"install {replacement} instead of {package.name}",
-                  (Edit(doc.abspath, at[0], at[1], new_raw),))
-    span = doc.index.span(*at) if at else _package_span(doc, package)
-    return finding(doc, "GL306", span,
-                   f"`{package.name}` is a meta-package that depends on `cuda-drivers`, so it "
-                   f"installs the NVIDIA driver into the image (see GL305); install "
-                   f"`{replacement}` for the {'libraries' if runtime else 'toolkit'} alone",
-                   fix=fix)
 
 
 # ---------------------------------------------------------------- GL307 visible devices
@@ -414,7 +316,7 @@ def deprecated_toolkit_install(doc: Document, ctx: Context):
     for sf in facts(doc).stages:
         for package in sf.packages:
             if package.manager != "pip" and _OLD_PACKAGES.match(package.name):
-                yield finding(doc, "GL309", _package_span(doc, package),
+                yield finding(doc, "GL309", package_span(doc, package),
                               f"`{package.name}` is a deprecated package: nvidia-docker2 and "
                               f"nvidia-container-runtime were last shipped with NVIDIA Container "
                               f"Toolkit 1.14 and are gone from current repositories; install "

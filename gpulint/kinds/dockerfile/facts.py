@@ -560,6 +560,21 @@ def locate(doc: Document, ins: Instruction, needle: str, after: int | None = Non
     return doc.index.span(at, at + len(needle))
 
 
+def word_offsets(doc: Document, ins: Instruction, word: str) -> tuple[int, int] | None:
+    """Offsets of `word` standing alone (not inside a longer name or path) in an instruction."""
+    pattern = re.compile(r"(?<![\w./${-])" + re.escape(word) + r"(?![\w.}-])")
+    match = pattern.search(doc.text, ins.start, ins.end)
+    return (match.start(), match.end()) if match else None
+
+
+def package_span(doc: Document, package: Package) -> Span:
+    """Where an installed package is named: the word itself, not a longer name holding it."""
+    at = word_offsets(doc, package.command.instruction, package.raw)
+    if at is None:
+        return locate(doc, package.command.instruction, package.raw)
+    return doc.index.span(*at)
+
+
 def keyword_end(doc: Document, ins: Instruction) -> int:
     """Offset just after the instruction's keyword (`RUN`, `ENV`, ...)."""
     match = re.compile(r"\s*[A-Za-z]+").match(doc.text, ins.start, ins.end)
@@ -716,16 +731,88 @@ def provided_libraries(names: list[str]) -> set[str]:
 _TOOLKIT_PACKAGE = lazy(r"cuda(-toolkit|-nvcc|-compiler|-minimal-build|-libraries-dev)?"
                               r"(-\d+-\d+|-\d+\.\d+)?$|cuda-toolkit|cudatoolkit-dev|"
                               r"nvidia-cuda-nvcc")
-_RUNFILE = lazy(r"cuda_\d+\.\d+\.\d+_[\w.]*linux\w*\.run$")
+# NVIDIA's installers: the CUDA runfile, `cuda_<version>_<bundled driver>_linux[_arch].run`
+# (from CUDA 13.4 `cuda_<version>_linux.run`, without a driver), and the driver's own,
+# `NVIDIA-Linux-<arch>-<version>.run`.
+_CUDA_RUNFILE = lazy(r"cuda_(\d+)\.(\d+)(?:\.\d+)?_(?:(\d+\.\d+(?:\.\d+)?)_)?linux[\w.-]*\.run$")
+_CUDA_RUNFILE_NAMED = lazy(r"cuda_[^/\s]*linux[^/\s]*\.run$")  # the version behind a variable
+_DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
+_SHELLS = ("sh", "bash", "dash")
+
+
+@dataclass(frozen=True)
+class Runfile:
+    """One run of an NVIDIA installer in a RUN: `sh cuda_12.4.1_550.54.15_linux.run --silent`
+    or `./NVIDIA-Linux-x86_64-570.133.20.run -s`."""
+
+    command: Command
+    written: str  # the installer's file name as written, to point at
+    name: str  # the file name, variables expanded
+    product: str  # "cuda" or "driver"
+    args: tuple[str, ...]  # the installer's own options
+    cuda: tuple[int, int] | None = None  # the CUDA runfile's version, when its name says
+    bundled: str | None = None  # the driver a CUDA runfile name says it bundles
+
+    def has(self, *options: str) -> bool:
+        """Whether one of `options` is given (`--toolkit`, `--extract=/tmp/x` as `--extract`)."""
+        return any(a.split("=", 1)[0] in options for a in self.args)
+
+    @property
+    def installs(self) -> bool:
+        """Whether it installs at all: `--extract` (CUDA), `-x`/`--extract-only`, `--info`,
+        `--check` (the driver's, a makeself archive) and `--help` only unpack or print."""
+        return not self.has("--extract", "-x", "--extract-only", "--info", "--check", "--help", "-h",
+                            "--list", "--uninstall")
+
+    @property
+    def chosen(self) -> set[str]:
+        """The CUDA runfile's components asked for; none means its default selection,
+        which includes the bundled driver."""
+        return {a.split("=", 1)[0] for a in self.args} & {"--driver", "--toolkit", "--samples"}
+
+    def installs_toolkit(self) -> bool:
+        return self.product == "cuda" and self.installs and (not self.chosen or "--toolkit" in self.chosen)
+
+    def installs_driver(self) -> bool:
+        if not self.installs:
+            return False
+        if self.product == "driver":
+            return True
+        # a name that gives the version and no driver: a runfile without one (CUDA 13.4 on)
+        bundles = self.bundled is not None or self.cuda is None
+        return bundles and (not self.chosen or "--driver" in self.chosen)
+
+
+def runfiles(sf: StageFacts) -> list[Runfile]:
+    """The NVIDIA installers a stage's own RUN commands run, as the program
+    (`./cuda_...run`, `/tmp/NVIDIA-Linux-...run`) or as a shell's script."""
+    out = []
+    for cmd in sf.commands:
+        name, args = command_name(cmd)
+        if name in _SHELLS:
+            script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
+            if script is None:
+                continue
+            name, args = args[script].rsplit("/", 1)[-1], args[script + 1:]
+        index = len(cmd.words) - len(args) - 1
+        written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
+        cuda = _CUDA_RUNFILE.match(name)
+        if cuda is not None:
+            out.append(Runfile(cmd, written, name, "cuda", tuple(args),
+                               (whole(cuda[1]), whole(cuda[2])), cuda[3]))
+        elif _CUDA_RUNFILE_NAMED.match(name):
+            out.append(Runfile(cmd, written, name, "cuda", tuple(args)))
+        elif _DRIVER_RUNFILE.match(name):
+            out.append(Runfile(cmd, written, name, "driver", tuple(args)))
+    return out
 
 
 def installs_toolkit(sf: StageFacts) -> bool:
     """The stage (or a stage it is built on) installs a CUDA compiler itself."""
     if any(_TOOLKIT_PACKAGE.match(p.name.split("=")[0].lower()) for p in sf.chain_packages()):
         return True
-    for cmd in sf.chain_commands():
-        if any(_RUNFILE.search(w) for w in cmd.words) and command_name(cmd)[0] in ("sh", "bash"):
-            return True
+    if any(r.installs_toolkit() for member in sf.family for r in runfiles(member)):
+        return True
     return any(_copies_cuda_tree(ins) for s in sf.chain for ins in s.instructions)
 
 
