@@ -107,6 +107,10 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("jetson/l4t.Dockerfile", []),
     ("jetson/cuda-layer.Dockerfile", []),
     ("jetson/not-jetson.Dockerfile", [("GL307", 3, 28), ("GL308", 4, 32)]),
+    # CUDA used at build time on a Jetson base: once per stage, beside the GPU checks
+    ("jetson/build-r32.Dockerfile", [("GL310", 3, 11), ("GL310", 5, 5)]),
+    ("jetson/build.Dockerfile", [("GL310", 4, 5), ("GL310", 5, 31)]),
+    ("jetson/build-good.Dockerfile", []),
     ("ldpath/expanded.Dockerfile", [("GL312", 5, 21), ("GL311", 7, 21)]),
     ("ldpath/expanded-good.Dockerfile", []),
     ("ldpath/doubling.Dockerfile", [("GL311", 34, 21)]),
@@ -252,6 +256,21 @@ def test_apt_key_severity_follows_the_distribution_release():
     assert "does not exist in Debian 13" in found[0]["message"]
     assert "`apt-key: not found`" in found[1]["message"]
     assert "still exists in Ubuntu 24.04" in found[2]["message"]
+
+
+def test_build_time_cuda_on_jetson_names_the_builder_it_needs():
+    """L4T r32 images have no CUDA of their own (warning); later ones get only the Tegra
+    driver from the device (info). Either way the build needs the classic builder with the
+    NVIDIA runtime as Docker's default, which GPU checks on Jetson say too."""
+    r32, smi = _messages("jetson/build-r32.Dockerfile", "GL310")
+    assert r32["severity"] == "warning" and "on L4T r32.7 CUDA, cuDNN and TensorRT are not in the image" in r32["message"]
+    assert "(and 1 more step of this stage)" in r32["message"]
+    for found in (r32, smi):
+        assert "`DOCKER_BUILDKIT=0`" in found["message"] and '`"default-runtime": "nvidia"`' in found["message"]
+    build, asserted = _messages("jetson/build.Dockerfile", "GL310")
+    assert build["severity"] == "info" and "Tegra driver libraries" in build["message"]
+    assert "`dustynv/l4t-pytorch:r36.2.0`" in build["message"]
+    assert "false without them" in asserted["message"]
 
 
 def test_runfile_messages_say_what_brings_the_driver():

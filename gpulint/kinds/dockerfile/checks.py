@@ -26,6 +26,8 @@ from gpulint.kinds.dockerfile.facts import (
     installs_toolkit,
     is_nvidia_image,
     jetson_image,
+    jetson_stage,
+    l4t_release,
     locate,
     not_cuda_workload,
     package_span,
@@ -432,14 +434,27 @@ _NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\
                           r"-arch[= ]native|--gpu-architecture[= ]native)")
 
 
+_TORCH_CUDA = lazy(r"\btorch\.cuda\.\w+")
+# How a Jetson gets its GPU into build steps: the classic builder runs them with Docker's
+# default runtime; BuildKit never uses it (dusty-nv/jetson-containers builds with
+# DOCKER_BUILDKIT=0 for this).
+_JETSON_BUILDER = ("the classic builder (`DOCKER_BUILDKIT=0`) with `\"default-runtime\": \"nvidia\"` "
+                   "in the device's `/etc/docker/daemon.json` (BuildKit ignores the default runtime)")
+
+
 @check("GL310", kinds=KINDS)
 def gpu_at_build_time(doc: Document, ctx: Context):
-    why = "`docker build` has no GPU (BuildKit does not use the NVIDIA runtime)"
     for sf in facts(doc).stages:
+        jetson = jetson_stage(sf) is not None
+        why = ("build steps on Jetson get the GPU only from " + _JETSON_BUILDER if jetson else
+               "`docker build` has no GPU (BuildKit does not use the NVIDIA runtime)")
+        reported = set()
         for cmd in sf.commands:
             if command_name(cmd)[0] == "nvidia-smi":
+                reported.add(cmd.instruction.start)
                 yield finding(doc, "GL310", locate(doc, cmd.instruction, "nvidia-smi"),
-                              f"`nvidia-smi` runs at build time, but {why}: there it fails with "
+                              f"`nvidia-smi` runs at build time, but {why}: "
+                              f"{'without them' if jetson else 'there'} it fails with "
                               f"`nvidia-smi: not found` or `NVIDIA-SMI has failed`; check GPUs "
                               f"when the container starts instead")
         for ins in sf.stage.instructions:
@@ -447,15 +462,49 @@ def gpu_at_build_time(doc: Document, ctx: Context):
                 continue
             asserted = _gpu_assert(ins.value) if ins.keyword == "RUN" else None
             if asserted:
+                reported.add(ins.start)
                 yield finding(doc, "GL310", locate(doc, ins, asserted),
                               f"`{asserted}` is asserted at build time, but {why}, so it is "
-                              f"always false there and the build fails")
+                              f"{'false without them' if jetson else 'always false there'} and the "
+                              f"build fails")
             match = _NATIVE_ARCH.search(ins.value)
             if match:
+                reported.add(ins.start)
                 yield finding(doc, "GL310", locate(doc, ins, match[0]),
                               f"`{match[0]}` detects the GPU architecture at build time, but "
                               f"{why}: it fails or builds for no GPU; list the targets, e.g. "
                               f"`CMAKE_CUDA_ARCHITECTURES=\"80;90\"`")
+        if jetson:
+            yield from _jetson_build_time_cuda(doc, sf, reported)
+
+
+def _jetson_build_time_cuda(doc: Document, sf: StageFacts, reported: set[int]):
+    """CUDA compiled or used at build time on a Jetson base: the device's Tegra driver (on
+    L4T r32 CUDA, cuDNN and TensorRT too) reaches build steps only through the NVIDIA
+    runtime. One finding per stage, at the first such step."""
+    uses = [h for h in cuda_builds(sf) if h.instruction.start not in reported]
+    uses += [Hit(ins, m[0]) for ins in sf.stage.instructions if ins.keyword == "RUN"
+             and ins.start not in reported for m in [_TORCH_CUDA.search(ins.value)] if m]
+    if not uses:
+        return
+    first = min(uses, key=lambda h: h.instruction.start)
+    release = l4t_release(sf)
+    others = len({h.instruction.start for h in uses}) - 1
+    more = f" (and {others} more step{'s' if others > 1 else ''} of this stage)" if others else ""
+    if release is not None and release < (34, 0):
+        what = (f"on L4T r{release[0]}.{release[1]} CUDA, cuDNN and TensorRT are not in the image "
+                f"but mounted from the device by the NVIDIA runtime")
+        failure = "`nvcc: not found` or missing CUDA libraries"
+        severity = "warning"
+    else:
+        what = ("the Tegra driver libraries (`libcuda`, `libnvmedia`, ...) are mounted from the "
+                "device by the NVIDIA runtime")
+        failure = "link errors against the driver libraries, or `torch.cuda.is_available()` false"
+        severity = "info"
+    yield finding(doc, "GL310", _where(doc, first),
+                  f"{first.shown} needs CUDA at build time on the Jetson base `{sf.image or sf.root.image}`"
+                  f"{more}, and {what}, so the build needs {_JETSON_BUILDER}; without them: {failure}",
+                  severity=severity)
 
 
 # ---------------------------------------------------------------- GL311 / GL312 LD_LIBRARY_PATH

@@ -946,18 +946,37 @@ _JETSON_BUILD = lazy(r"repo\.download\.nvidia\.com/jetson|\bnvidia-l4t-[\w-]+|"
 
 def jetson_image(doc: Document) -> Hit | None:
     """Evidence that the shipped image is a Jetson (L4T) image: built on an L4T image
-    (`nvcr.io/nvidia/l4t-*`, `dustynv/*`) or building the CUDA layer of one itself.
-    Jetson GPUs are integrated: the runtime mounts the driver files its CSV lists name
-    (whatever NVIDIA_DRIVER_CAPABILITIES says) and containers run with
+    (`nvcr.io/nvidia/l4t-*`, `deepstream-l4t`, `dustynv/*`) or building the CUDA layer of
+    one itself. Jetson GPUs are integrated: the runtime mounts the driver files its CSV
+    lists name (whatever NVIDIA_DRIVER_CAPABILITIES says) and containers run with
     `--runtime nvidia`, with no device-plugin accounting to bypass."""
     final = facts(doc).final
-    if final is None:
-        return None
-    ref = parse_image_ref(final.image) if final.image else None
-    if ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
-                            ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/l4t-")):
-        return Hit(final.root.from_instruction, final.root.image, f"the L4T base `{final.image}`")
-    return first_mention(final.chain, ("RUN", "ENV", "ARG", "COPY", "ADD"), _JETSON_BUILD)
+    return jetson_stage(final) if final is not None else None
+
+
+def jetson_stage(sf: StageFacts) -> Hit | None:
+    """Evidence that a stage builds a Jetson (L4T) image (see jetson_image)."""
+    if l4t_base(sf):
+        return Hit(sf.root.from_instruction, sf.root.image, f"the L4T base `{sf.image}`")
+    return first_mention(sf.chain, ("RUN", "ENV", "ARG", "COPY", "ADD"), _JETSON_BUILD)
+
+
+def l4t_base(sf: StageFacts) -> bool:
+    """The stage is built on one of NVIDIA's Jetson images or dusty-nv's (jetson-containers)."""
+    ref = parse_image_ref(sf.image) if sf.image else None
+    return ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
+                                ref.registry == "nvcr.io" and ref.repository.startswith(
+                                    ("nvidia/l4t-", "nvidia/deepstream-l4t")))
+
+
+_L4T_RELEASE = lazy(r"(?:^|[-_])r(\d+)\.(\d+)")
+
+
+def l4t_release(sf: StageFacts) -> tuple[int, int] | None:
+    """The L4T release an L4T base's tag names (`r32.7.1` -> (32, 7)); None when it names none."""
+    ref = parse_image_ref(sf.image) if sf.image and l4t_base(sf) else None
+    match = _L4T_RELEASE.search(ref.tag or "") if ref is not None else None
+    return (whole(match[1]), whole(match[2])) if match else None
 
 
 _DRIVER_CONTAINER = lazy(r"nvidia-driver|nvidia-installer|driver container|vgpu-manager",
