@@ -8,6 +8,7 @@ gpulint.kinds.dockerfile.facts; image knowledge from gpulint.knowledge.images.
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from gpulint.common.containers import selects_gpus
 from gpulint.common.imagetags import tag_advice, tag_finding
@@ -116,11 +117,18 @@ _JIT_USERS = lazy(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash
 _JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD", "ENV")
 
 
+def dev_container(doc: Document, ctx: Context) -> bool:
+    """A dev container's Dockerfile, made to compile in: in a `.devcontainer` folder, or
+    the one a linted devcontainer.json builds."""
+    return ".devcontainer" in PurePath(doc.abspath).parts[:-1] or \
+        doc.abspath in ctx.fact("devcontainer-dockerfiles")
+
+
 @check("GL303", kinds=KINDS)
 def devel_final_stage(doc: Document, ctx: Context):
     final = facts(doc).final
     image = final.cuda_image if final is not None else None
-    if image is None or not image.is_devel:
+    if image is None or not image.is_devel or dev_container(doc, ctx):
         return
     runtime = cuda_variant(image, "runtime")
     if runtime is None and not (image.family == "nvidia-cuda" and image.os):
