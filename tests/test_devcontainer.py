@@ -32,6 +32,11 @@ def _found(relative: str, *args: str) -> list[tuple[str, str, int, int]]:
     ("broken", [(".devcontainer/devcontainer.json", "GL001", 3, 3)]),
     # no GPU asked for: nothing to judge against the driver
     ("nogpu", []),
+    # the `nvidia-cuda` Feature: CUDA 11.8 (its default) on a CUDA 12.4 image; the same
+    # CUDA as the image; the container's only CUDA, judged against the driver
+    ("feature/second", [("devcontainer.json", "GL601", 2, 13), ("devcontainer.json", "GL306", 3, 16)]),
+    ("feature/same", []),
+    ("feature/runs", [("devcontainer.json", "GL601", 3, 16)]),
 ])
 def test_findings_and_positions(relative, expected):
     assert _found(relative, "--driver", "470") == expected
@@ -80,3 +85,10 @@ def test_odd_definitions_do_not_crash(lint_files):
     assert sorted((f["path"], f["code"]) for f in run.findings) == [
         ("b/devcontainer.json", "GL601"), ("c/devcontainer.json", "GL001"),
         ("d/devcontainer.json", "GL001"), ("e/devcontainer.json", "GL601")]
+
+
+def test_feature_message_names_the_default_version():
+    run = lint_fixture("devcontainer/feature/second", "--failure-threshold", "none")
+    (second,) = [f for f in run.findings if f["code"] == "GL306"]
+    assert "CUDA 11.8 libraries and toolkit (`cudaVersion` unset, so the Feature's default 11.8)" in second["message"]
+    assert 'set `cudaVersion` to "12.4"' in second["message"]

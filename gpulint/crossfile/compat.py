@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpulint.crossfile.devcontainers import gpu_devcontainer
+from gpulint.crossfile.devcontainers import gpu_devcontainer, gpu_feature_cuda
 from gpulint.crossfile.fleet import (
     HELM_VALUES,
     Driver,
@@ -515,6 +515,11 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(img, runs[1], fleet_for(ctx))
         if built is not None:
             yield from _built_image(ctx, built[0], built[1], "the dev container's image")
+        feature = gpu_feature_cuda(doc)
+        if feature is not None:  # NVIDIA's libraries from its repository: no start check
+            img = ImageCuda(f"the CUDA {feature.version} the `nvidia-cuda` Feature installs", feature.version,
+                            feature.major_minor[0], feature.major_minor, start_check=False)
+            yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
         for ref, where in gpu_images(doc):

@@ -3,14 +3,18 @@ and whether it asks for GPUs.
 
 The Dockerfile is `build.dockerfile` (or the older top-level `dockerFile`), relative to
 the devcontainer.json; a definition that starts Compose services (`dockerComposeFile`)
-names neither here.
+names neither here. The `nvidia-cuda` Feature (ghcr.io/devcontainers/features/nvidia-cuda)
+installs NVIDIA's CUDA libraries of its `cudaVersion` into whatever image it is added to.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from gpulint.model import Document, Node, Span
+from gpulint.numbers import whole
+from gpulint.regex import lazy
 
 
 def image(doc: Document) -> Node | None:
@@ -56,3 +60,39 @@ def string_span(doc: Document, node: Node) -> tuple[Span, bool]:
     if doc.text[start + 1:end - 1] == node.value:
         return doc.index.span(start + 1, end - 1), True
     return node.span, False
+
+
+# ghcr.io/devcontainers/features/nvidia-cuda, with a tag or digest, or a local copy of it
+_CUDA_FEATURE = lazy(r"(?:^|/)nvidia-cuda(?:[:@][\w.:-]+)?$")
+_FEATURE_VERSION = lazy(r"(\d+)\.(\d+)$")
+# The Feature's `cudaVersion` when none is given (its devcontainer-feature.json).
+FEATURE_DEFAULT_CUDA = "11.8"
+
+
+@dataclass(frozen=True)
+class CudaFeature:
+    """The `nvidia-cuda` Feature: it installs `cuda-libraries-X-Y` (and with
+    `installToolkit`, `cuda-toolkit-X-Y`) from NVIDIA's repository."""
+
+    node: Node  # the Feature's entry (its key is where it is named)
+    version: str  # "11.8"
+    major_minor: tuple[int, int]
+    toolkit: bool
+    stated: bool  # `cudaVersion` is written (not the Feature's default)
+
+
+def cuda_feature(doc: Document) -> CudaFeature | None:
+    features = doc.tree.get("features") if doc.tree is not None else None
+    for name, node in features.items() if features is not None else ():
+        if not _CUDA_FEATURE.search(name.strip()):
+            continue
+        options = node if node.is_map else None
+        asked = options.get("cudaVersion") if options is not None else None
+        version = str(asked.value).strip() if asked is not None and asked.is_scalar else FEATURE_DEFAULT_CUDA
+        match = _FEATURE_VERSION.match(version)
+        if match is None:
+            return None
+        toolkit = options.get("installToolkit") if options is not None else None
+        return CudaFeature(node, version, (whole(match[1]), whole(match[2])),
+                           toolkit is not None and toolkit.value in (True, "true"), asked is not None)
+    return None
