@@ -33,6 +33,7 @@ from gpulint.kinds.dockerfile.facts import (
     not_cuda_workload,
     package_span,
     plain_image,
+    run_mentions,
     stage_cuda,
 )
 from gpulint.kinds.dockerfile.parse import expand
@@ -331,14 +332,12 @@ def deprecated_toolkit_install(doc: Document, ctx: Context):
                               f"nvidia-container-runtime were last shipped with NVIDIA Container "
                               f"Toolkit 1.14 and are gone from current repositories; install "
                               f"`nvidia-container-toolkit`")
-        for ins in sf.stage.instructions:
-            match = _OLD_REPOS.search(ins.value) if ins.keyword == "RUN" else None
-            if match:
-                yield finding(doc, "GL309", locate(doc, ins, match[0]),
-                              f"`{match[0]}` is the old nvidia-docker package repository; use "
-                              f"the libnvidia-container repository with a `signed-by` keyring "
-                              f"(mixing both fails with `Conflicting values set for option "
-                              f"Signed-By`)")
+        for ins, match in run_mentions(sf.stage, _OLD_REPOS):
+            yield finding(doc, "GL309", locate(doc, ins, match[0]),
+                          f"`{match[0]}` is the old nvidia-docker package repository; use "
+                          f"the libnvidia-container repository with a `signed-by` keyring "
+                          f"(mixing both fails with `Conflicting values set for option "
+                          f"Signed-By`)")
         yield from _apt_key(doc, sf)
 
 

@@ -997,6 +997,14 @@ def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
                          ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"), pattern)
 
 
+def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instruction, re.Match]]:
+    """(RUN instruction, what `pattern` finds first in it) for each of a stage's RUNs it finds something in."""
+    for ins in stage.instructions:
+        match = pattern.search(ins.value) if ins.keyword == "RUN" else None
+        if match:
+            yield ins, match
+
+
 def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: re.Pattern) -> Hit | None:
     """What `pattern` finds in the first instruction of `stages` with one of `keywords`."""
     for stage in stages:

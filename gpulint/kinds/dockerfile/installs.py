@@ -16,6 +16,7 @@ from gpulint.kinds.dockerfile.facts import (
     facts,
     locate,
     package_span,
+    run_mentions,
     runfiles,
     stage_cuda,
     word_offsets,
@@ -58,6 +59,44 @@ def driver_in_image(doc: Document, ctx: Context):
         for runfile in runfiles(sf):
             if runfile.installs_driver():
                 yield finding(doc, "GL305", _runfile_span(doc, runfile), _runfile_message(runfile))
+        yield from _distribution_cuda_driver(doc, sf)
+        yield from _driver_install_scripts(doc, sf)
+
+
+# Install scripts that install the NVIDIA driver themselves. ollama's (scripts/install.sh)
+# installs `cuda-drivers` from NVIDIA's repository when lspci or lshw shows an NVIDIA GPU
+# and `nvidia-smi` does not work, which is what a build on a GPU machine sees
+# (E4S-Project/e4s#172).
+_DRIVER_SCRIPTS = lazy(r"ollama\.com/install\.sh")
+
+
+def _driver_install_scripts(doc: Document, sf):
+    for ins, match in run_mentions(sf.stage, _DRIVER_SCRIPTS):
+        yield finding(doc, "GL305", locate(doc, ins, match[0]),
+                      f"`{match[0]}` installs the NVIDIA driver (`cuda-drivers` from NVIDIA's "
+                      f"repository) when it finds an NVIDIA GPU (lspci, lshw) and no working "
+                      f"`nvidia-smi`, as a build on a GPU machine does: the image then carries "
+                      f"a driver that fails with `Failed to initialize NVML: Driver/library "
+                      f"version mismatch` on hosts with another one. Install ollama from its "
+                      f"release archive (`ollama-linux-amd64.tgz`) instead", severity="warning")
+
+
+def _distribution_cuda_driver(doc: Document, sf):
+    """The distribution's CUDA on a base without CUDA of its own (on a CUDA base, GL306
+    reports it as a second CUDA): its `libcuda1` dependency is the driver's library."""
+    cuda = stage_cuda(doc, sf.stage)
+    if cuda is not None and cuda.source == "image":
+        return
+    for package in sf.packages:
+        name = package.name.split("=")[0]
+        if package.manager == "apt" and _DISTRIBUTION_TOOLKIT.match(name):
+            yield finding(doc, "GL305", package_span(doc, package),
+                          f"`{package.name}` is the distribution's own CUDA, and it depends on the "
+                          f"driver library `libcuda1` (`libnvidia-compute-*` on Ubuntu), so the "
+                          f"image carries a user-space driver: run with GPUs it fails with `Failed "
+                          f"to initialize NVML: Driver/library version mismatch` unless the host runs "
+                          f"exactly that driver. Install NVIDIA's `cuda-toolkit-X-Y` (no driver), "
+                          f"or build on an nvidia/cuda `devel` image", severity="warning")
 
 
 def _runfile_span(doc: Document, runfile: Runfile) -> Span:
