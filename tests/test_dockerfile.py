@@ -61,7 +61,8 @@ def _messages(relative: str, code: str) -> list[dict]:
     # NVIDIA's installers: the CUDA runfile's default selection and `--driver` bring the
     # driver; Debian's and Ubuntu's driver packages
     ("driver/runfile.Dockerfile", [("GL305", 4, 8), ("GL305", 6, 7), ("GL305", 8, 15), ("GL305", 9, 48),
-                                   ("GL305", 9, 57), ("GL305", 9, 68), ("GL305", 10, 42), ("GL305", 11, 24)]),
+                                   ("GL305", 9, 57), ("GL305", 9, 68), ("GL305", 10, 42), ("GL305", 11, 24),
+                                   ("GL305", 12, 14)]),  # `sh -c '...'` is read once
     ("driver/runfile-good.Dockerfile", []),
     # a second CUDA on a CUDA base: the distribution's, the newest of NVIDIA's repository,
     # a pinned other version, a runfile of another version
@@ -279,7 +280,7 @@ def test_runfile_messages_say_what_brings_the_driver():
     assert "bundled driver 530.30.02" in default["message"] and "without `--toolkit`" in default["message"]
     assert "`--driver` asks for it" in asked["message"]
     assert "`--no-kernel-module` leaves out the kernel module" in driver["message"]
-    distribution, script = _messages("driver/runfile.Dockerfile", "GL305")[-2:]
+    distribution, script = _messages("driver/runfile.Dockerfile", "GL305")[-3:-1]
     assert script["severity"] == "warning" and "ollama-linux-amd64.tgz" in script["message"]
     assert distribution["severity"] == "warning" and "`libcuda1`" in distribution["message"]
 

@@ -791,8 +791,8 @@ def runfiles(sf: StageFacts) -> list[Runfile]:
         name, args = command_name(cmd)
         if name in _SHELLS:
             script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-            if script is None:
-                continue
+            if script is None or "-c" in args[:script]:
+                continue  # `sh -c '...'`: its commands are commands of the RUN already
             name, args = args[script].rsplit("/", 1)[-1], args[script + 1:]
         index = len(cmd.words) - len(args) - 1
         written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
