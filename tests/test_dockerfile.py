@@ -64,6 +64,9 @@ def _messages(relative: str, code: str) -> list[dict]:
                                    ("GL305", 9, 57), ("GL305", 9, 68), ("GL305", 10, 42), ("GL305", 11, 24),
                                    ("GL305", 12, 14)]),  # `sh -c '...'` is read once
     ("driver/runfile-good.Dockerfile", []),
+    # installers saved under another name (`wget -O`, `curl --output`) are known by their
+    # address, pointed at where they run; a later download under the same name wins
+    ("driver/saved.Dockerfile", [("GL306", 3, 8), ("GL305", 4, 133), ("GL306", 4, 133), ("GL305", 5, 116)]),
     # a second CUDA on a CUDA base: the distribution's, the newest of NVIDIA's repository,
     # a pinned other version, a runfile of another version
     ("meta/second.Dockerfile", [("GL306", 2, 66), ("GL306", 3, 24), ("GL306", 4, 24), ("GL306", 4, 40),
@@ -283,6 +286,12 @@ def test_runfile_messages_say_what_brings_the_driver():
     distribution, script = _messages("driver/runfile.Dockerfile", "GL305")[-3:-1]
     assert script["severity"] == "warning" and "ollama-linux-amd64.tgz" in script["message"]
     assert distribution["severity"] == "warning" and "`libcuda1`" in distribution["message"]
+
+
+def test_saved_installers_are_named_by_their_address():
+    toolkit, driver = _messages("driver/saved.Dockerfile", "GL306")[0], _messages("driver/saved.Dockerfile", "GL305")[0]
+    assert toolkit["message"].startswith("`cuda.run` (`cuda_12.6.0_560.28.03_linux.run`) installs CUDA 12.6")
+    assert "`cuda.run` (`cuda_9.2.88_396.26_linux.run`)" in driver["message"]
 
 
 def test_distribution_cuda_advice_follows_the_base_flavor():

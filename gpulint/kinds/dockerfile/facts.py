@@ -747,6 +747,7 @@ class Runfile:
 
     command: Command
     written: str  # the installer's file name as written, to point at
+    word: int  # the index of the word that names it in `command.raw`
     name: str  # the file name, variables expanded
     product: str  # "cuda" or "driver"
     args: tuple[str, ...]  # the installer's own options
@@ -785,9 +786,13 @@ class Runfile:
 
 def runfiles(sf: StageFacts) -> list[Runfile]:
     """The NVIDIA installers a stage's own RUN commands run, as the program
-    (`./cuda_...run`, `/tmp/NVIDIA-Linux-...run`) or as a shell's script."""
+    (`./cuda_...run`, `/tmp/NVIDIA-Linux-...run`) or as a shell's script; one saved under
+    another name (`wget -O cuda.run .../cuda_12.6.0_560.28.03_linux.run`) is known by
+    the name in its address."""
     out = []
+    saved = _saved_downloads(c for member in sf.family[1:] for c in member.commands)
     for cmd in sf.commands:
+        saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         name, args = command_name(cmd)
         if name in _SHELLS:
             script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
@@ -796,15 +801,48 @@ def runfiles(sf: StageFacts) -> list[Runfile]:
             name, args = args[script].rsplit("/", 1)[-1], args[script + 1:]
         index = len(cmd.words) - len(args) - 1
         written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
+        name = saved.get(name, name)
         cuda = _CUDA_RUNFILE.match(name)
         if cuda is not None:
-            out.append(Runfile(cmd, written, name, "cuda", tuple(args),
+            out.append(Runfile(cmd, written, index, name, "cuda", tuple(args),
                                (whole(cuda[1]), whole(cuda[2])), cuda[3]))
         elif _CUDA_RUNFILE_NAMED.match(name):
-            out.append(Runfile(cmd, written, name, "cuda", tuple(args)))
+            out.append(Runfile(cmd, written, index, name, "cuda", tuple(args)))
         elif _DRIVER_RUNFILE.match(name):
-            out.append(Runfile(cmd, written, name, "driver", tuple(args)))
+            out.append(Runfile(cmd, written, index, name, "driver", tuple(args)))
     return out
+
+
+# Where a download is saved: wget's `-O FILE` / `--output-document=FILE`, curl's `-o FILE`
+# / `--output FILE` (curl's `-O` takes the address's own name; wget's `-o` is its log).
+_SAVED_AS = {"wget": ("-O", "--output-document"), "curl": ("-o", "--output")}
+
+
+def _saved_downloads(commands: Iterable[Command]) -> dict[str, str]:
+    """{saved file name: the runfile name of its address} for the NVIDIA installers the
+    commands download under another name."""
+    out = {}
+    for cmd in commands:
+        program, args = command_name(cmd)
+        options = _SAVED_AS.get(program)
+        if options is None:
+            continue
+        target = address = None
+        for i, arg in enumerate(args):
+            option, equals, value = arg.partition("=")
+            if arg in options and i + 1 < len(args):
+                target = args[i + 1]
+            elif equals and option == options[1]:
+                target = value
+            elif "://" in arg:
+                address = arg.rsplit("/", 1)[-1]
+        if target and address and _RUNFILE_ADDRESS.match(address):
+            out[target.rsplit("/", 1)[-1]] = address if address.endswith(".run") else address + ".run"
+    return out
+
+
+# an installer's address: older CUDA runfiles were published without `.run`
+_RUNFILE_ADDRESS = lazy(r"(cuda_[^/\s]*linux[^/\s]*|NVIDIA-Linux-[^/\s]+\.run)$")
 
 
 def installs_toolkit(sf: StageFacts) -> bool:

@@ -8,6 +8,8 @@ Packages and installer runs come from gpulint.kinds.dockerfile.facts.
 
 from __future__ import annotations
 
+import re
+
 from gpulint.kinds.dockerfile.facts import (
     CudaVersion,
     Package,
@@ -100,8 +102,18 @@ def _distribution_cuda_driver(doc: Document, sf):
 
 
 def _runfile_span(doc: Document, runfile: Runfile) -> Span:
-    at = word_offsets(doc, runfile.command.instruction, runfile.written)
-    return doc.index.span(*at) if at else locate(doc, runfile.command.instruction, runfile.written)
+    """The installer's file name where it is run: the word that runs it, followed by the
+    command's next word (not where it is downloaded, made executable or removed)."""
+    ins, raw = runfile.command.instruction, runfile.command.raw
+    word = raw[runfile.word] if 0 <= runfile.word < len(raw) else runfile.written
+    following = re.escape(raw[runfile.word + 1]) if runfile.word + 1 < len(raw) else r"(?=[\s;&|)]|$)"
+    run = re.compile(r"(?<![\w./${-])" + re.escape(word) + r"(?:[ \t]|\\\n)*" + following)
+    match = run.search(doc.text, ins.start, ins.end)
+    if match is not None and word.endswith(runfile.written):
+        end = match.start() + len(word)
+        return doc.index.span(end - len(runfile.written), end)
+    at = word_offsets(doc, ins, runfile.written)
+    return doc.index.span(*at) if at else locate(doc, ins, runfile.written)
 
 
 def _runfile_message(runfile: Runfile) -> str:
