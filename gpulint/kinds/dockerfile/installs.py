@@ -16,6 +16,7 @@ from gpulint.kinds.dockerfile.facts import (
     Runfile,
     driver_container,
     facts,
+    l4t_release,
     locate,
     package_span,
     run_mentions,
@@ -163,12 +164,16 @@ def cuda_meta_package(doc: Document, ctx: Context):
     for sf in facts(doc).stages:
         cuda = stage_cuda(doc, sf.stage)
         base = cuda if cuda is not None and cuda.source == "image" else None
+        l4t = l4t_release(sf)
+        mounted = l4t is not None and l4t < (34, 0)  # L4T r32: CUDA comes from the device
         for package in sf.packages:
             if package.manager not in _SYSTEM_MANAGERS:
                 continue
             name, _, pinned = package.name.partition("=")
             meta = _META.match(name)
-            if meta:
+            if mounted and _CUDA_PACKAGE.match(name):
+                yield _mounted_cuda_finding(doc, package, sf, l4t)
+            elif meta:
                 yield _meta_finding(doc, package, meta)
             elif base is not None:
                 yield from _second_toolkit(doc, package, name, pinned, base, sf.image)
@@ -178,6 +183,23 @@ def cuda_meta_package(doc: Document, ctx: Context):
                 yield finding(doc, "GL306", _runfile_span(doc, runfile),
                               _second_message(_shown(runfile), f"CUDA {version}", base, sf.image,
                                               f"a base image of CUDA {version}"), severity="warning")
+
+
+# NVIDIA's CUDA packages (`cuda-toolkit-10-2`, `cuda-nvrtc-10-2`, `cuda-toolkit-*`), not the
+# repository's keyring or setup packages
+_CUDA_PACKAGE = lazy(r"cuda(?:-(?!keyring|repo)[\w.*-]+)?$")
+
+
+def _mounted_cuda_finding(doc: Document, package: Package, sf, l4t: tuple[int, int]):
+    """CUDA packages installed on an L4T r32 base, whose CUDA the NVIDIA runtime mounts
+    from the device (read-only) through its CSV lists."""
+    return finding(doc, "GL306", package_span(doc, package),
+                   f"`{package.name}` installs CUDA on the L4T r{l4t[0]}.{l4t[1]} base `{sf.image}`, "
+                   f"whose CUDA the NVIDIA runtime mounts read-only from the device (JetPack 4): "
+                   f"built with Docker's default runtime `nvidia` the install fails with `Read-only "
+                   f"file system` under `/usr/local/cuda-*`, and without it the image gets a second "
+                   f"CUDA beside the device's. Use the device's CUDA, or an L4T r34+ base that "
+                   f"carries CUDA in the image (`l4t-jetpack`, `l4t-cuda`)", severity="warning")
 
 
 def _second_toolkit(doc: Document, package: Package, name: str, pinned: str, base: CudaVersion,
