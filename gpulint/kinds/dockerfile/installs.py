@@ -1,7 +1,8 @@
 """Dockerfile checks of what an image installs beside its base's CUDA (GL305, GL306): the
-NVIDIA driver, whether from packages or NVIDIA's installers, and a second CUDA toolkit
-(a meta-package that pulls in the driver, another version than the base image's, the
-distribution's own CUDA, a CUDA runfile).
+NVIDIA driver, whether from packages, NVIDIA's installers or install scripts that add it,
+and a second CUDA toolkit (a meta-package that pulls in the driver, another version than
+the base image's, the distribution's own CUDA, a CUDA runfile, CUDA packages on a Jetson
+base whose CUDA is the device's).
 
 Packages and installer runs come from gpulint.kinds.dockerfile.facts.
 """
