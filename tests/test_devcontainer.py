@@ -28,6 +28,9 @@ def _found(relative: str, *args: str) -> list[tuple[str, str, int, int]]:
                (".devcontainer/devcontainer.json", "GL601", 3, 28),
                ("docker/Dockerfile.dev", "GL601", 1, 6)]),
     # comments (and `//` inside strings), trailing commas, `--gpus=all`
+    # `build.args` replaces the ARG default the Dockerfile's FROM uses: the dev container's
+    # image is not judged by that default (the Dockerfile alone still is)
+    ("build-args", [(".devcontainer/Dockerfile", "GL601", 2, 6)]),
     ("jsonc", [(".devcontainer/devcontainer.json", "GL601", 3, 13)]),
     ("broken", [(".devcontainer/devcontainer.json", "GL001", 3, 3)]),
     # no GPU asked for: nothing to judge against the driver

@@ -21,7 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpulint.crossfile.devcontainers import gpu_devcontainer, gpu_feature_cuda
+from gpulint.crossfile.devcontainers import (
+    gpu_devcontainer,
+    gpu_feature_cuda,
+    overrides_build_args,
+)
 from gpulint.crossfile.fleet import (
     HELM_VALUES,
     Driver,
@@ -513,7 +517,8 @@ def _subjects(doc: Document, ctx: Context):
         img = image_cuda(runs[0]) if runs is not None else None
         if img is not None:
             yield Subject(img, runs[1], fleet_for(ctx))
-        if built is not None:
+        dockerfile = dockerfile_at(ctx, Path(built[0])) if built is not None else None
+        if dockerfile is not None and not overrides_build_args(doc, dockerfile):
             yield from _built_image(ctx, built[0], built[1], "the dev container's image")
         feature = gpu_feature_cuda(doc)
         if feature is not None:  # NVIDIA's libraries from its repository: no start check

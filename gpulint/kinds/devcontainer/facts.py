@@ -36,6 +36,12 @@ def dockerfile(doc: Document) -> tuple[str, Node] | None:
     return os.path.normpath(os.path.join(os.path.dirname(doc.abspath), node.value)), node
 
 
+def build_args(doc: Document) -> set[str]:
+    """The names `build.args` gives values, which replace the Dockerfile's ARG defaults."""
+    args = doc.tree.get("build", "args") if doc.tree is not None else None
+    return {name for name, _ in args.items()} if args is not None else set()
+
+
 def gpu_request(doc: Document) -> Node | None:
     """What asks for GPUs: `--gpus` in `runArgs` (`--gpus=all`, `--gpus all`), or
     `hostRequirements.gpu` (true, "optional" or an object of GPU needs)."""
