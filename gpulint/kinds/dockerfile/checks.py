@@ -452,7 +452,8 @@ _JETSON_BUILDER = ("the classic builder (`DOCKER_BUILDKIT=0`) with `\"default-ru
 @check("GL310", kinds=KINDS)
 def gpu_at_build_time(doc: Document, ctx: Context):
     for sf in facts(doc).stages:
-        jetson = jetson_stage(sf) is not None
+        evidence = jetson_stage(sf)
+        jetson = evidence is not None
         why = ("build steps on Jetson get the GPU only from " + _JETSON_BUILDER if jetson else
                "`docker build` has no GPU (BuildKit does not use the NVIDIA runtime)")
         reported = set()
@@ -482,10 +483,10 @@ def gpu_at_build_time(doc: Document, ctx: Context):
                               f"{why}: it fails or builds for no GPU; list the targets, e.g. "
                               f"`CMAKE_CUDA_ARCHITECTURES=\"80;90\"`")
         if jetson:
-            yield from _jetson_build_time_cuda(doc, sf, reported)
+            yield from _jetson_build_time_cuda(doc, sf, evidence, reported)
 
 
-def _jetson_build_time_cuda(doc: Document, sf: StageFacts, reported: set[int]):
+def _jetson_build_time_cuda(doc: Document, sf: StageFacts, evidence: Hit, reported: set[int]):
     """CUDA compiled or used at build time on a Jetson base: the device's Tegra driver (on
     L4T r32 CUDA, cuDNN and TensorRT too) reaches build steps only through the NVIDIA
     runtime. One finding per stage, at the first such step."""
@@ -509,8 +510,8 @@ def _jetson_build_time_cuda(doc: Document, sf: StageFacts, reported: set[int]):
         failure = "link errors against the driver libraries, or `torch.cuda.is_available()` false"
         severity = "info"
     yield finding(doc, "GL310", _where(doc, first),
-                  f"{first.shown} needs CUDA at build time on the Jetson base `{sf.image or sf.root.image}`"
-                  f"{more}, and {what}, so the build needs {_JETSON_BUILDER}; without them: {failure}",
+                  f"{first.shown}{more} needs CUDA at build time in a Jetson image ({evidence.shown}), "
+                  f"and {what}, so the build needs {_JETSON_BUILDER}; without them: {failure}",
                   severity=severity)
 
 
