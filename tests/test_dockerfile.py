@@ -115,6 +115,7 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("jetson/build-r32.Dockerfile", [("GL310", 3, 11), ("GL310", 5, 5)]),
     ("jetson/build.Dockerfile", [("GL310", 4, 5), ("GL310", 5, 31)]),
     ("jetson/build-good.Dockerfile", []),
+    ("jetson/build-layer.Dockerfile", [("GL310", 3, 5)]),  # a Jetson image by its package repository
     # CUDA packages on an L4T r32 base, whose CUDA is the device's, mounted read-only
     ("jetson/cuda-r32.Dockerfile", [("GL306", 2, 66), ("GL306", 3, 24)]),
     ("ldpath/expanded.Dockerfile", [("GL312", 5, 21), ("GL311", 7, 21)]),
@@ -277,6 +278,8 @@ def test_build_time_cuda_on_jetson_names_the_builder_it_needs():
     assert build["severity"] == "info" and "Tegra driver libraries" in build["message"]
     assert "`dustynv/l4t-pytorch:r36.2.0`" in build["message"]
     assert "false without them" in asserted["message"]
+    (layer,) = _messages("jetson/build-layer.Dockerfile", "GL310")
+    assert "in a Jetson image (`repo.download.nvidia.com/jetson`)" in layer["message"]
 
 
 def test_cuda_packages_on_l4t_r32_say_the_device_mounts_cuda():
