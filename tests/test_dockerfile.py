@@ -58,6 +58,20 @@ def _messages(relative: str, code: str) -> list[dict]:
                              ("GL303", 8, 6), ("GL306", 9, 42)]),
     ("meta/good.Dockerfile", []),
     ("meta/stage-args.Dockerfile", [("GL306", 11, 42)]),
+    # NVIDIA's installers: the CUDA runfile's default selection and `--driver` bring the
+    # driver; Debian's and Ubuntu's driver packages
+    ("driver/runfile.Dockerfile", [("GL305", 4, 8), ("GL305", 6, 7), ("GL305", 8, 15), ("GL305", 9, 48),
+                                   ("GL305", 9, 57), ("GL305", 9, 68), ("GL305", 10, 42), ("GL305", 11, 24),
+                                   ("GL305", 12, 14)]),  # `sh -c '...'` is read once
+    ("driver/runfile-good.Dockerfile", []),
+    # installers saved under another name (`wget -O`, `curl --output`) are known by their
+    # address, pointed at where they run; a later download under the same name wins
+    ("driver/saved.Dockerfile", [("GL306", 3, 8), ("GL305", 4, 133), ("GL306", 4, 133), ("GL305", 5, 116)]),
+    # a second CUDA on a CUDA base: the distribution's, the newest of NVIDIA's repository,
+    # a pinned other version, a runfile of another version
+    ("meta/second.Dockerfile", [("GL306", 2, 66), ("GL306", 3, 24), ("GL306", 4, 24), ("GL306", 4, 40),
+                                ("GL306", 5, 8), ("GL303", 7, 6), ("GL306", 8, 42)]),
+    ("meta/second-good.Dockerfile", []),
     ("env/bad.Dockerfile", [("GL307", 3, 28)]),
     ("env/cuda-base.Dockerfile", [("GL307", 2, 28)]),
     ("env/custom-base.Dockerfile", []),
@@ -97,6 +111,13 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("jetson/l4t.Dockerfile", []),
     ("jetson/cuda-layer.Dockerfile", []),
     ("jetson/not-jetson.Dockerfile", [("GL307", 3, 28), ("GL308", 4, 32)]),
+    # CUDA used at build time on a Jetson base: once per stage, beside the GPU checks
+    ("jetson/build-r32.Dockerfile", [("GL310", 3, 11), ("GL310", 5, 5)]),
+    ("jetson/build.Dockerfile", [("GL310", 4, 5), ("GL310", 5, 31)]),
+    ("jetson/build-good.Dockerfile", []),
+    ("jetson/build-layer.Dockerfile", [("GL310", 3, 5)]),  # a Jetson image by its package repository
+    # CUDA packages on an L4T r32 base, whose CUDA is the device's, mounted read-only
+    ("jetson/cuda-r32.Dockerfile", [("GL306", 2, 66), ("GL306", 3, 24)]),
     ("ldpath/expanded.Dockerfile", [("GL312", 5, 21), ("GL311", 7, 21)]),
     ("ldpath/expanded-good.Dockerfile", []),
     ("ldpath/doubling.Dockerfile", [("GL311", 34, 21)]),
@@ -242,6 +263,54 @@ def test_apt_key_severity_follows_the_distribution_release():
     assert "does not exist in Debian 13" in found[0]["message"]
     assert "`apt-key: not found`" in found[1]["message"]
     assert "still exists in Ubuntu 24.04" in found[2]["message"]
+
+
+def test_build_time_cuda_on_jetson_names_the_builder_it_needs():
+    """L4T r32 images have no CUDA of their own (warning); later ones get only the Tegra
+    driver from the device (info). Either way the build needs the classic builder with the
+    NVIDIA runtime as Docker's default, which GPU checks on Jetson say too."""
+    r32, smi = _messages("jetson/build-r32.Dockerfile", "GL310")
+    assert r32["severity"] == "warning" and "on L4T r32.7 CUDA, cuDNN and TensorRT are not in the image" in r32["message"]
+    assert "(and 1 more step of this stage)" in r32["message"]
+    for found in (r32, smi):
+        assert "`DOCKER_BUILDKIT=0`" in found["message"] and '`"default-runtime": "nvidia"`' in found["message"]
+    build, asserted = _messages("jetson/build.Dockerfile", "GL310")
+    assert build["severity"] == "info" and "Tegra driver libraries" in build["message"]
+    assert "`dustynv/l4t-pytorch:r36.2.0`" in build["message"]
+    assert "false without them" in asserted["message"]
+    (layer,) = _messages("jetson/build-layer.Dockerfile", "GL310")
+    assert "in a Jetson image (`repo.download.nvidia.com/jetson`)" in layer["message"]
+
+
+def test_cuda_packages_on_l4t_r32_say_the_device_mounts_cuda():
+    found = _messages("jetson/cuda-r32.Dockerfile", "GL306")
+    assert all(f["severity"] == "warning" and "`Read-only file system`" in f["message"] for f in found)
+    assert "meta-package" not in found[1]["message"]  # one finding per package: the L4T one
+
+
+def test_runfile_messages_say_what_brings_the_driver():
+    default, asked, driver = _messages("driver/runfile.Dockerfile", "GL305")[:3]
+    assert "`${CUDA_RUNFILE}` (`cuda_12.1.0_530.30.02_linux.run`)" in default["message"]
+    assert "bundled driver 530.30.02" in default["message"] and "without `--toolkit`" in default["message"]
+    assert "`--driver` asks for it" in asked["message"]
+    assert "`--no-kernel-module` leaves out the kernel module" in driver["message"]
+    distribution, script = _messages("driver/runfile.Dockerfile", "GL305")[-3:-1]
+    assert script["severity"] == "warning" and "ollama-linux-amd64.tgz" in script["message"]
+    assert distribution["severity"] == "warning" and "`libcuda1`" in distribution["message"]
+
+
+def test_saved_installers_are_named_by_their_address():
+    toolkit, driver = _messages("driver/saved.Dockerfile", "GL306")[0], _messages("driver/saved.Dockerfile", "GL305")[0]
+    assert toolkit["message"].startswith("`cuda.run` (`cuda_12.6.0_560.28.03_linux.run`) installs CUDA 12.6")
+    assert "`cuda.run` (`cuda_9.2.88_396.26_linux.run`)" in driver["message"]
+
+
+def test_distribution_cuda_advice_follows_the_base_flavor():
+    """On a runtime base the toolkit of the base's CUDA is named; a devel base has nvcc."""
+    runtime, *_, devel = _messages("meta/second.Dockerfile", "GL306")
+    assert "install NVIDIA's `cuda-toolkit-12-4`" in runtime["message"].replace("Install", "install")
+    assert "`libcuda1`" in runtime["message"] and "Driver/library version mismatch" in runtime["message"]
+    assert "already has `nvcc`: remove the package" in devel["message"]
 
 
 def test_second_toolkit_is_a_warning():

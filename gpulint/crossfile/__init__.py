@@ -9,12 +9,14 @@ from __future__ import annotations
 FACTS = {
     "node-configs": "gpulint.crossfile.nodes:node_configs",
     "kubelet-cgroup-driver": "gpulint.crossfile.nodes:kubelet_cgroup_driver",
+    "devcontainer-dockerfiles": "gpulint.crossfile.devcontainers:built_dockerfiles",
 }
 
 # rule families that join kinds -> the file kinds that make them worth importing
 FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.checks": ("kubernetes",),
-    "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands"),
+    "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
+                                 "devcontainer"),
 }
 
 

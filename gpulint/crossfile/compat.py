@@ -21,6 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
+from gpulint.crossfile.devcontainers import (
+    gpu_devcontainer,
+    gpu_feature_cuda,
+    overrides_build_args,
+)
 from gpulint.crossfile.fleet import (
     HELM_VALUES,
     Driver,
@@ -207,15 +212,7 @@ def container_cuda(ctx: Context, container) -> ImageCuda | None:
     ref = container.image
     if not ref:
         return None
-    dockerfile = mapped_dockerfile(ctx, ref)
-    built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
-    if built is not None:
-        img, where = built
-        found = replace(img, label=f"image `{ref}` (built by {dockerfile.path}, {img.basis})",
-                        related=(Related(dockerfile.path, where.line, where.column,
-                                         f"the image's CUDA {img.version} comes from here"),))
-    else:
-        found = image_cuda(ref)
+    found = _built_cuda(mapped_dockerfile(ctx, ref), f"image `{ref}`", "built by ") or image_cuda(ref)
     if found is None:
         return None
     env = {name: scalar_str(value) for name, _, value in env_vars(container)}
@@ -515,6 +512,20 @@ def _subjects(doc: Document, ctx: Context):
         if built is not None and not_cuda_workload(doc) is None:
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
+    if doc.kind == "devcontainer":  # a dev container that asks for GPUs
+        runs, built = gpu_devcontainer(doc)
+        img = image_cuda(runs[0]) if runs is not None else None
+        if img is not None:
+            yield Subject(img, runs[1], fleet_for(ctx))
+        dockerfile = dockerfile_at(ctx, Path(built[0])) if built is not None else None
+        if dockerfile is not None and not overrides_build_args(doc, dockerfile):
+            yield from _built_image(ctx, built[0], built[1], "the dev container's image")
+        feature = gpu_feature_cuda(doc)
+        if feature is not None:  # NVIDIA's libraries from its repository: no start check
+            img = ImageCuda(f"the CUDA {feature.version} the `nvidia-cuda` Feature installs", feature.version,
+                            feature.major_minor[0], feature.major_minor, start_check=False)
+            yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx))
+        return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
         for ref, where in gpu_images(doc):
             img = image_cuda(ref)
@@ -541,21 +552,33 @@ def _compose_builds(doc: Document, ctx: Context):
     from gpulint.kinds.compose.facts import gpu_service_builds
 
     for path, node, name in gpu_service_builds(doc) if doc.kind == "compose" else ():
-        dockerfile = dockerfile_at(ctx, Path(path))
-        built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
-        if built is not None:
-            img, where = built
-            img = replace(img, label=f"the image service `{name}` builds ({dockerfile.path}, {img.basis})",
-                          related=(Related(dockerfile.path, where.line, where.column,
-                                           f"the image's CUDA {img.version} comes from here"),))
-            yield Subject(img, node.key_span or node.span, fleet_for(ctx))
+        yield from _built_image(ctx, path, node.key_span or node.span, f"the image service `{name}` builds")
+
+
+def _built_image(ctx: Context, path: str, at: Span, what: str):
+    """The image a Dockerfile at `path` builds, judged where `at` names it."""
+    img = _built_cuda(dockerfile_at(ctx, Path(path)), what)
+    if img is not None:
+        yield Subject(img, at, fleet_for(ctx))
+
+
+def _built_cuda(dockerfile: Document | None, what: str, by: str = "") -> ImageCuda | None:
+    """The CUDA of the image a Dockerfile builds, named `what` with the Dockerfile beside
+    it, and related to where the Dockerfile sets it."""
+    built = dockerfile_cuda(dockerfile) if dockerfile is not None else None
+    if built is None:
+        return None
+    img, where = built
+    return replace(img, label=f"{what} ({by}{dockerfile.path}, {img.basis})",
+                   related=(Related(dockerfile.path, where.line, where.column,
+                                    f"the image's CUDA {img.version} comes from here"),))
 
 
 def _origin_related(origin: Origin | None, message: str) -> tuple[Related, ...]:
     return origin.related(message) if origin is not None else ()
 
 
-@check("GL601", kinds=("kubernetes", "dockerfile", "compose", "commands"))
+@check("GL601", kinds=("kubernetes", "dockerfile", "compose", "commands", "devcontainer"))
 def cuda_driver_incompatible(doc: Document, ctx: Context):
     for subject in subjects(doc, ctx):
         verdict = judge(subject.img, subject.fleet)
@@ -567,7 +590,7 @@ def cuda_driver_incompatible(doc: Document, ctx: Context):
         yield finding(doc, "GL601", subject.where, verdict.message, severity=verdict.severity, related=related)
 
 
-@check("GL603", kinds=("kubernetes", "dockerfile", "compose", "commands"))
+@check("GL603", kinds=("kubernetes", "dockerfile", "compose", "commands", "devcontainer"))
 def cuda_version_unknown(doc: Document, ctx: Context):
     for subject in subjects(doc, ctx):
         if subject.fleet.driver is None or not is_beyond_data(subject.img):
@@ -579,7 +602,7 @@ def cuda_version_unknown(doc: Document, ctx: Context):
                       f"driver; update gpulint", related=subject.img.related)
 
 
-@check("GL604", kinds=("kubernetes", "dockerfile", "compose", "commands"))
+@check("GL604", kinds=("kubernetes", "dockerfile", "compose", "commands", "devcontainer"))
 def gpu_arch_unsupported(doc: Document, ctx: Context):
     for subject in subjects(doc, ctx):
         gpu = subject.fleet.gpu

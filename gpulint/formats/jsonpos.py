@@ -105,3 +105,47 @@ def _value(text: str, pos: int, index: LineIndex, key_span) -> tuple[Node, int]:
         if text.startswith(word, pos):
             return Node(float(word), index.span(pos, pos + len(word)), key_span, "float"), pos + len(word)
     raise ParseError("invalid JSON", *index.position(pos))
+
+
+def parse_jsonc(text: str, index: LineIndex) -> Node:
+    """JSON with comments (`//`, `/* */`) and trailing commas, as VS Code reads
+    devcontainer.json: both are blanked out, keeping every offset, then read as JSON."""
+    return parse_json(blank_jsonc(text), index)
+
+
+def blank_jsonc(text: str) -> str:
+    """`text` with comments and trailing commas turned into spaces (newlines kept), so
+    positions in the result are positions in `text`. An unterminated string or block
+    comment is left for the JSON reader to report."""
+    out = list(text)
+    pos, end = 0, len(text)
+    last_comma = -1  # a comma with only blanks and comments after it so far
+    while pos < end:
+        ch = text[pos]
+        if ch == '"':
+            last_comma = -1
+            pos += 1
+            while pos < end and text[pos] != '"':
+                pos += 2 if text[pos] == "\\" else 1
+            pos += 1
+        elif text.startswith("//", pos):
+            stop = text.find("\n", pos)
+            stop = end if stop < 0 else stop
+            out[pos:stop] = " " * (stop - pos)
+            pos = stop
+        elif text.startswith("/*", pos):
+            stop = text.find("*/", pos + 2)
+            if stop < 0:
+                return "".join(out)
+            stop += 2
+            out[pos:stop] = [c if c in "\r\n" else " " for c in text[pos:stop]]
+            pos = stop
+        else:
+            if ch in "}]" and last_comma >= 0:
+                out[last_comma] = " "
+            if ch == ",":
+                last_comma = pos
+            elif ch not in " \t\r\n":
+                last_comma = -1
+            pos += 1
+    return "".join(out)

@@ -174,6 +174,12 @@ def latest_release(major_minor: tuple[int, int]) -> Release | None:
     return picks[-1] if picks else None
 
 
+def newest_minor(major: int) -> tuple[int, int] | None:
+    """Highest CUDA X.Y of `major` in the bundled data (None when it knows none)."""
+    lines = [r.major_minor for r in _releases() if r.major_minor[0] == major]
+    return max(lines) if lines else None
+
+
 def latest_known_cuda() -> tuple[int, int]:
     """Highest CUDA X.Y in the bundled data; anything newer is beyond gpulint's knowledge."""
     return max(r.major_minor for r in _releases())

@@ -8,6 +8,7 @@ gpulint.kinds.dockerfile.facts; image knowledge from gpulint.knowledge.images.
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from gpulint.common.containers import selects_gpus
 from gpulint.common.imagetags import tag_advice, tag_finding
@@ -19,7 +20,6 @@ from gpulint.kinds.dockerfile.facts import (
     command_name,
     cuda_builds,
     cuda_variant,
-    driver_container,
     env_values,
     facts,
     first_mention,
@@ -27,9 +27,13 @@ from gpulint.kinds.dockerfile.facts import (
     installs_toolkit,
     is_nvidia_image,
     jetson_image,
+    jetson_stage,
+    l4t_release,
     locate,
     not_cuda_workload,
+    package_span,
     plain_image,
+    run_mentions,
     stage_cuda,
 )
 from gpulint.kinds.dockerfile.parse import expand
@@ -44,20 +48,6 @@ KINDS = ("dockerfile",)
 
 def _where(doc: Document, hit: Hit) -> Span:
     return locate(doc, hit.instruction, hit.text)
-
-
-def _word_offsets(doc: Document, ins, word: str) -> tuple[int, int] | None:
-    """Offsets of `word` standing alone (not inside a longer name or path) in an instruction."""
-    pattern = re.compile(r"(?<![\w./${-])" + re.escape(word) + r"(?![\w.}-])")
-    match = pattern.search(doc.text, ins.start, ins.end)
-    return (match.start(), match.end()) if match else None
-
-
-def _package_span(doc: Document, package) -> Span:
-    at = _word_offsets(doc, package.command.instruction, package.raw)
-    if at is None:
-        return locate(doc, package.command.instruction, package.raw)
-    return doc.index.span(*at)
 
 
 # ---------------------------------------------------------------- GL301 / GL302 tags
@@ -128,11 +118,18 @@ _JIT_USERS = lazy(r"\b(vllm|sglang|flashinfer|deep_gemm|deepgemm|deepspeed|flash
 _JIT_EVIDENCE = ("RUN", "ENTRYPOINT", "CMD", "COPY", "ADD", "ENV")
 
 
+def dev_container(doc: Document, ctx: Context) -> bool:
+    """A dev container's Dockerfile, made to compile in: in a `.devcontainer` folder, or
+    the one a linted devcontainer.json builds."""
+    return ".devcontainer" in PurePath(doc.abspath).parts[:-1] or \
+        doc.abspath in ctx.fact("devcontainer-dockerfiles")
+
+
 @check("GL303", kinds=KINDS)
 def devel_final_stage(doc: Document, ctx: Context):
     final = facts(doc).final
     image = final.cuda_image if final is not None else None
-    if image is None or not image.is_devel:
+    if image is None or not image.is_devel or dev_container(doc, ctx):
         return
     runtime = cuda_variant(image, "runtime")
     if runtime is None and not (image.family == "nvidia-cuda" and image.os):
@@ -187,90 +184,6 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
                           f"{hit.shown} compiles CUDA code in a stage built on `{sf.image}`, "
                           f"{why}: the build fails with `nvcc: not found` or a missing "
                           f"`cuda_runtime.h`; {advice}")
-
-
-# ---------------------------------------------------------------- GL305 driver in image
-
-_DRIVER_PACKAGE = lazy(
-    r"(nvidia-driver(-[\w.-]+)?|nvidia-utils-\d[\w.-]*|nvidia-headless-[\w.-]+|"
-    r"libnvidia-(compute|gl|encode|decode|extra|fbc1|cfg1|common)-\d[\w.-]*|"
-    r"cuda-drivers(-\d+)?|xserver-xorg-video-nvidia[\w.-]*|nvidia-dkms-[\w.-]+|"
-    r"kmod-nvidia[\w.-]*)([:=].*)?$")
-_DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
-
-
-@check("GL305", kinds=KINDS)
-def driver_in_image(doc: Document, ctx: Context):
-    if driver_container(doc) is not None:
-        return  # driver containers deliver the driver to the host on purpose
-    for sf in facts(doc).stages:
-        for package in sf.packages:
-            if package.manager != "pip" and _DRIVER_PACKAGE.match(package.name):
-                yield finding(doc, "GL305", _package_span(doc, package), _driver_message(
-                    f"`{package.name}` installs NVIDIA driver components"))
-        for cmd in sf.commands:
-            name, args = command_name(cmd)
-            runfile = name if _DRIVER_RUNFILE.search(name) else next(
-                (a for a in args if _DRIVER_RUNFILE.search(a)), None) if name in ("sh", "bash") else None
-            if runfile:
-                yield finding(doc, "GL305", locate(doc, cmd.instruction, runfile.rsplit("/", 1)[-1]),
-                              _driver_message("the NVIDIA driver installer runs in the image"))
-
-
-def _driver_message(what: str) -> str:
-    return (f"{what}; the driver belongs to the host, and the NVIDIA container runtime mounts the "
-            f"host's driver libraries at start. A second copy in the image fails with `Failed to "
-            f"initialize NVML: Driver/library version mismatch` or ties the image to hosts with "
-            f"exactly this driver: remove it")
-
-
-# ---------------------------------------------------------------- GL306 cuda meta-packages
-
-_META = lazy(r"cuda(-runtime)?(-(\d+)-(\d+))?$")
-_TOOLKIT_PART = lazy(r"cuda-(toolkit|nvcc|compiler|libraries|libraries-dev|minimal-build|"
-                           r"cudart|cudart-dev)-(\d+)-(\d+)$")
-
-
-@check("GL306", kinds=KINDS)
-def cuda_meta_package(doc: Document, ctx: Context):
-    for sf in facts(doc).stages:
-        cuda = stage_cuda(doc, sf.stage)
-        for package in sf.packages:
-            if package.manager not in ("apt", "yum", "zypper"):
-                continue
-            name = package.name.split("=")[0]
-            meta = _META.match(name)
-            if meta:
-                yield _meta_finding(doc, package, meta)
-                continue
-            part = _TOOLKIT_PART.match(name)
-            if part and cuda is not None and cuda.source == "image" \
-                    and (whole(part[2]), whole(part[3])) != cuda.major_minor:
-                version = f"{part[2]}.{part[3]}"
-                yield finding(doc, "GL306", _package_span(doc, package),
-                              f"`{package.name}` installs CUDA {version} on a CUDA {cuda.version} "
-                              f"base (`{sf.image}`): two toolkits end up in the image and which "
-                              f"`nvcc` and `libcudart` win depends on PATH and the linker cache; "
-                              f"use a base image of CUDA {version} instead",
-                              severity="warning")
-
-
-def _meta_finding(doc: Document, package, meta):
-    runtime = bool(meta[1])
-    replacement = ("cuda-libraries" if runtime else "cuda-toolkit") + (meta[2] or "")
-    new_raw = package.raw.replace("cuda-runtime", "cuda-libraries", 1) if runtime else \
-        package.raw.replace("cuda", "cuda-toolkit", 1)
-    at = _word_offsets(doc, package.command.instruction, package.raw)
-    fix = None  # only where the name is written out (not behind a variable)
-    if at and new_raw != package.raw:
-        fix = Fix(f"install {replacement} instead of {package.name}",
-                  (Edit(doc.abspath, at[0], at[1], new_raw),))
-    span = doc.index.span(*at) if at else _package_span(doc, package)
-    return finding(doc, "GL306", span,
-                   f"`{package.name}` is a meta-package that depends on `cuda-drivers`, so it "
-                   f"installs the NVIDIA driver into the image (see GL305); install "
-                   f"`{replacement}` for the {'libraries' if runtime else 'toolkit'} alone",
-                   fix=fix)
 
 
 # ---------------------------------------------------------------- GL307 visible devices
@@ -414,19 +327,17 @@ def deprecated_toolkit_install(doc: Document, ctx: Context):
     for sf in facts(doc).stages:
         for package in sf.packages:
             if package.manager != "pip" and _OLD_PACKAGES.match(package.name):
-                yield finding(doc, "GL309", _package_span(doc, package),
+                yield finding(doc, "GL309", package_span(doc, package),
                               f"`{package.name}` is a deprecated package: nvidia-docker2 and "
                               f"nvidia-container-runtime were last shipped with NVIDIA Container "
                               f"Toolkit 1.14 and are gone from current repositories; install "
                               f"`nvidia-container-toolkit`")
-        for ins in sf.stage.instructions:
-            match = _OLD_REPOS.search(ins.value) if ins.keyword == "RUN" else None
-            if match:
-                yield finding(doc, "GL309", locate(doc, ins, match[0]),
-                              f"`{match[0]}` is the old nvidia-docker package repository; use "
-                              f"the libnvidia-container repository with a `signed-by` keyring "
-                              f"(mixing both fails with `Conflicting values set for option "
-                              f"Signed-By`)")
+        for ins, match in run_mentions(sf.stage, _OLD_REPOS):
+            yield finding(doc, "GL309", locate(doc, ins, match[0]),
+                          f"`{match[0]}` is the old nvidia-docker package repository; use "
+                          f"the libnvidia-container repository with a `signed-by` keyring "
+                          f"(mixing both fails with `Conflicting values set for option "
+                          f"Signed-By`)")
         yield from _apt_key(doc, sf)
 
 
@@ -530,14 +441,28 @@ _NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\
                           r"-arch[= ]native|--gpu-architecture[= ]native)")
 
 
+_TORCH_CUDA = lazy(r"\btorch\.cuda\.\w+")
+# How a Jetson gets its GPU into build steps: the classic builder runs them with Docker's
+# default runtime; BuildKit never uses it (dusty-nv/jetson-containers builds with
+# DOCKER_BUILDKIT=0 for this).
+_JETSON_BUILDER = ("the classic builder (`DOCKER_BUILDKIT=0`) with `\"default-runtime\": \"nvidia\"` "
+                   "in the device's `/etc/docker/daemon.json` (BuildKit ignores the default runtime)")
+
+
 @check("GL310", kinds=KINDS)
 def gpu_at_build_time(doc: Document, ctx: Context):
-    why = "`docker build` has no GPU (BuildKit does not use the NVIDIA runtime)"
     for sf in facts(doc).stages:
+        evidence = jetson_stage(sf)
+        jetson = evidence is not None
+        why = ("build steps on Jetson get the GPU only from " + _JETSON_BUILDER if jetson else
+               "`docker build` has no GPU (BuildKit does not use the NVIDIA runtime)")
+        reported = set()
         for cmd in sf.commands:
             if command_name(cmd)[0] == "nvidia-smi":
+                reported.add(cmd.instruction.start)
                 yield finding(doc, "GL310", locate(doc, cmd.instruction, "nvidia-smi"),
-                              f"`nvidia-smi` runs at build time, but {why}: there it fails with "
+                              f"`nvidia-smi` runs at build time, but {why}: "
+                              f"{'without them' if jetson else 'there'} it fails with "
                               f"`nvidia-smi: not found` or `NVIDIA-SMI has failed`; check GPUs "
                               f"when the container starts instead")
         for ins in sf.stage.instructions:
@@ -545,15 +470,49 @@ def gpu_at_build_time(doc: Document, ctx: Context):
                 continue
             asserted = _gpu_assert(ins.value) if ins.keyword == "RUN" else None
             if asserted:
+                reported.add(ins.start)
                 yield finding(doc, "GL310", locate(doc, ins, asserted),
                               f"`{asserted}` is asserted at build time, but {why}, so it is "
-                              f"always false there and the build fails")
+                              f"{'false without them' if jetson else 'always false there'} and the "
+                              f"build fails")
             match = _NATIVE_ARCH.search(ins.value)
             if match:
+                reported.add(ins.start)
                 yield finding(doc, "GL310", locate(doc, ins, match[0]),
                               f"`{match[0]}` detects the GPU architecture at build time, but "
                               f"{why}: it fails or builds for no GPU; list the targets, e.g. "
                               f"`CMAKE_CUDA_ARCHITECTURES=\"80;90\"`")
+        if jetson:
+            yield from _jetson_build_time_cuda(doc, sf, evidence, reported)
+
+
+def _jetson_build_time_cuda(doc: Document, sf: StageFacts, evidence: Hit, reported: set[int]):
+    """CUDA compiled or used at build time on a Jetson base: the device's Tegra driver (on
+    L4T r32 CUDA, cuDNN and TensorRT too) reaches build steps only through the NVIDIA
+    runtime. One finding per stage, at the first such step."""
+    uses = [h for h in cuda_builds(sf) if h.instruction.start not in reported]
+    uses += [Hit(ins, m[0]) for ins in sf.stage.instructions if ins.keyword == "RUN"
+             and ins.start not in reported for m in [_TORCH_CUDA.search(ins.value)] if m]
+    if not uses:
+        return
+    first = min(uses, key=lambda h: h.instruction.start)
+    release = l4t_release(sf)
+    others = len({h.instruction.start for h in uses}) - 1
+    more = f" (and {others} more step{'s' if others > 1 else ''} of this stage)" if others else ""
+    if release is not None and release < (34, 0):
+        what = (f"on L4T r{release[0]}.{release[1]} CUDA, cuDNN and TensorRT are not in the image "
+                f"but mounted from the device by the NVIDIA runtime")
+        failure = "`nvcc: not found` or missing CUDA libraries"
+        severity = "warning"
+    else:
+        what = ("the Tegra driver libraries (`libcuda`, `libnvmedia`, ...) are mounted from the "
+                "device by the NVIDIA runtime")
+        failure = "link errors against the driver libraries, or `torch.cuda.is_available()` false"
+        severity = "info"
+    yield finding(doc, "GL310", _where(doc, first),
+                  f"{first.shown}{more} needs CUDA at build time in a Jetson image ({evidence.shown}), "
+                  f"and {what}, so the build needs {_JETSON_BUILDER}; without them: {failure}",
+                  severity=severity)
 
 
 # ---------------------------------------------------------------- GL311 / GL312 LD_LIBRARY_PATH

@@ -560,6 +560,21 @@ def locate(doc: Document, ins: Instruction, needle: str, after: int | None = Non
     return doc.index.span(at, at + len(needle))
 
 
+def word_offsets(doc: Document, ins: Instruction, word: str) -> tuple[int, int] | None:
+    """Offsets of `word` standing alone (not inside a longer name or path) in an instruction."""
+    pattern = re.compile(r"(?<![\w./${-])" + re.escape(word) + r"(?![\w.}-])")
+    match = pattern.search(doc.text, ins.start, ins.end)
+    return (match.start(), match.end()) if match else None
+
+
+def package_span(doc: Document, package: Package) -> Span:
+    """Where an installed package is named: the word itself, not a longer name holding it."""
+    at = word_offsets(doc, package.command.instruction, package.raw)
+    if at is None:
+        return locate(doc, package.command.instruction, package.raw)
+    return doc.index.span(*at)
+
+
 def keyword_end(doc: Document, ins: Instruction) -> int:
     """Offset just after the instruction's keyword (`RUN`, `ENV`, ...)."""
     match = re.compile(r"\s*[A-Za-z]+").match(doc.text, ins.start, ins.end)
@@ -716,16 +731,126 @@ def provided_libraries(names: list[str]) -> set[str]:
 _TOOLKIT_PACKAGE = lazy(r"cuda(-toolkit|-nvcc|-compiler|-minimal-build|-libraries-dev)?"
                               r"(-\d+-\d+|-\d+\.\d+)?$|cuda-toolkit|cudatoolkit-dev|"
                               r"nvidia-cuda-nvcc")
-_RUNFILE = lazy(r"cuda_\d+\.\d+\.\d+_[\w.]*linux\w*\.run$")
+# NVIDIA's installers: the CUDA runfile, `cuda_<version>_<bundled driver>_linux[_arch].run`
+# (from CUDA 13.4 `cuda_<version>_linux.run`, without a driver), and the driver's own,
+# `NVIDIA-Linux-<arch>-<version>.run`.
+_CUDA_RUNFILE = lazy(r"cuda_(\d+)\.(\d+)(?:\.\d+)?_(?:(\d+\.\d+(?:\.\d+)?)_)?linux[\w.-]*\.run$")
+_CUDA_RUNFILE_NAMED = lazy(r"cuda_[^/\s]*linux[^/\s]*\.run$")  # the version behind a variable
+_DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
+_SHELLS = ("sh", "bash", "dash")
+
+
+@dataclass(frozen=True)
+class Runfile:
+    """One run of an NVIDIA installer in a RUN: `sh cuda_12.4.1_550.54.15_linux.run --silent`
+    or `./NVIDIA-Linux-x86_64-570.133.20.run -s`."""
+
+    command: Command
+    written: str  # the installer's file name as written, to point at
+    word: int  # the index of the word that names it in `command.raw`
+    name: str  # the file name, variables expanded
+    product: str  # "cuda" or "driver"
+    args: tuple[str, ...]  # the installer's own options
+    cuda: tuple[int, int] | None = None  # the CUDA runfile's version, when its name says
+    bundled: str | None = None  # the driver a CUDA runfile name says it bundles
+
+    def has(self, *options: str) -> bool:
+        """Whether one of `options` is given (`--toolkit`, `--extract=/tmp/x` as `--extract`)."""
+        return any(a.split("=", 1)[0] in options for a in self.args)
+
+    @property
+    def installs(self) -> bool:
+        """Whether it installs at all: `--extract` (CUDA), `-x`/`--extract-only`, `--info`,
+        `--check` (the driver's, a makeself archive) and `--help` only unpack or print."""
+        return not self.has("--extract", "-x", "--extract-only", "--info", "--check", "--help", "-h",
+                            "--list", "--uninstall")
+
+    @property
+    def chosen(self) -> set[str]:
+        """The CUDA runfile's components asked for; none means its default selection,
+        which includes the bundled driver."""
+        return {a.split("=", 1)[0] for a in self.args} & {"--driver", "--toolkit", "--samples"}
+
+    def installs_toolkit(self) -> bool:
+        return self.product == "cuda" and self.installs and (not self.chosen or "--toolkit" in self.chosen)
+
+    def installs_driver(self) -> bool:
+        if not self.installs:
+            return False
+        if self.product == "driver":
+            return True
+        # a name that gives the version and no driver: a runfile without one (CUDA 13.4 on)
+        bundles = self.bundled is not None or self.cuda is None
+        return bundles and (not self.chosen or "--driver" in self.chosen)
+
+
+def runfiles(sf: StageFacts) -> list[Runfile]:
+    """The NVIDIA installers a stage's own RUN commands run, as the program
+    (`./cuda_...run`, `/tmp/NVIDIA-Linux-...run`) or as a shell's script; one saved under
+    another name (`wget -O cuda.run .../cuda_12.6.0_560.28.03_linux.run`) is known by
+    the name in its address."""
+    out = []
+    saved = _saved_downloads(c for member in sf.family[1:] for c in member.commands)
+    for cmd in sf.commands:
+        saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
+        name, args = command_name(cmd)
+        if name in _SHELLS:
+            script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
+            if script is None or "-c" in args[:script]:
+                continue  # `sh -c '...'`: its commands are commands of the RUN already
+            name, args = args[script].rsplit("/", 1)[-1], args[script + 1:]
+        index = len(cmd.words) - len(args) - 1
+        written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
+        name = saved.get(name, name)
+        cuda = _CUDA_RUNFILE.match(name)
+        if cuda is not None:
+            out.append(Runfile(cmd, written, index, name, "cuda", tuple(args),
+                               (whole(cuda[1]), whole(cuda[2])), cuda[3]))
+        elif _CUDA_RUNFILE_NAMED.match(name):
+            out.append(Runfile(cmd, written, index, name, "cuda", tuple(args)))
+        elif _DRIVER_RUNFILE.match(name):
+            out.append(Runfile(cmd, written, index, name, "driver", tuple(args)))
+    return out
+
+
+# Where a download is saved: wget's `-O FILE` / `--output-document=FILE`, curl's `-o FILE`
+# / `--output FILE` (curl's `-O` takes the address's own name; wget's `-o` is its log).
+_SAVED_AS = {"wget": ("-O", "--output-document"), "curl": ("-o", "--output")}
+
+
+def _saved_downloads(commands: Iterable[Command]) -> dict[str, str]:
+    """{saved file name: the runfile name of its address} for the NVIDIA installers the
+    commands download under another name."""
+    out = {}
+    for cmd in commands:
+        program, args = command_name(cmd)
+        options = _SAVED_AS.get(program)
+        if options is None:
+            continue
+        target = address = None
+        for i, arg in enumerate(args):
+            option, equals, value = arg.partition("=")
+            if arg in options and i + 1 < len(args):
+                target = args[i + 1]
+            elif equals and option == options[1]:
+                target = value
+            elif "://" in arg:
+                address = arg.rsplit("/", 1)[-1]
+        if target and address and _RUNFILE_ADDRESS.match(address):
+            out[target.rsplit("/", 1)[-1]] = address if address.endswith(".run") else address + ".run"
+    return out
+
+
+# an installer's address: older CUDA runfiles were published without `.run`
+_RUNFILE_ADDRESS = lazy(r"(cuda_[^/\s]*linux[^/\s]*|NVIDIA-Linux-[^/\s]+\.run)$")
 
 
 def installs_toolkit(sf: StageFacts) -> bool:
     """The stage (or a stage it is built on) installs a CUDA compiler itself."""
     if any(_TOOLKIT_PACKAGE.match(p.name.split("=")[0].lower()) for p in sf.chain_packages()):
         return True
-    for cmd in sf.chain_commands():
-        if any(_RUNFILE.search(w) for w in cmd.words) and command_name(cmd)[0] in ("sh", "bash"):
-            return True
+    if any(r.installs_toolkit() for member in sf.family for r in runfiles(member)):
+        return True
     return any(_copies_cuda_tree(ins) for s in sf.chain for ins in s.instructions)
 
 
@@ -859,18 +984,37 @@ _JETSON_BUILD = lazy(r"repo\.download\.nvidia\.com/jetson|\bnvidia-l4t-[\w-]+|"
 
 def jetson_image(doc: Document) -> Hit | None:
     """Evidence that the shipped image is a Jetson (L4T) image: built on an L4T image
-    (`nvcr.io/nvidia/l4t-*`, `dustynv/*`) or building the CUDA layer of one itself.
-    Jetson GPUs are integrated: the runtime mounts the driver files its CSV lists name
-    (whatever NVIDIA_DRIVER_CAPABILITIES says) and containers run with
+    (`nvcr.io/nvidia/l4t-*`, `deepstream-l4t`, `dustynv/*`) or building the CUDA layer of
+    one itself. Jetson GPUs are integrated: the runtime mounts the driver files its CSV
+    lists name (whatever NVIDIA_DRIVER_CAPABILITIES says) and containers run with
     `--runtime nvidia`, with no device-plugin accounting to bypass."""
     final = facts(doc).final
-    if final is None:
-        return None
-    ref = parse_image_ref(final.image) if final.image else None
-    if ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
-                            ref.registry == "nvcr.io" and ref.repository.startswith("nvidia/l4t-")):
-        return Hit(final.root.from_instruction, final.root.image, f"the L4T base `{final.image}`")
-    return first_mention(final.chain, ("RUN", "ENV", "ARG", "COPY", "ADD"), _JETSON_BUILD)
+    return jetson_stage(final) if final is not None else None
+
+
+def jetson_stage(sf: StageFacts) -> Hit | None:
+    """Evidence that a stage builds a Jetson (L4T) image (see jetson_image)."""
+    if l4t_base(sf):
+        return Hit(sf.root.from_instruction, sf.root.image, f"the L4T base `{sf.image}`")
+    return first_mention(sf.chain, ("RUN", "ENV", "ARG", "COPY", "ADD"), _JETSON_BUILD)
+
+
+def l4t_base(sf: StageFacts) -> bool:
+    """The stage is built on one of NVIDIA's Jetson images or dusty-nv's (jetson-containers)."""
+    ref = parse_image_ref(sf.image) if sf.image else None
+    return ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
+                                ref.registry == "nvcr.io" and ref.repository.startswith(
+                                    ("nvidia/l4t-", "nvidia/deepstream-l4t")))
+
+
+_L4T_RELEASE = lazy(r"(?:^|[-_])r(\d+)\.(\d+)")
+
+
+def l4t_release(sf: StageFacts) -> tuple[int, int] | None:
+    """The L4T release an L4T base's tag names (`r32.7.1` -> (32, 7)); None when it names none."""
+    ref = parse_image_ref(sf.image) if sf.image and l4t_base(sf) else None
+    match = _L4T_RELEASE.search(ref.tag or "") if ref is not None else None
+    return (whole(match[1]), whole(match[2])) if match else None
 
 
 _DRIVER_CONTAINER = lazy(r"nvidia-driver|nvidia-installer|driver container|vgpu-manager",
@@ -889,6 +1033,14 @@ def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
     final = facts(doc).final
     return first_mention(final.chain if final is not None else (),
                          ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"), pattern)
+
+
+def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instruction, re.Match]]:
+    """(RUN instruction, what `pattern` finds first in it) for each of a stage's RUNs it finds something in."""
+    for ins in stage.instructions:
+        match = pattern.search(ins.value) if ins.keyword == "RUN" else None
+        if match:
+            yield ins, match
 
 
 def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: re.Pattern) -> Hit | None:
