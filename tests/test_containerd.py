@@ -965,3 +965,21 @@ def test_gl115_the_v1_linux_runtime_table_in_a_version_2_file(lint_files, tmp_pa
     on_2x = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "config.toml"))
     found = [(f["severity"], f["message"]) for f in on_2x.findings if f["code"] == "GL115"]
     assert found[0][0] == "warning" and "the version 1 name of `io.containerd.runtime.v1.linux`" in found[0][1]
+
+
+def test_gl107_the_built_in_runc_of_containerd_2(lint_files):
+    """containerd 2.1.9 keeps its built-in runc when a config writes only `nvidia`, and runs it
+    without --systemd-cgroup while `nvidia` gets it (tests/oracle/data): a warning where runc
+    runs the pods, information where the NVIDIA runtime is the default."""
+    def gl107(default):
+        run = lint_files({"config.toml": (
+            'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+            f'  default_runtime_name = "{default}"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+            '    runtime_type = "io.containerd.runc.v2"\n'
+            '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '      BinaryName = "/usr/bin/nvidia-container-runtime"\n      SystemdCgroup = true\n')})
+        return [(f["line"], f["column"], f["severity"]) for f in run.findings if f["code"] == "GL107"]
+
+    assert gl107("runc") == [(8, 23, "warning")]
+    assert gl107("nvidia") == [(8, 23, "info")]

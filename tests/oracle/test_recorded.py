@@ -166,6 +166,13 @@ def problems(kind: str, rec: dict, recipe: dict | None) -> list[str] | None:
             elif got != want and not got.startswith(want + " "):  # `path runtimeArgs...` as recorded
                 out.append("runtime %s path %r, the file says %r" % (name, got, want))
         asked = {}
+    # the runtimes of one node must share the cgroup driver kubelet uses: the probes show
+    # which ones containerd started with runc's systemd driver and which with cgroupfs
+    drivers = {h: "--systemd-cgroup" in r.split(" ")[1:] for h, r in (rec.get("probes") or {}).items()
+               if kind == "containerd" and r.startswith("exec:")}
+    if len(set(drivers.values())) > 1:
+        out.append("cgroup drivers differ: systemd for %s, cgroupfs for %s" % (
+            ", ".join(sorted(h for h, d in drivers.items() if d)), ", ".join(sorted(h for h, d in drivers.items() if not d))))
     for handler, result in (rec.get("probes") or {}).items():
         if result.startswith("exec:"):
             binary, *flags = result[5:].split(" ")

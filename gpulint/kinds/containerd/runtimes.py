@@ -264,7 +264,10 @@ def systemd_cgroup_mismatch(doc, ctx):
         if name == "runc" or not runtime_entry(name, doc, node).is_nvidia:
             continue
         found = _runc_for(doc, ctx, plugin_id)
-        if found is None or _systemd_unclear(found[1]):
+        if found is None:
+            yield from _builtin_runc_differs(doc, ctx, name, node)
+            continue
+        if _systemd_unclear(found[1]):
             continue
         runc_doc, runc = found
         want, have = _systemd_value(runc), _systemd_value(node)
@@ -276,6 +279,27 @@ def systemd_cgroup_mismatch(doc, ctx):
         node_config = _node_of(doc, ctx)
         default = node_config is not None and node_config.default_runtime == name
         yield _differs_from_runc(doc, name, node, runc_doc, runc, default)
+
+
+def _builtin_runc_differs(doc: Document, ctx, name: str, node: Node):
+    """No `runc` written: containerd 2.x keeps its built-in one, with SystemdCgroup = false
+    (observed on 2.1.9: runc runs without --systemd-cgroup), so an NVIDIA runtime on the
+    systemd driver differs from it. A drop-in linted without its main file is not judged:
+    the main file may well define runc."""
+    node_config = _node_of(doc, ctx)
+    if _systemd_value(node) is not True or 2 not in file_majors(doc, ctx.settings) \
+            or (is_drop_in(doc) and (node_config is None or len(node_config.docs) < 2)):
+        return
+    # as the default runtime the NVIDIA one runs the pods; the built-in runc only those that ask
+    default = node_config is not None and node_config.default_runtime == name
+    yield finding(doc, "GL107", _systemd_anchor(node),
+                  f"NVIDIA runtime `{name}` has SystemdCgroup = true, but this config defines no `runc`: "
+                  f"containerd 2.x keeps its built-in runc, which has SystemdCgroup = false, so the pods of "
+                  f"the two runtimes use different cgroup drivers and those of the one that differs from "
+                  f"kubelet's cgroupDriver are killed seconds after start"
+                  + (" (here only pods whose RuntimeClass selects `runc`)" if default else "")
+                  + "; define `runc` with SystemdCgroup = true",
+                  severity="info" if default else "warning")
 
 
 def _against_kubelet(doc: Document, name: str, node: Node, kubelet):
