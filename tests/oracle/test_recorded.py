@@ -167,9 +167,11 @@ def problems(kind: str, rec: dict, recipe: dict | None) -> list[str] | None:
                 out.append("runtime %s path %r, the file says %r" % (name, got, want))
         asked = {}
     # the runtimes of one node must share the cgroup driver kubelet uses: the probes show
-    # which ones containerd started with runc's systemd driver and which with cgroupfs
+    # which ones containerd started with runc's systemd driver and which with cgroupfs (the
+    # runtimes the file writes and the default; a built-in runc runs only pods that ask for it)
+    written = _containerd_runtimes(path) | {"(default)"} if kind == "containerd" else set()
     drivers = {h: "--systemd-cgroup" in r.split(" ")[1:] for h, r in (rec.get("probes") or {}).items()
-               if kind == "containerd" and r.startswith("exec:")}
+               if h in written and r.startswith("exec:")}
     if len(set(drivers.values())) > 1:
         out.append("cgroup drivers differ: systemd for %s, cgroupfs for %s" % (
             ", ".join(sorted(h for h, d in drivers.items() if d)), ", ".join(sorted(h for h, d in drivers.items() if not d))))
