@@ -357,6 +357,26 @@ def test_a_built_image_is_judged_by_its_dockerfile():
     assert finding["related"][0]["path"].endswith("trainer/Dockerfile")
 
 
+def test_build_args_that_replace_an_arg_default_leave_the_built_image_unjudged(lint_files):
+    """`build.args` give the Dockerfile's ARG another value: the CUDA its defaults name is not the
+    image's, so the service is not judged by them (the Dockerfile alone still is)."""
+    dockerfile = ("ARG CUDA_VERSION=12.4.1\nFROM nvidia/cuda:${CUDA_VERSION}-runtime-ubuntu22.04\n"
+                  'CMD ["python3"]\n')
+    compose = ("services:\n  app:\n    build:\n      context: .\n{args}    deploy:\n      resources:\n"
+               "        reservations:\n          devices:\n            - driver: nvidia\n"
+               "              count: all\n              capabilities: [gpu]\n")
+
+    def on_compose(args):
+        run = lint_files({"Dockerfile": dockerfile, "compose.yaml": compose.format(args=args)},
+                         "--driver", "520", "--select", "GL601")
+        return [f["code"] for f in run.findings if f["path"] == "compose.yaml"]
+
+    assert on_compose("") == ["GL601"]
+    assert on_compose("      args:\n        CUDA_VERSION: 11.8.0\n") == []
+    assert on_compose("      args:\n        - CUDA_VERSION=11.8.0\n") == []
+    assert on_compose("      args:\n        OTHER: x\n") == ["GL601"]
+
+
 def test_a_runtime_from_an_unknown_variable_may_give_gpus(lint_files):
     run = lint_files({"compose.yaml": "services:\n  a:\n    image: x\n    runtime: ${RUNTIME}\n"
                                       "    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"})

@@ -551,7 +551,10 @@ def _compose_builds(doc: Document, ctx: Context):
     # Compose facts: only for Compose files
     from gpulint.kinds.compose.facts import gpu_service_builds
 
-    for path, node, name in gpu_service_builds(doc) if doc.kind == "compose" else ():
+    for path, node, name, args in gpu_service_builds(doc) if doc.kind == "compose" else ():
+        dockerfile = dockerfile_at(ctx, Path(path))
+        if dockerfile is not None and dockerfile.tree is not None and args & set(dockerfile.tree.global_args):
+            continue  # `build.args` replace an ARG default: the image's CUDA may be another
         yield from _built_image(ctx, path, node.key_span or node.span, f"the image service `{name}` builds")
 
 

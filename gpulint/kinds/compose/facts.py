@@ -277,12 +277,24 @@ def build_dockerfile(doc: Document, service: Service) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(doc.abspath), context, dockerfile))
 
 
-def gpu_service_builds(doc: Document) -> list[tuple[str, Node, str]]:
-    """(Dockerfile path, the `build` node, service name) of the services that ask for
-    GPUs and build their image."""
+def build_args(service: Service) -> set[str]:
+    """The names a service's `build.args` gives values (a mapping, or a list of `NAME=value`),
+    which replace the Dockerfile's ARG defaults."""
+    build = service.get("build")
+    args = build.get("args") if build is not None and build.is_map else None
+    if args is None:
+        return set()
+    if args.is_map:
+        return {str(name) for name, _ in args.items()}
+    return {str(item.value).split("=", 1)[0] for item in args.value if item.is_scalar} if args.is_seq else set()
+
+
+def gpu_service_builds(doc: Document) -> list[tuple[str, Node, str, set[str]]]:
+    """(Dockerfile path, the `build` node, service name, build arg names) of the services that
+    ask for GPUs and build their image."""
     out = []
     for service in services(doc):
         path = build_dockerfile(doc, service) if requests_gpus(doc, service) else None
         if path is not None:
-            out.append((path, service.get("build"), service.name))
+            out.append((path, service.get("build"), service.name, build_args(service)))
     return out
