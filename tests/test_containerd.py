@@ -983,3 +983,23 @@ def test_gl107_the_built_in_runc_of_containerd_2(lint_files):
 
     assert gl107("runc") == [(8, 23, "warning")]
     assert gl107("nvidia") == [(8, 23, "info")]
+
+
+def test_gl123_k3s_templates_that_go_stale(lint_files):
+    """k3s-io/k3s#7999, #9557: a template names one release's data folder, or is a copy of a
+    rendered config; `data/current`, a template expression and the base template are fine."""
+    cni = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".cni]\n'
+           '  bin_dir = "{bin}"\n  conf_dir = "/var/lib/rancher/k3s/agent/etc/cni/net.d"\n')
+
+    def gl123(name, text):
+        run = lint_files({name: text})
+        return [(f["line"], f["column"], f["severity"]) for f in run.findings
+                if f["code"] == "GL123" and f["path"] == name]
+
+    stale = cni.format(bin="/var/lib/rancher/k3s/data/0f1e2d3c/bin")
+    assert gl123("config.toml.tmpl", stale) == [(3, 14, "warning")]
+    assert gl123("rke2/config-v3.toml.tmpl", stale.replace("version = 2", "version = 3")) == [(3, 14, "warning")]
+    assert gl123("copy/config.toml.tmpl", cni.format(bin="/var/lib/rancher/k3s/data/current/bin")) == [(1, 1, "info")]
+    assert gl123("expr/config.toml.tmpl", cni.format(bin="{{ .NodeConfig.AgentConfig.CNIBinDir }}")) == []
+    assert gl123("base/config.toml.tmpl", '{{ template "base" . }}\n' + stale.split("\n", 1)[1]) == []
+    assert gl123("generated/config.toml", stale) == []  # the config k3s renders may name it

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from gpulint.formats.template import includes_template
 from gpulint.kinds.containerd.facts import (
     ALL_CRI_IDS,
     CRI_PLUGIN_IDS,
@@ -186,6 +187,39 @@ def generated_file_edited(doc, ctx):
         yield finding(doc, "GL114", Span(1, 1, 1, max(1, len(doc.line_text(1)))),
                       f"this is where {place.group(1)} writes the containerd config it generates at every "
                       f"start, so changes here vanish; {advice}")
+
+
+# --- GL123: k3s/RKE2 templates -----------------------------------------------------------
+
+# the names k3s and RKE2 read a containerd template from, beside the config they generate
+K3S_TEMPLATES = ("config.toml.tmpl", "config-v3.toml.tmpl")
+# a path into one k3s/RKE2 release's data folder (`data/<hash>/bin`); `data/current` follows upgrades
+RELEASE_DATA_DIR = lazy(r"/var/lib/rancher/(k3s|rke2)/data/(?!current/)[^/\s\"']+/")
+
+
+@check("GL123", kinds=("containerd",))
+def k3s_template_without_base(doc, ctx):
+    name = doc.abspath.replace("\\", "/").rsplit("/", 1)[-1]
+    if name not in K3S_TEMPLATES or includes_template(doc):
+        return
+    stale = [(line, match) for line in range(1, doc.index.line_count + 1)
+             for match in [RELEASE_DATA_DIR.search(doc.line_text(line))] if match]
+    for line, match in stale:
+        yield finding(doc, "GL123", Span(line, match.start() + 1, line, match.end()),
+                      f"this template names the data folder of one {match.group(1)} release "
+                      f"(`{match.group(0)}`): k3s and RKE2 do not update a template, so after an upgrade "
+                      f"the folder is gone and containerd finds no CNI plugins (`cni plugin not "
+                      f"initialized`); use `/var/lib/rancher/{match.group(1)}/data/current/` or the "
+                      f"template's value (`{{{{ .NodeConfig.AgentConfig.CNIBinDir }}}}`), or start the "
+                      f"template with `{{{{ template \"base\" . }}}}` and keep only what you change",
+                      severity="warning")
+    if not stale and "{{" not in doc.text:
+        yield finding(doc, "GL123", Span(1, 1, 1, max(1, len(doc.line_text(1)))),
+                      "this template has no template expression at all, a copy of a rendered config: "
+                      "k3s and RKE2 then stop keeping the settings they generate (CNI folders, sandbox "
+                      "image, registry mirrors, the runtimes they detect) in step with the node and the "
+                      "release; start it with `{{ template \"base\" . }}` (k3s and RKE2 releases from "
+                      "September 2023 on) and add only what you change", severity="info")
 
 
 # --- GL116 - GL118: what containerd refuses or never reads --------------------------
