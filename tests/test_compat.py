@@ -533,3 +533,24 @@ def test_bionemo_releases_take_the_cuda_of_the_pytorch_month_they_are_built_on()
     assert "`FROM nvcr.io/nvidia/clara/bionemo-framework:2.5`) needs CUDA 12.8" in message
     assert "driver >= 570.26" in message
     assert _found(_lint("built-on", "--driver", "570.124.06"), "GL601") == []
+
+
+def test_gl605_a_gpu_image_whose_cuda_is_unknown_is_said_not_judged(lint_files):
+    """Under a known driver, a GPU container whose image's CUDA gpulint cannot tell is named
+    once per image and file (never a silent pass); without a driver, or for an image that
+    builds from a linted Dockerfile or is a placeholder, nothing is said."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec:\n  containers:\n"
+           "{containers}")
+    gpu = "  - name: {name}\n    image: {image}\n    resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+    text = pod.format(containers="".join(gpu.format(name=n, image=i) for n, i in (
+        ("a", "vllm/vllm-openai:v0.6.3"), ("b", "vllm/vllm-openai:v0.6.3"), ("c", "<image>"),
+        ("d", "nvidia/cuda:12.2.2-runtime-ubuntu22.04"))))
+    run = lint_files({"pod.yaml": text}, "--driver", "535")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings] == [("GL605", 7, 12, "info")]
+    assert "not judged against driver 535 (`--driver 535`)" in run.findings[0]["message"]
+    assert lint_files({"pod.yaml": text}).findings == []
+    compose = ("services:\n  app:\n    image: registry.example.com/app:1\n    build: .\n    gpus: all\n"
+               "  other:\n    image: ollama/ollama\n    gpus: all\n")
+    run = lint_files({"compose.yaml": compose, "Dockerfile": "FROM nvidia/cuda:12.2.2-runtime-ubuntu22.04\n"},
+                     "--driver", "535", "--select", "GL605")
+    assert [(f["path"], f["line"]) for f in run.findings if f["path"] == "compose.yaml"] == [("compose.yaml", 7)]

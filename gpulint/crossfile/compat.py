@@ -38,6 +38,7 @@ from gpulint.crossfile.fleet import (
 )
 from gpulint.crossfile.imagemap import dockerfile_at, mapped_dockerfile
 from gpulint.crossfile.imageuse import gpu_images
+from gpulint.formats.template import is_placeholder
 from gpulint.kinds.kubernetes.facts import (
     env_vars,
     is_gpu_management,
@@ -625,6 +626,64 @@ def gpu_arch_unsupported(doc: Document, ctx: Context):
                       f"capability {cc}: its kernels fail with `no kernel image is available for execution "
                       f"on the device`",
                       related=img.related + _origin_related(gpu.product_origin, "the GPU comes from here"))
+
+
+@check("GL605", kinds=("kubernetes", "compose", "commands"))
+def gpu_image_not_judged(doc: Document, ctx: Context):
+    """A container that gets GPUs on nodes whose driver is known, running an image whose CUDA
+    gpulint cannot tell: said once per image and file, rather than passed in silence."""
+    seen: set[str] = set()
+    for ref, where, fleet in _unjudged(doc, ctx):
+        if ref in seen or fleet.driver is None:
+            continue
+        seen.add(ref)
+        driver = fleet.driver
+        shown = f"driver {driver.version}" if driver.version else "the nodes' driver"
+        yield finding(doc, "GL605", where,
+                      f"image `{ref}` gets GPUs, but gpulint cannot tell which CUDA it is built for, so "
+                      f"it is not judged against {shown} ({driver.origin.description}); map it to the "
+                      f"Dockerfile that builds it in `[tool.gpulint.images]`, or name an image whose tag "
+                      f"states its CUDA",
+                      related=_origin_related(driver.origin, "the driver comes from here"))
+
+
+def _unjudged(doc: Document, ctx: Context):
+    """(image, where, fleet) of the GPU containers whose image has no CUDA gpulint knows."""
+    if doc.kind in ("compose", "commands"):
+        fleet = fleet_for(ctx)
+        built = _built_names(doc)
+        for ref, where in gpu_images(doc):
+            if image_cuda(ref) is None and mapped_dockerfile(ctx, ref) is None and ref.strip() not in built \
+                    and not _placeholder(ref):
+                yield ref.strip(), where, fleet
+        return
+    for pod in pod_specs(doc):
+        if is_gpu_management(pod):
+            continue
+        for container in pod.containers:
+            ref = container.image
+            if ref and requests_gpus(container) and not _placeholder(ref) \
+                    and container_cuda(ctx, container) is None:
+                yield ref.strip(), container.image_node.span, fleet_for(ctx, pod)
+
+
+def _built_names(doc: Document) -> set[str]:
+    """The `image:` names of Compose services that build their image (judged by their
+    Dockerfile, GL601)."""
+    if doc.kind != "compose":
+        return set()
+    # Compose facts: only for Compose files
+    from gpulint.kinds.compose.facts import services
+
+    return {str(s.get("image").value).strip() for s in services(doc)
+            if s.get("build") is not None and s.get("image") is not None and s.get("image").is_scalar}
+
+
+def _placeholder(ref: str) -> bool:
+    """An image written as a variable, a template expression or a documentation placeholder
+    (`<image>`): what it is is not known."""
+    ref = ref.strip()
+    return is_placeholder(ref) or "$" in ref or "{{" in ref or (ref.startswith("<") and ref.endswith(">"))
 
 
 # ------------------------------------------------------------------ GL602
