@@ -8,6 +8,7 @@
     gpulint image REF           an image's CUDA and the driver it needs
     gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
     gpulint completion SHELL    a completion script for bash, zsh or fish
+    gpulint server              a language server on stdio, for editors (`gpulint[lsp]`)
     gpulint check [PATHS...]    lint, for a path named like one of these commands
 
 Imports inside functions: each command loads only what it runs (`gpulint rule` does not
@@ -70,15 +71,12 @@ def project_root(path, settings=None) -> Path | None:
     return None
 
 
-def _inside(path: str, folder: str) -> bool:
-    return (path.rstrip(os.sep) + os.sep).startswith(folder.rstrip(os.sep) + os.sep)
-
-
 def _around(args, settings, sources):
     """The project's other files, read for cross-file context, so a pre-commit call that
     names only the changed files, or an editor that sends its buffer on stdin under
     `--stdin-filename`, judges them as `gpulint .` would. The project is the one holding
     each linted path; the file on disk that stdin stands for is replaced by stdin's text."""
+    from gpulint.paths import inside
     from gpulint.run.discover import walk
     from gpulint.run.engine import Source
 
@@ -104,7 +102,7 @@ def _around(args, settings, sources):
     out = []
     for root in roots:
         key = os.path.abspath(root)
-        if any(_inside(key, folder) for folder in folders):
+        if any(inside(key, folder) for folder in folders):
             continue  # this project is linted whole already
         for path in walk([str(root)], settings.excludes, base=settings.base,
                          gitignore=settings.respect_gitignore):
@@ -420,6 +418,12 @@ def _explain(name):
     return command
 
 
+def _server(argv):
+    from gpulint.face.lsp import server_command
+
+    return server_command(argv)
+
+
 def _completion(argv):
     from gpulint.face.completion import completion_command
 
@@ -431,7 +435,7 @@ def _completion(argv):
 COMMANDS = {
     "check": lint, "rule": show_rule, "rules": list_rules,
     "doctor": _doctor, "cuda": _explain("cuda"), "driver": _explain("driver"),
-    "image": _explain("image"), "completion": _completion,
+    "image": _explain("image"), "completion": _completion, "server": _server,
 }
 
 
