@@ -1,0 +1,323 @@
+"""The protocol side of `gpulint server`: open, changed and saved buffers are linted by the
+engine (`project.py`) and their findings pushed as diagnostics, or handed over when the
+client pulls them (`textDocument/diagnostic`); a change to a file other files' checks consult
+(a RuntimeClass, a node's config.toml), on disk or in a buffer, re-judges the open files; a
+change to the configuration reloads it.
+
+Whatever goes wrong while serving a request (a bug in a check, a file that cannot be read)
+is logged to the client, and the server goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from gpulint import __version__
+from gpulint.face.lsp.diagnostics import diagnostic
+from gpulint.face.lsp.positions import Place
+from gpulint.face.lsp.project import Project
+from gpulint.run.engine import Result
+
+# seconds of quiet after a keystroke before the buffer is linted again
+DEBOUNCE = 0.15
+
+
+@dataclass
+class Linted:
+    """The last run on an open file: the text it judged, and what it found."""
+
+    version: int | None
+    text: str
+    result: Result
+    diagnostics: list[types.Diagnostic]
+
+
+class GpulintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("gpulint", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.project: Project | None = None
+        self.init_options: dict = {}
+        self.linted: dict[str, Linted] = {}  # uri -> its last run
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+
+    # -- what the client is and holds ---------------------------------------------------------
+
+    @property
+    def pulling(self) -> bool:
+        """Whether the client asks for diagnostics itself (then none are pushed)."""
+        text = self.client_capabilities.text_document
+        return text is not None and text.diagnostic is not None
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=f"gpulint: {message}"))
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=f"gpulint: {message}"))
+        self.log(message, kind)
+
+    def open_uris(self) -> list[str]:
+        return [uri for uri in self.workspace.text_documents if path_of(uri) is not None]
+
+    def place(self, uri: str) -> Place:
+        return Place(self.workspace.get_text_document(uri).source, self.workspace.position_codec)
+
+    def place_of(self, path: str) -> Place | None:
+        """Positions in another file: its buffer, its indexed text, else the disk."""
+        uri = Path(path).as_uri()
+        if uri in self.workspace.text_documents:
+            return self.place(uri)
+        doc = self.project.index.get(path) if self.project is not None else None
+        if doc is not None:
+            return Place(doc.text, self.workspace.position_codec)
+        try:
+            return Place(Path(path).read_text(encoding="utf-8", errors="replace"), self.workspace.position_codec)
+        except OSError:
+            return None
+
+    # -- linting ------------------------------------------------------------------------------
+
+    def lint(self, uri: str) -> Linted | None:
+        """Lint the open file now (its buffer as it is) and keep the result."""
+        path = path_of(uri)
+        if path is None or self.project is None:
+            return None
+        document = self.workspace.get_text_document(uri)
+        text = document.source
+        result = self.project.lint(path, text)
+        for message in result.internal_errors:
+            self.log(message)
+        place = Place(text, self.workspace.position_codec)
+        found = [diagnostic(f, place, self.place_of) for f in result.active if os.path.abspath(f.path) == path]
+        linted = self.linted[uri] = Linted(document.version, text, result, found)
+        return linted
+
+    def publish(self, uri: str) -> None:
+        if self.pulling:
+            return
+        linted = self.lint(uri)
+        if linted is not None:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, version=linted.version, diagnostics=linted.diagnostics))
+
+    def current(self, uri: str) -> Linted | None:
+        """The run on the buffer as it is now: the last one, or a new one."""
+        linted = self.linted.get(uri)
+        document = self.workspace.get_text_document(uri)
+        if linted is not None and linted.text == document.source:
+            return linted
+        self.sync(uri)
+        return self.lint(uri)
+
+    def relint(self, uris) -> None:
+        """Judge these open files again: the files they consult changed."""
+        for uri in uris:
+            self.linted.pop(uri, None)
+        if self.pulling:
+            if self._refresh_supported():
+                self.workspace_diagnostic_refresh(None)
+            return
+        for uri in uris:
+            self.publish(uri)
+
+    def _refresh_supported(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace is not None and workspace.diagnostics is not None
+                    and workspace.diagnostics.refresh_support)
+
+    # -- keeping the project current -----------------------------------------------------------
+
+    def sync(self, uri: str) -> None:
+        """Take the buffer of `uri` into the project; re-judge the other open files when what
+        their checks consult changed with it."""
+        path = path_of(uri)
+        if path is None or self.project is None:
+            return
+        self.project.buffers[path] = self.workspace.get_text_document(uri).source
+        if self.project.refresh(path):
+            self.relint([u for u in self.open_uris() if u != uri])
+
+    def changed_on_disk(self, paths: list[str]) -> None:
+        if self.project is None:
+            return
+        if any(self.project.is_config(p) for p in paths):
+            self.reload()
+            return
+        touched = [p for p in paths if p not in self.project.buffers and self.project.refresh(p)]
+        if touched:
+            self.relint(self.open_uris())
+
+    def reload(self) -> None:
+        """Read the configuration again, rebuild the index and re-judge every open file."""
+        self.project.reload()
+        if self.project.config_error is not None:
+            self.tell(f"the configuration does not read, gpulint's defaults apply: {self.project.config_error}")
+        self.relint(self.open_uris())
+
+    def later(self, uri: str) -> None:
+        """Lint `uri` once the typing stops for DEBOUNCE seconds."""
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.timers[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, self._typed, uri)
+
+    def _typed(self, uri: str) -> None:
+        self.timers.pop(uri, None)
+        if uri in self.workspace.text_documents:
+            _guard(self, lambda: (self.sync(uri), self.publish(uri)))
+
+    def cancel(self, uri: str) -> None:
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+
+def path_of(uri: str) -> str | None:
+    """The file a document URI names (None for `untitled:` and other schemes)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return os.path.abspath(path) if path else None
+
+
+def _guard(server: GpulintServer, work, default=None):
+    """Run `work`; an error in it is logged, and the server goes on."""
+    try:
+        return work()
+    except Exception:
+        server.log(f"internal error, please report it:\n{traceback.format_exc()}")
+        return default
+
+
+def guarded(default=None):
+    def wrap(fn):
+        @functools.wraps(fn)
+        def handler(server, params):
+            return _guard(server, lambda: fn(server, params), default)
+        return handler
+    return wrap
+
+
+def init_facts(options, server: GpulintServer) -> dict:
+    """`--driver` and `--gpu-class` from initializationOptions (`driver`, `gpuClass`); a value
+    gpulint cannot use is said and left out."""
+    from gpulint.crossfile.fleet import driver_version
+    from gpulint.knowledge.cuda import GPU_CLASSES
+
+    options = options if isinstance(options, dict) else {}
+    facts = {}
+    driver = options.get("driver")
+    if driver is not None:
+        if isinstance(driver, str) and driver_version(driver) == driver:
+            facts["driver"] = driver
+        else:
+            server.tell(f"initializationOptions.driver {driver!r}: expected a driver version such as "
+                        f"535.104.05 or a branch such as 535; left out")
+    gpu_class = next((options[k] for k in ("gpuClass", "gpu-class", "gpu_class") if k in options), None)
+    if gpu_class is not None:
+        if gpu_class in GPU_CLASSES:
+            facts["gpu_class"] = gpu_class
+        else:
+            server.tell(f"initializationOptions.gpuClass {gpu_class!r}: expected one of "
+                        f"{', '.join(GPU_CLASSES)}; left out")
+    return facts
+
+
+SERVER = GpulintServer()
+
+
+@SERVER.feature(types.INITIALIZE)
+def initialize(server: GpulintServer, params: types.InitializeParams) -> None:
+    server.init_options = params.initialization_options or {}
+
+
+@SERVER.feature(types.INITIALIZED)
+@guarded()
+def initialized(server: GpulintServer, params: types.InitializedParams) -> None:
+    root = server.workspace.root_path
+    server.project = Project(Path(root) if root else None, init_facts(server.init_options, server))
+    if server.project.config_error is not None:
+        server.tell(f"the configuration does not read, gpulint's defaults apply: {server.project.config_error}")
+    watched = server.client_capabilities.workspace
+    if watched is not None and watched.did_change_watched_files is not None \
+            and watched.did_change_watched_files.dynamic_registration:
+        # every file: which ones other files' checks consult is known only once read
+        server.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+            id="gpulint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]))]))
+    for uri in server.open_uris():  # opened before the project was ready
+        server.sync(uri)
+        server.publish(uri)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@guarded()
+def did_open(server: GpulintServer, params: types.DidOpenTextDocumentParams) -> None:
+    server.sync(params.text_document.uri)
+    server.publish(params.text_document.uri)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@guarded()
+def did_change(server: GpulintServer, params: types.DidChangeTextDocumentParams) -> None:
+    server.later(params.text_document.uri)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@guarded()
+def did_save(server: GpulintServer, params: types.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    server.cancel(uri)
+    path = path_of(uri)
+    if path is not None and server.project is not None and server.project.is_config(path):
+        server.reload()
+        return
+    server.sync(uri)
+    server.publish(uri)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@guarded()
+def did_close(server: GpulintServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    server.cancel(uri)
+    server.linted.pop(uri, None)
+    path = path_of(uri)
+    if path is None or server.project is None:
+        return
+    server.project.buffers.pop(path, None)
+    if server.project.refresh(path):  # what the editor held is gone: the disk's text counts
+        server.relint(server.open_uris())
+    if not server.pulling:
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+@SERVER.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@guarded()
+def did_change_watched_files(server: GpulintServer, params: types.DidChangeWatchedFilesParams) -> None:
+    paths = [p for p in (path_of(change.uri) for change in params.changes) if p is not None]
+    server.changed_on_disk(paths)
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(identifier="gpulint", inter_file_dependencies=True,
+                                        workspace_diagnostics=False))
+def pull_diagnostics(server: GpulintServer, params: types.DocumentDiagnosticParams):
+    def work():
+        linted = server.current(params.text_document.uri)
+        return types.RelatedFullDocumentDiagnosticReport(items=linted.diagnostics if linted else [])
+    return _guard(server, work, types.RelatedFullDocumentDiagnosticReport(items=[]))
+
+
+def serve() -> None:
+    SERVER.start_io()

@@ -1,0 +1,91 @@
+"""Driving `gpulint server` over stdio with pytest-lsp: a workspace of files, a session in it,
+and waiting for the diagnostics the server pushes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, make_test_lsp_client
+
+
+def _client() -> LanguageClient:
+    made = make_test_lsp_client()
+    made.registrations = []
+
+    @made.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams):  # an editor's file watcher, as VS Code's
+        made.registrations.extend(params.registrations)
+
+    return made
+
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "gpulint", "server"], client_factory=_client)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    yield
+    await lsp_client.shutdown_session()
+
+
+def capabilities(pull: bool = False, watch: bool = True) -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=watch),
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True) if pull else None),
+        text_document=types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities() if pull else None,
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True)))
+
+
+async def start(client: LanguageClient, root: Path, options: dict | None = None, pull: bool = False):
+    return await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(pull), root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        initialization_options=options))
+
+
+def open_file(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
+    uri = path.as_uri()
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="plaintext", version=version,
+        text=path.read_text() if text is None else text)))
+    return uri
+
+
+async def workspace_with(client: LanguageClient, root: Path, files: dict[str, str], opened: str,
+                         **session) -> str:
+    """Write `files` under `root`, start a session there and open `opened`: its URI."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    await start(client, root, **session)
+    return open_file(client, root / opened)
+
+
+def replace_all(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+async def diagnostics(client: LanguageClient, uri: str, until=lambda found: True,
+                      timeout: float = 20) -> list[types.Diagnostic]:
+    """The next diagnostics pushed for `uri` that satisfy `until`."""
+    async def wait():
+        while True:
+            found = client.diagnostics.get(uri)
+            if found is not None and until(found):
+                return list(found)
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return await asyncio.wait_for(wait(), timeout)
+
+
+def codes(found) -> list[str]:
+    return [d.code for d in found]

@@ -1,0 +1,104 @@
+"""`gpulint server`, driven over stdio by pytest-lsp as an editor would: diagnostics on open,
+change and save, pulled or pushed, with the rule's link, related locations and the fading of
+an unused suppression."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import run_gpulint
+from lsp_client import (  # noqa: F401
+    client,
+    codes,
+    diagnostics,
+    open_file,
+    replace_all,
+    start,
+    workspace_with,
+)
+from lsprotocol import types
+
+META = "FROM ubuntu:22.04\nRUN apt-get install -y cuda-12-4\n"  # GL306 on `cuda-12-4`, with a safe fix
+
+
+def test_without_the_extra_server_exits_2_and_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygls", None)  # `import pygls` fails as if not installed
+    run = run_gpulint("server")
+    assert run.rc == 2
+    assert "pip install 'gpulint[lsp]'" in run.err and "pygls" in run.err
+
+
+@pytest.mark.asyncio
+async def test_open_reports_findings_with_rule_link_and_position(client, tmp_path):
+    (tmp_path / "Dockerfile").write_text(META)
+    await start(client, tmp_path)
+    uri = open_file(client, tmp_path / "Dockerfile")
+    found = await diagnostics(client, uri)
+    assert codes(found) == ["GL306"]
+    d = found[0]
+    assert d.severity == types.DiagnosticSeverity.Error and d.source == "gpulint"
+    assert d.code_description.href.endswith("/docs/rules/GL306.md")
+    # `cuda-12-4`: line 2 (0-based 1), columns 23 to 32 (end exclusive)
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (1, 23, 1, 32)
+
+
+@pytest.mark.asyncio
+async def test_change_is_linted_after_typing_stops_and_save_too(client, tmp_path):
+    (tmp_path / "Dockerfile").write_text(META)
+    await start(client, tmp_path)
+    uri = open_file(client, tmp_path / "Dockerfile")
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+    replace_all(client, uri, "FROM ubuntu:22.04\nRUN apt-get install -y cuda-toolkit-12-4\n", 2)
+    assert await diagnostics(client, uri) == []
+    replace_all(client, uri, META, 3)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+
+
+@pytest.mark.asyncio
+async def test_columns_are_counted_in_utf16_units(client, tmp_path):
+    text = "FROM ubuntu:22.04\n# 😀\nRUN echo 😀 && apt-get install -y cuda-12-4\n"
+    found = await diagnostics(client, await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile"))
+    line = text.split("\n")[2]
+    start16 = len(line[:line.index("cuda-12-4")].encode("utf-16-le")) // 2
+    assert (found[0].range.start.line, found[0].range.start.character) == (2, start16)
+    assert found[0].range.end.character == start16 + len("cuda-12-4")
+
+
+@pytest.mark.asyncio
+async def test_unused_suppression_is_tagged_unnecessary(client, tmp_path):
+    text = "FROM ubuntu:22.04\n# gpulint: disable=GL306\nRUN echo hi\n"
+    found = await diagnostics(client, await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile"))
+    assert codes(found) == ["GL002"]
+    assert list(found[0].tags) == [types.DiagnosticTag.Unnecessary]
+
+
+@pytest.mark.asyncio
+async def test_a_file_gpulint_does_not_read_gets_no_diagnostics(client, tmp_path):
+    (tmp_path / "notes.txt").write_text("nothing for gpulint\n")
+    await start(client, tmp_path)
+    assert await diagnostics(client, open_file(client, tmp_path / "notes.txt")) == []
+
+
+@pytest.mark.asyncio
+async def test_a_broken_file_is_a_diagnostic_and_the_server_goes_on(client, tmp_path):
+    (tmp_path / "daemon.json").write_text('{"runtimes": {\n')
+    (tmp_path / "Dockerfile").write_text(META)
+    await start(client, tmp_path)
+    broken = await diagnostics(client, open_file(client, tmp_path / "daemon.json"))
+    assert codes(broken) == ["GL001"] and broken[0].severity == types.DiagnosticSeverity.Error
+    assert codes(await diagnostics(client, open_file(client, tmp_path / "Dockerfile"))) == ["GL306"]
+
+
+@pytest.mark.asyncio
+async def test_pull_diagnostics_when_the_client_asks_for_them(client, tmp_path):
+    (tmp_path / "Dockerfile").write_text(META)
+    result = await start(client, tmp_path, pull=True)
+    assert result.capabilities.diagnostic_provider is not None
+    uri = open_file(client, tmp_path / "Dockerfile")
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert codes(report.items) == ["GL306"]
+    assert uri not in client.diagnostics  # pulled, not pushed as well
