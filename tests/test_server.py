@@ -4,6 +4,7 @@ an unused suppression."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
@@ -102,3 +103,68 @@ async def test_pull_diagnostics_when_the_client_asks_for_them(client, tmp_path):
         text_document=types.TextDocumentIdentifier(uri=uri)))
     assert codes(report.items) == ["GL306"]
     assert uri not in client.diagnostics  # pulled, not pushed as well
+
+
+RUNTIME_CLASS = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: {}\nhandler: nvidia\n"
+POD = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  runtimeClassName: nvidia-gpu\n  containers:\n"
+       "    - name: c\n      image: registry.example.com/ml/smoke:1.0\n      resources:\n        limits:\n"
+       "          nvidia.com/gpu: 1\n")
+
+
+@pytest.mark.asyncio
+async def test_editing_a_runtime_class_rejudges_the_open_pod(client, tmp_path):
+    pod = await workspace_with(client, tmp_path, {"runtimeclass.yaml": RUNTIME_CLASS.format("nvidia-gpu"),
+                                                  "pod.yaml": POD}, "pod.yaml")
+    assert await diagnostics(client, pod) == []
+    assert [r.register_options["watchers"][0]["globPattern"] for r in client.registrations] == ["**/*"]
+    # the RuntimeClass renamed in its buffer, not saved: the pod names none now
+    rc = open_file(client, tmp_path / "runtimeclass.yaml")
+    client.diagnostics.pop(pod, None)
+    replace_all(client, rc, RUNTIME_CLASS.format("nvidia-gpus"), 2)
+    found = await diagnostics(client, pod)
+    assert codes(found) == ["GL701"] and (found[0].range.start.line, found[0].range.start.character) == (5, 20)
+    related = found[0].related_information[0]
+    assert related.location.uri == rc and related.location.range.start == types.Position(line=3, character=2)
+    # the buffer closed unsaved: the file on disk counts again
+    client.diagnostics.pop(pod, None)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=rc)))
+    assert await diagnostics(client, pod) == []
+
+
+@pytest.mark.asyncio
+async def test_a_runtime_class_changed_on_disk_rejudges_the_open_pod(client, tmp_path):
+    pod = await workspace_with(client, tmp_path, {"pod.yaml": POD}, "pod.yaml")
+    assert codes(await diagnostics(client, pod)) == ["GL701"]
+    (tmp_path / "classes").mkdir()
+    (tmp_path / "classes" / "gpu.yaml").write_text(RUNTIME_CLASS.format("nvidia-gpu"))
+    client.diagnostics.pop(pod, None)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "classes" / "gpu.yaml").as_uri(), type=types.FileChangeType.Created)]))
+    assert await diagnostics(client, pod) == []
+    (tmp_path / "classes" / "gpu.yaml").unlink()
+    client.diagnostics.pop(pod, None)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "classes" / "gpu.yaml").as_uri(), type=types.FileChangeType.Deleted)]))
+    assert codes(await diagnostics(client, pod)) == ["GL701"]
+
+
+@pytest.mark.asyncio
+async def test_pulling_clients_are_asked_to_pull_again_after_a_cross_file_change(client, tmp_path):
+    pod = await workspace_with(client, tmp_path, {"runtimeclass.yaml": RUNTIME_CLASS.format("nvidia-gpu"),
+                                                  "pod.yaml": POD}, "pod.yaml", pull=True)
+
+    async def pulled():
+        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=pod)))
+        return codes(report.items)
+
+    assert await pulled() == []
+    (tmp_path / "runtimeclass.yaml").write_text(RUNTIME_CLASS.format("other"))
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "runtimeclass.yaml").as_uri(), type=types.FileChangeType.Changed)]))
+    for _ in range(200):  # a request to the client, counted as it comes
+        if client.diagnostic_refresh_count:
+            break
+        await asyncio.sleep(0.1)
+    assert client.diagnostic_refresh_count == 1
+    assert await pulled() == ["GL701"]
