@@ -33,8 +33,6 @@ from gpulint.face.arguments import (
     version_text,
 )
 
-MAX_FIX_PASSES = 8
-
 
 def _sources(args, settings):
     from gpulint.run.engine import Source, collect_sources
@@ -310,27 +308,14 @@ def _gone(before, after):
 
 
 def _fix_loop(result, sources, settings, options, unsafe):
-    """Fix, re-lint the fixed text, and repeat until nothing more applies.
-
-    Returns the last result, the number of fixes applied, the final text of each
-    changed file, and the original documents (for the diff and for writing).
-    """
+    """Fix every file, re-linting the fixed text, until nothing more applies (run/fix)."""
     from gpulint.formats.documents import encode
     from gpulint.run.engine import Source, run
-    from gpulint.run.fix import fixed_texts
+    from gpulint.run.fix import fix_until_settled
 
     originals = {d.abspath: d for d in result.documents}
-    changed: dict[str, str] = {}
-    total = 0
-    current = result
-    for _ in range(MAX_FIX_PASSES):
-        texts, count, refused = fixed_texts(current.findings, current.documents, unsafe)
-        for message in refused:
-            print(f"gpulint: {message}", file=sys.stderr)
-        if not texts:
-            break
-        total += count
-        changed.update(texts)
+
+    def rerun(changed):
         again = []
         for source in sources:
             key = os.path.abspath(source.path)
@@ -339,9 +324,10 @@ def _fix_loop(result, sources, settings, options, unsafe):
                                     kind=source.kind))
             else:
                 again.append(source)
-        current = run(again, settings, options)
-    changed = {p: t for p, t in changed.items() if t != originals[p].text}
-    return current, total, changed, originals
+        return run(again, settings, options)
+
+    return fix_until_settled(result, rerun, unsafe,
+                             lambda message: print(f"gpulint: {message}", file=sys.stderr))
 
 
 def _write_all(originals, changed) -> list[str]:
