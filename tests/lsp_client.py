@@ -89,3 +89,32 @@ async def diagnostics(client: LanguageClient, uri: str, until=lambda found: True
 
 def codes(found) -> list[str]:
     return [d.code for d in found]
+
+
+def applied(text: str, edits) -> str:
+    """`text` with LSP text edits applied (ASCII text: columns are characters)."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(position: types.Position) -> int:
+        return starts[position.line] + position.character if position.line < len(starts) else len(text)
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[:offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+async def actions(client: LanguageClient, uri: str, line: int, only=None) -> list[types.CodeAction]:
+    """The code actions offered for the 0-based `line`."""
+    return list(await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
+        context=types.CodeActionContext(diagnostics=[], only=only))) or [])
+
+
+async def hover_text(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
+    found = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=character)))
+    return found.contents.value if found is not None else None

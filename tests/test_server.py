@@ -10,9 +10,12 @@ import sys
 import pytest
 from conftest import run_gpulint
 from lsp_client import (  # noqa: F401
+    actions,
+    applied,
     client,
     codes,
     diagnostics,
+    hover_text,
     open_file,
     replace_all,
     start,
@@ -168,3 +171,111 @@ async def test_pulling_clients_are_asked_to_pull_again_after_a_cross_file_change
         await asyncio.sleep(0.1)
     assert client.diagnostic_refresh_count == 1
     assert await pulled() == ["GL701"]
+
+
+def _by_title(offered, title):
+    matches = [a for a in offered if a.title == title]
+    assert matches, [a.title for a in offered]
+    return matches[0]
+
+
+async def _apply(client, uri, text, action, version):
+    (edits,) = action.edit.changes.values()
+    new = applied(text, edits)
+    replace_all(client, uri, new, version)
+    return new, await diagnostics(client, uri)
+
+
+@pytest.mark.asyncio
+async def test_a_quick_fix_applied_clears_its_finding(client, tmp_path):
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": META}, "Dockerfile")
+    (found,) = await diagnostics(client, uri)
+    fix = _by_title(await actions(client, uri, 1), "GL306: install cuda-toolkit-12-4 instead of cuda-12-4")
+    assert fix.kind == types.CodeActionKind.QuickFix and fix.is_preferred
+    assert fix.diagnostics[0].code == "GL306" and fix.diagnostics[0].range == found.range
+    new, left = await _apply(client, uri, META, fix, 2)
+    assert new == "FROM ubuntu:22.04\nRUN apt-get install -y cuda-toolkit-12-4\n" and left == []
+
+
+@pytest.mark.asyncio
+async def test_an_unsafe_fix_says_so(client, tmp_path):
+    text = ("FROM nvidia/cuda:12.9.2-runtime-ubuntu24.04\nCOPY lib/ /opt/app/lib/\n"
+            "ENV LD_LIBRARY_PATH=/opt/app/lib\n")
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile")
+    assert "GL311" in codes(await diagnostics(client, uri))
+    unsafe = [a for a in await actions(client, uri, 2) if a.title.startswith("GL311:")]
+    assert len(unsafe) == 1 and unsafe[0].title.endswith("(unsafe fix: review it)") and not unsafe[0].is_preferred
+
+
+@pytest.mark.asyncio
+async def test_fix_all_applies_every_safe_fix_in_the_file(client, tmp_path):
+    text = "FROM ubuntu:22.04\nRUN apt-get install -y cuda-12-4\nRUN apt-get install -y cuda-runtime-12-4 cuda\n"
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile")
+    assert codes(await diagnostics(client, uri)) == ["GL306"] * 3
+    (every,) = await actions(client, uri, 0, only=[types.CodeActionKind.SourceFixAll])
+    assert every.kind == "source.fixAll.gpulint" and every.title == "Fix all gpulint findings in this file"
+    new, left = await _apply(client, uri, text, every, 2)
+    assert left == [] and new == ("FROM ubuntu:22.04\nRUN apt-get install -y cuda-toolkit-12-4\n"
+                                  "RUN apt-get install -y cuda-libraries-12-4 cuda-toolkit\n")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("title,expected", [
+    ("Disable GL306 on this line", "FROM ubuntu:22.04\n# gpulint: disable=GL306\nRUN apt-get install -y cuda-12-4\n"),
+    ("Disable GL306 in this file", "# gpulint: disable-file=GL306\nFROM ubuntu:22.04\nRUN apt-get install -y cuda-12-4\n"),
+])
+async def test_disable_comments_in_a_dockerfile(client, tmp_path, title, expected):
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": META}, "Dockerfile")
+    await diagnostics(client, uri)
+    new, left = await _apply(client, uri, META, _by_title(await actions(client, uri, 1), title), 2)
+    assert new == expected and left == []
+
+
+@pytest.mark.asyncio
+async def test_disable_keeps_a_dockerfile_directive_first_and_extends_a_comment_there(client, tmp_path):
+    text = "# syntax=docker/dockerfile:1\n# gpulint: disable-file=GL303\n" + META
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile")
+    assert codes(await diagnostics(client, uri)) == ["GL002", "GL306"]
+    new, _ = await _apply(client, uri, text, _by_title(await actions(client, uri, 3), "Disable GL306 in this file"), 2)
+    assert new == "# syntax=docker/dockerfile:1\n# gpulint: disable-file=GL303,GL306\n" + META
+
+
+@pytest.mark.asyncio
+async def test_disable_on_a_yaml_line_keeps_its_indent(client, tmp_path):
+    uri = await workspace_with(client, tmp_path, {"pod.yaml": POD}, "pod.yaml")
+    assert codes(await diagnostics(client, uri)) == ["GL701"]
+    new, left = await _apply(client, uri, POD, _by_title(await actions(client, uri, 5), "Disable GL701 on this line"), 2)
+    assert "spec:\n  # gpulint: disable=GL701\n  runtimeClassName: nvidia-gpu\n" in new and left == []
+
+
+@pytest.mark.asyncio
+async def test_no_disable_comment_where_a_comment_cannot_go(client, tmp_path):
+    text = '{"default-runtime": "nvidia"}\n'  # JSON: no comments
+    uri = await workspace_with(client, tmp_path, {"daemon.json": text}, "daemon.json")
+    assert codes(await diagnostics(client, uri))
+    assert not [a for a in await actions(client, uri, 0) if a.title.startswith("Disable")]
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_finding_and_on_a_suppression_shows_the_rule(client, tmp_path):
+    from gpulint.catalog import load_catalog
+
+    rule = load_catalog()["GL306"]
+    text = META + "# gpulint: disable=GL306\nRUN apt-get install -y cuda-12-4\n"
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile")
+    await diagnostics(client, uri)
+    for line, character in ((1, 25), (2, 21)):  # on `cuda-12-4`; on `GL306` in the comment
+        shown = await hover_text(client, uri, line, character)
+        assert shown.startswith("**GL306** `cuda-meta-package`") and rule.summary in shown and rule.why in shown
+    assert await hover_text(client, uri, 0, 1) is None  # `FROM`
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_cuda_image_shows_what_gpulint_image_says(client, tmp_path):
+    text = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile", options={"driver": "535"})
+    shown = await hover_text(client, uri, 0, 20)
+    expected = run_gpulint("image", "nvidia/cuda:12.4.1-runtime-ubuntu22.04", "--driver", "535").out
+    # the image's finding under --driver 535 first, then the image's facts
+    assert shown.startswith("**GL601**")
+    assert shown.endswith("\n\n---\n\n```text\n" + expected.rstrip("\n") + "\n```")

@@ -22,9 +22,18 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from gpulint import __version__
+from gpulint.face.lsp.actions import FIX_ALL, fix_actions, fix_all, suppression_actions
 from gpulint.face.lsp.diagnostics import diagnostic
+from gpulint.face.lsp.hover import (
+    finding_codes,
+    image_markdown,
+    reference_at,
+    rule_markdown,
+    suppression_code,
+)
 from gpulint.face.lsp.positions import Place
 from gpulint.face.lsp.project import Project
+from gpulint.model import Document, Finding
 from gpulint.run.engine import Result
 
 # seconds of quiet after a keystroke before the buffer is linted again
@@ -38,7 +47,14 @@ class Linted:
     version: int | None
     text: str
     result: Result
-    diagnostics: list[types.Diagnostic]
+    findings: list[Finding]  # the file's own findings, not suppressed
+    diagnostics: list[types.Diagnostic]  # one per finding, in the same order
+
+    def document(self, path: str) -> Document | None:
+        return next((d for d in self.result.documents if d.abspath == path and not d.unread), None)
+
+    def diagnostic_of(self, finding: Finding) -> types.Diagnostic:
+        return self.diagnostics[next(i for i, f in enumerate(self.findings) if f is finding)]
 
 
 class GpulintServer(LanguageServer):
@@ -97,8 +113,9 @@ class GpulintServer(LanguageServer):
         for message in result.internal_errors:
             self.log(message)
         place = Place(text, self.workspace.position_codec)
-        found = [diagnostic(f, place, self.place_of) for f in result.active if os.path.abspath(f.path) == path]
-        linted = self.linted[uri] = Linted(document.version, text, result, found)
+        own = [f for f in result.active if os.path.abspath(f.path) == path]
+        found = [diagnostic(f, place, self.place_of) for f in own]
+        linted = self.linted[uri] = Linted(document.version, text, result, own, found)
         return linted
 
     def publish(self, uri: str) -> None:
@@ -317,6 +334,67 @@ def pull_diagnostics(server: GpulintServer, params: types.DocumentDiagnosticPara
         linted = server.current(params.text_document.uri)
         return types.RelatedFullDocumentDiagnosticReport(items=linted.diagnostics if linted else [])
     return _guard(server, work, types.RelatedFullDocumentDiagnosticReport(items=[]))
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+    code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+def code_action(server: GpulintServer, params: types.CodeActionParams):
+    return _guard(server, lambda: _code_actions(server, params), [])
+
+
+def _code_actions(server: GpulintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    path = path_of(uri)
+    linted = server.current(uri)
+    doc = linted.document(path) if linted is not None else None
+    if doc is None or not doc.text:
+        return []
+    only = params.context.only
+    wants = (lambda kind: any(kind == k or kind.startswith(f"{k}.") for k in only)) if only else (lambda kind: True)
+    place = Place(linted.text, server.workspace.position_codec)
+    first, last = params.range.start.line + 1, params.range.end.line + 1
+    here = [f for f in linted.findings if f.span.line <= last and f.span.end_line >= first]
+    out = []
+    relint = functools.partial(server.project.lint, path)
+    if wants(types.CodeActionKind.QuickFix):
+        out += fix_actions(uri, doc, place, here, linted.diagnostic_of)
+        if any(f.fix is not None and f.fix.safe for f in here):
+            every = fix_all(uri, doc, place, linted.result, relint, types.CodeActionKind.QuickFix)
+            out += [every] if every is not None else []
+        out += suppression_actions(uri, doc, place, here, linted.diagnostic_of)
+    if wants(FIX_ALL) and (only or not out):
+        every = fix_all(uri, doc, place, linted.result, relint)
+        out += [every] if every is not None else []
+    return out
+
+
+@SERVER.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(server: GpulintServer, params: types.HoverParams):
+    return _guard(server, lambda: _hover(server, params))
+
+
+def _hover(server: GpulintServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    path = path_of(uri)
+    linted = server.current(uri)
+    if linted is None:
+        return None
+    place = Place(linted.text, server.workspace.position_codec)
+    line, column = place.at(params.position)
+    codes = finding_codes(linted.findings, line, column)
+    doc = linted.document(path)
+    if doc is not None and doc.text:
+        named = suppression_code(doc, doc.index.offset(line, column))
+        codes += [named] if named is not None and named not in codes else []
+    parts = [text for text in map(rule_markdown, codes) if text]
+    raw = server.workspace.position_codec.position_from_client_units(place.lines, params.position)
+    reference = reference_at(place.lines[raw.line] if raw.line < len(place.lines) else "", raw.character)
+    image = image_markdown(reference, server.project.facts) if reference else None
+    parts += [image] if image else []
+    if not parts:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                    value="\n\n---\n\n".join(parts)))
 
 
 def serve() -> None:
