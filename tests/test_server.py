@@ -279,3 +279,55 @@ async def test_hover_on_a_cuda_image_shows_what_gpulint_image_says(client, tmp_p
     # the image's finding under --driver 535 first, then the image's facts
     assert shown.startswith("**GL601**")
     assert shown.endswith("\n\n---\n\n```text\n" + expected.rstrip("\n") + "\n```")
+
+
+def _watched(client, path, change=types.FileChangeType.Changed):
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=path.as_uri(), type=change)]))
+
+
+@pytest.mark.asyncio
+async def test_settings_reload_when_the_configuration_changes(client, tmp_path):
+    config = tmp_path / ".gpulint.toml"
+    uri = await workspace_with(client, tmp_path, {".gpulint.toml": 'ignore = ["GL306"]\n', "Dockerfile": META},
+                               "Dockerfile")
+    assert await diagnostics(client, uri) == []
+    config.write_text("ignore = []\n")
+    client.diagnostics.pop(uri, None)
+    _watched(client, config)
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+    # saved from the editor: read again as well
+    config.write_text('[severity]\nGL306 = "info"\n')
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(
+        uri=config.as_uri())))
+    found = await diagnostics(client, uri)
+    assert codes(found) == ["GL306"] and found[0].severity == types.DiagnosticSeverity.Information
+
+
+@pytest.mark.asyncio
+async def test_a_broken_configuration_is_said_and_the_defaults_apply(client, tmp_path):
+    config = tmp_path / "pyproject.toml"
+    uri = await workspace_with(client, tmp_path, {"pyproject.toml": '[tool.gpulint]\nignore = ["GL306"]\n',
+                                                  "Dockerfile": META}, "Dockerfile")
+    assert await diagnostics(client, uri) == []
+    config.write_text('[tool.gpulint]\nignore = ["GL306"\n')
+    client.diagnostics.pop(uri, None)
+    _watched(client, config)
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+    said = [m.message for m in client.messages]
+    assert len(said) == 1 and "the configuration does not read" in said[0] and "invalid TOML" in said[0]
+    config.write_text('[tool.gpulint]\nselect = ["GL999"]\n')  # a selector naming no rule
+    client.diagnostics.pop(uri, None)
+    _watched(client, config)
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+    assert "GL999" in client.messages[-1].message
+
+
+@pytest.mark.asyncio
+async def test_initialization_options_gpulint_cannot_use_are_said_and_left_out(client, tmp_path):
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": META}, "Dockerfile",
+                               options={"driver": "five-thirty-five", "gpuClass": "quantum"})
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+    said = " ".join(m.message for m in client.messages)
+    assert "initializationOptions.driver 'five-thirty-five'" in said and "initializationOptions.gpuClass 'quantum'" in said
