@@ -8,7 +8,7 @@ import asyncio
 import sys
 
 import pytest
-from conftest import run_gpulint
+from conftest import FIXTURES, run_gpulint
 from lsp_client import (  # noqa: F401
     actions,
     applied,
@@ -331,3 +331,32 @@ async def test_initialization_options_gpulint_cannot_use_are_said_and_left_out(c
     assert codes(await diagnostics(client, uri)) == ["GL306"]
     said = " ".join(m.message for m in client.messages)
     assert "initializationOptions.driver 'five-thirty-five'" in said and "initializationOptions.gpuClass 'quantum'" in said
+
+
+@pytest.mark.asyncio
+async def test_latency_of_a_300_line_manifest_after_a_change(client, tmp_path, capsys):
+    """The time from an edit of a 300-line manifest to its diagnostics, printed (bench/ holds
+    the figure that is tracked; a unit test does not judge timings)."""
+    import statistics
+    import time
+
+    text = (FIXTURES / "server" / "deployment-300.yaml").read_text()
+    assert text.count("\n") == 300
+    uri = await workspace_with(client, tmp_path, {"deployment.yaml": text,
+                                                  "runtimeclass.yaml": RUNTIME_CLASS.format("nvidia")},
+                               "deployment.yaml")
+    assert codes(await diagnostics(client, uri)) == ["GL505"]
+    saved, typed = [], []
+    for version in range(2, 22, 2):
+        start = time.perf_counter()
+        replace_all(client, uri, text.replace("replicas: 2", f"replicas: {version}", 1), version)
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        assert codes(await diagnostics(client, uri)) == ["GL505"]
+        saved.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        replace_all(client, uri, text.replace("replicas: 2", f"replicas: {version + 1}", 1), version + 1)
+        assert codes(await diagnostics(client, uri)) == ["GL505"]
+        typed.append((time.perf_counter() - start) * 1000)
+    with capsys.disabled():
+        print(f"\ngpulint server, 300-line manifest: edit + save to diagnostics {statistics.median(saved):.1f} ms, "
+              f"keystroke to diagnostics {statistics.median(typed):.1f} ms (median of {len(saved)})")

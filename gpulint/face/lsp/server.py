@@ -37,7 +37,7 @@ from gpulint.model import Document, Finding
 from gpulint.run.engine import Result
 
 # seconds of quiet after a keystroke before the buffer is linted again
-DEBOUNCE = 0.15
+DEBOUNCE = 0.075
 
 
 @dataclass
