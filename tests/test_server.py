@@ -156,12 +156,7 @@ async def test_pulling_clients_are_asked_to_pull_again_after_a_cross_file_change
     pod = await workspace_with(client, tmp_path, {"runtimeclass.yaml": RUNTIME_CLASS.format("nvidia-gpu"),
                                                   "pod.yaml": POD}, "pod.yaml", pull=True)
 
-    async def pulled():
-        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=pod)))
-        return codes(report.items)
-
-    assert await pulled() == []
+    assert await pulled(client, pod) == []
     (tmp_path / "runtimeclass.yaml").write_text(RUNTIME_CLASS.format("other"))
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
         uri=(tmp_path / "runtimeclass.yaml").as_uri(), type=types.FileChangeType.Changed)]))
@@ -170,7 +165,13 @@ async def test_pulling_clients_are_asked_to_pull_again_after_a_cross_file_change
             break
         await asyncio.sleep(0.1)
     assert client.diagnostic_refresh_count == 1
-    assert await pulled() == ["GL701"]
+    assert await pulled(client, pod) == ["GL701"]
+
+
+async def pulled(client, uri) -> list[str]:
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    return codes(report.items)
 
 
 def _by_title(offered, title):
@@ -360,3 +361,17 @@ async def test_latency_of_a_300_line_manifest_after_a_change(client, tmp_path, c
     with capsys.disabled():
         print(f"\ngpulint server, 300-line manifest: edit + save to diagnostics {statistics.median(saved):.1f} ms, "
               f"keystroke to diagnostics {statistics.median(typed):.1f} ms (median of {len(saved)})")
+
+
+@pytest.mark.asyncio
+async def test_excluded_and_git_ignored_files_are_no_context(client, tmp_path):
+    (tmp_path / ".git").mkdir()
+    files = {".gitignore": "scratch/\n", ".gpulint.toml": 'extend-exclude = ["old"]\n', "pod.yaml": POD}
+    pod = await workspace_with(client, tmp_path, files, "pod.yaml", pull=True)
+    assert await pulled(client, pod) == ["GL701"]
+    for folder in ("scratch", "old", "."):  # only the last one defines the class for `gpulint .`
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "gpu.yaml").write_text(RUNTIME_CLASS.format("nvidia-gpu"))
+        _watched(client, tmp_path / folder / "gpu.yaml", types.FileChangeType.Created)
+        assert await pulled(client, pod) == ([] if folder == "." else ["GL701"])
+    assert run_gpulint("--format", "json", str(tmp_path / "pod.yaml")).codes() == []

@@ -41,8 +41,10 @@ class Project:
             self.settings = settings_from(lint_parser().parse_args([start]))
             self.config_error = None
         except (ConfigError, UsageError) as exc:
-            self.settings = Settings(base=Path(start))
+            self.settings = Settings()
             self.config_error = str(exc)
+        if self.settings.path is None:  # patterns are anchored at the workspace, not where the editor started
+            self.settings.base = Path(start)
         self.rebuild()
 
     def is_config(self, path: str) -> bool:
@@ -63,19 +65,32 @@ class Project:
         settings = self.settings
         for path in walk([str(self.root)], settings.excludes, base=settings.base,
                          gitignore=settings.respect_gitignore):
-            self.refresh(os.path.abspath(path))
+            self.refresh(os.path.abspath(path), walked=True)
         for path in self.buffers:
             self.refresh(path)
 
-    def refresh(self, path: str) -> bool:
+    def tracked(self, path: str) -> bool:
+        """Whether `gpulint ROOT` would read `path`: in the workspace, not excluded or
+        git-ignored."""
+        from gpulint.run.discover import walk
+
+        if self.root is None or not inside(path, str(self.root)):
+            return False
+        if not os.path.isfile(path):  # gone, or a buffer not saved yet
+            return path in self.buffers and not os.path.lexists(path)
+        settings = self.settings
+        return bool(walk([path], settings.excludes, base=settings.base, gitignore=settings.respect_gitignore,
+                         force_exclude=True))
+
+    def refresh(self, path: str, walked: bool = False) -> bool:
         """Read `path` again (its buffer where it is open, else the disk) into the index;
-        whether what other files' checks see changed."""
+        whether what other files' checks see changed. `walked`: found by walking the
+        workspace, so known to be one `gpulint ROOT` reads."""
         from gpulint.crossfile.imagemap import mapped_paths
 
         text = self.buffers.get(path)
         source = Source(Path(path), text=None if text is None else text.encode("utf-8"), display=path)
-        doc = None if text is None and not os.path.isfile(path) else \
-            context_document(source, mapped_paths(self.settings))
+        doc = context_document(source, mapped_paths(self.settings)) if walked or self.tracked(path) else None
         old = self.index.pop(path, None)
         if doc is not None:
             self.index[path] = doc
