@@ -375,3 +375,26 @@ async def test_excluded_and_git_ignored_files_are_no_context(client, tmp_path):
         _watched(client, tmp_path / folder / "gpu.yaml", types.FileChangeType.Created)
         assert await pulled(client, pod) == ([] if folder == "." else ["GL701"])
     assert run_gpulint("--format", "json", str(tmp_path / "pod.yaml")).codes() == []
+
+
+@pytest.mark.asyncio
+async def test_a_crlf_file_gets_crlf_in_the_comments_written(client, tmp_path):
+    text = META.replace("\n", "\r\n")
+    (tmp_path / "Dockerfile").write_bytes(text.encode())
+    await start(client, tmp_path)
+    uri = open_file(client, tmp_path / "Dockerfile", text)
+    (found,) = await diagnostics(client, uri)
+    assert (found.range.start.line, found.range.start.character, found.range.end.character) == (1, 23, 32)
+    new, left = await _apply(client, uri, text, _by_title(await actions(client, uri, 1), "Disable GL306 on this line"), 2)
+    assert new == "FROM ubuntu:22.04\r\n# gpulint: disable=GL306\r\nRUN apt-get install -y cuda-12-4\r\n" and left == []
+
+
+@pytest.mark.asyncio
+async def test_no_line_comment_inside_a_continued_shell_command(client, tmp_path):
+    text = "#!/bin/sh\ndocker run \\\n  --gpus device=0,1 \\\n  nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n"
+    uri = await workspace_with(client, tmp_path, {"run.sh": text}, "run.sh")
+    assert codes(await diagnostics(client, uri)) == ["GL913"]
+    offered = [a.title for a in await actions(client, uri, 2)]
+    assert "Disable GL913 on this line" not in offered
+    new, left = await _apply(client, uri, text, _by_title(await actions(client, uri, 2), "Disable GL913 in this file"), 2)
+    assert new == "#!/bin/sh\n# gpulint: disable-file=GL913\n" + text.split("\n", 1)[1] and left == []

@@ -143,8 +143,8 @@ class GpulintServer(LanguageServer):
             if self._refresh_supported():
                 self.workspace_diagnostic_refresh(None)
             return
-        for uri in uris:
-            self.publish(uri)
+        for uri in uris:  # one file's failure leaves the others judged
+            _guard(self, functools.partial(self.publish, uri))
 
     def _refresh_supported(self) -> bool:
         workspace = self.client_capabilities.workspace
