@@ -398,3 +398,26 @@ async def test_no_line_comment_inside_a_continued_shell_command(client, tmp_path
     assert "Disable GL913 on this line" not in offered
     new, left = await _apply(client, uri, text, _by_title(await actions(client, uri, 2), "Disable GL913 in this file"), 2)
     assert new == "#!/bin/sh\n# gpulint: disable-file=GL913\n" + text.split("\n", 1)[1] and left == []
+
+
+# one file of each kind, as `gpulint .` judges them in one project
+EVERY_KIND = ["containerd/bad/gl101.toml", "daemon-json/bad/gl201-daemon.json", "dockerfile/meta/bad.Dockerfile",
+              "kubernetes/GL505/bad.yaml", "compat/sources/helm-values/values.yaml", "cdi/versions/too-old.yaml",
+              "compose/anchored-limits.compose.yaml", "commands/checklist.md"]
+
+
+@pytest.mark.asyncio
+async def test_every_kind_gets_the_findings_the_command_line_gives(client, tmp_path):
+    (tmp_path / ".git").mkdir()
+    for name in EVERY_KIND:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text((FIXTURES / name).read_text())
+    cli = run_gpulint("--format", "json", "--failure-threshold", "none", str(tmp_path))
+    await start(client, tmp_path)
+    for name in EVERY_KIND:
+        expected = [(f["code"], f["severity"], f["line"] - 1, f["column"] - 1, f["end_line"] - 1, f["end_column"])
+                    for f in cli.findings if f["path"].endswith(name)]
+        found = await diagnostics(client, open_file(client, tmp_path / name))
+        severity = {1: "error", 2: "warning", 3: "info"}
+        assert expected and [(d.code, severity[d.severity], d.range.start.line, d.range.start.character,
+                              d.range.end.line, d.range.end.character) for d in found] == expected, name
