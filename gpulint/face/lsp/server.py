@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -398,4 +399,6 @@ def _hover(server: GpulintServer, params: types.HoverParams) -> types.Hover | No
 
 
 def serve() -> None:
-    SERVER.start_io()
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # the protocol owns stdout: anything printed goes to stderr instead
+    SERVER.start_io(stdin, stdout)
