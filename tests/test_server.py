@@ -421,3 +421,17 @@ async def test_every_kind_gets_the_findings_the_command_line_gives(client, tmp_p
         severity = {1: "error", 2: "warning", 3: "info"}
         assert expected and [(d.code, severity[d.severity], d.range.start.line, d.range.start.character,
                               d.range.end.line, d.range.end.character) for d in found] == expected, name
+
+
+@pytest.mark.asyncio
+async def test_requests_about_a_file_never_opened_get_nothing_and_the_server_goes_on(client, tmp_path):
+    uri = await workspace_with(client, tmp_path, {"Dockerfile": META}, "Dockerfile")
+    assert codes(await diagnostics(client, uri)) == ["GL306"]
+    ghost = (tmp_path / "gone" / "Dockerfile").as_uri()
+    assert await hover_text(client, ghost, 1, 25) is None
+    assert await actions(client, ghost, 1) == []
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=ghost)))
+    assert list(report.items) == []
+    assert (await hover_text(client, uri, 1, 25)).startswith("**GL306**")
+    assert not [m for m in client.log_messages if "internal error" in m.message]

@@ -128,7 +128,10 @@ class GpulintServer(LanguageServer):
                 uri=uri, version=linted.version, diagnostics=linted.diagnostics))
 
     def current(self, uri: str) -> Linted | None:
-        """The run on the buffer as it is now: the last one, or a new one."""
+        """The run on the buffer as it is now: the last one, or a new one (None for a file
+        the editor has not opened)."""
+        if uri not in self.workspace.text_documents:
+            return None
         linted = self.linted.get(uri)
         document = self.workspace.get_text_document(uri)
         if linted is not None and linted.text == document.source:
