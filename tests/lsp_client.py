@@ -42,10 +42,12 @@ def capabilities(pull: bool = False, watch: bool = True) -> types.ClientCapabili
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True)))
 
 
-async def start(client: LanguageClient, root: Path, options: dict | None = None, pull: bool = False):
+async def start(client: LanguageClient, root: Path, options: dict | None = None, pull: bool = False,
+                more: tuple[Path, ...] = ()):
+    """Initialize a session in the workspace folder `root` (and `more` folders)."""
     return await client.initialize_session(types.InitializeParams(
         capabilities=capabilities(pull), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in (root, *more)],
         initialization_options=options))
 
 

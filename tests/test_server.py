@@ -435,3 +435,22 @@ async def test_requests_about_a_file_never_opened_get_nothing_and_the_server_goe
     assert list(report.items) == []
     assert (await hover_text(client, uri, 1, 25)).startswith("**GL306**")
     assert not [m for m in client.log_messages if "internal error" in m.message]
+
+
+@pytest.mark.asyncio
+async def test_each_file_is_judged_in_its_own_project_as_the_command_line_does(client, tmp_path):
+    """A nested project's configuration governs its files; another workspace folder is another
+    project, whose RuntimeClasses a pod here does not see."""
+    for folder in ("main", "main/svc", "other"):
+        (tmp_path / folder).mkdir(parents=True)
+    files = {"main/.gpulint.toml": 'ignore = ["GL306"]\n', "main/Dockerfile": META,
+             "main/svc/.gpulint.toml": "ignore = []\n", "main/svc/Dockerfile": META,
+             "main/runtimeclass.yaml": RUNTIME_CLASS.format("nvidia-gpu"), "main/pod.yaml": POD,
+             "other/pod.yaml": POD}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    await start(client, tmp_path / "main", more=(tmp_path / "other",))
+    for name in ("main/Dockerfile", "main/svc/Dockerfile", "main/pod.yaml", "other/pod.yaml"):
+        expected = run_gpulint("--format", "json", "--failure-threshold", "none", str(tmp_path / name)).codes()
+        assert codes(await diagnostics(client, open_file(client, tmp_path / name))) == expected, name
+        assert expected == {"main/svc/Dockerfile": ["GL306"], "other/pod.yaml": ["GL701"]}.get(name, []), name

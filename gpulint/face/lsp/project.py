@@ -1,7 +1,9 @@
-"""The workspace as the language server sees it: its settings, the files other files' checks
-consult (parsed once and kept: the index), and the editor's unsaved buffers. Linting an
-open file is one engine run on its buffer, as `gpulint - --stdin-filename PATH` would do,
-with the index standing for the rest of the project.
+"""The workspace as the language server sees it. Each open file belongs to the project that
+`gpulint - --stdin-filename FILE` reads around it (the nearest folder above it holding `.git`
+or gpulint's configuration; else the workspace folder holding it). A project has its settings,
+the files other files' checks consult (parsed once and kept: the index), and sees the editor's
+unsaved buffers. Linting an open file is one engine run on its buffer, with its project's
+index standing for the rest of the project.
 
 Nothing here speaks the protocol: `server.py` does, and calls this.
 """
@@ -21,10 +23,11 @@ CONFIG_NAMES = ("pyproject.toml", ".gpulint.toml")
 
 
 class Project:
-    def __init__(self, root: Path | None, facts: dict | None = None) -> None:
+    def __init__(self, root: Path | None, facts: dict | None = None, buffers: dict[str, str] | None = None) -> None:
         self.root = root
         self.facts = dict(facts or {})  # --driver, --gpu-class from initializationOptions
-        self.buffers: dict[str, str] = {}  # absolute path -> the open file's text in the editor
+        # absolute path -> the open file's text in the editor (shared by the projects)
+        self.buffers: dict[str, str] = {} if buffers is None else buffers
         self.index: dict[str, object] = {}  # absolute path -> Document other files' checks consult
         self.settings = Settings()
         self.config_error: str | None = None
@@ -36,15 +39,14 @@ class Project:
         """Read the settings again (as `gpulint ROOT` finds them) and rebuild the index. A
         configuration that does not read keeps gpulint's defaults, and says why in
         `config_error`."""
-        start = str(self.root) if self.root is not None else os.getcwd()
-        try:
-            self.settings = settings_from(lint_parser().parse_args([start]))
-            self.config_error = None
-        except (ConfigError, UsageError) as exc:
-            self.settings = Settings()
-            self.config_error = str(exc)
-        if self.settings.path is None:  # patterns are anchored at the workspace, not where the editor started
-            self.settings.base = Path(start)
+        self.settings, self.config_error = Settings(), None
+        if self.root is not None:  # outside any project no configuration applies, as for the CLI
+            try:
+                self.settings = settings_from(lint_parser().parse_args([str(self.root)]))
+            except (ConfigError, UsageError) as exc:
+                self.config_error = str(exc)
+            if self.settings.path is None:  # patterns are anchored at the project, not where the editor started
+                self.settings.base = self.root
         self.rebuild()
 
     def is_config(self, path: str) -> bool:
@@ -104,3 +106,40 @@ class Project:
         options = Options(facts=dict(self.facts), context=context, jobs=1)
         source = Source(Path(path), text=text.encode("utf-8", "surrogatepass"), display=path, named=True)
         return run([source], self.settings, options)
+
+
+class Projects:
+    """The projects of the files the editor opens, made on first use."""
+
+    def __init__(self, folders: list[Path], facts: dict | None = None) -> None:
+        self.folders = folders  # the editor's workspace folders
+        self.facts = dict(facts or {})
+        self.buffers: dict[str, str] = {}
+        self.by_root: dict[Path | None, Project] = {}
+        self._roots: dict[str, Path | None] = {}  # folder -> its project's root (cleared on changes)
+
+    def root_of(self, path: str) -> Path | None:
+        from gpulint.face.cli import project_root
+
+        folder = os.path.dirname(path)
+        if folder not in self._roots:
+            root = project_root(path)
+            if root is None:
+                root = next((f for f in self.folders if inside(path, str(f))), None)
+            self._roots[folder] = root
+        return self._roots[folder]
+
+    def of(self, path: str) -> Project:
+        root = self.root_of(path)
+        if root not in self.by_root:
+            self.by_root[root] = Project(root, self.facts, self.buffers)
+        return self.by_root[root]
+
+    def holding(self, path: str) -> list[Project]:
+        """The projects whose index may hold `path`: those under whose root it lies."""
+        return [p for p in self.by_root.values() if p.root is not None and inside(path, str(p.root))]
+
+    def forget_roots(self) -> None:
+        """A configuration or a `.git` came or went: which project a file belongs to is
+        worked out again."""
+        self._roots = {}

@@ -33,7 +33,7 @@ from gpulint.face.lsp.hover import (
     suppression_code,
 )
 from gpulint.face.lsp.positions import Place
-from gpulint.face.lsp.project import Project
+from gpulint.face.lsp.project import CONFIG_NAMES, Project, Projects
 from gpulint.model import Document, Finding
 from gpulint.run.engine import Result
 
@@ -62,7 +62,7 @@ class GpulintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("gpulint", __version__,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.project: Project | None = None
+        self.projects: Projects | None = None  # made once the session is initialized
         self.init_options: dict = {}
         self.linted: dict[str, Linted] = {}  # uri -> its last run
         self.timers: dict[str, asyncio.TimerHandle] = {}
@@ -93,7 +93,8 @@ class GpulintServer(LanguageServer):
         uri = Path(path).as_uri()
         if uri in self.workspace.text_documents:
             return self.place(uri)
-        doc = self.project.index.get(path) if self.project is not None else None
+        doc = next((p.index[path] for p in self.projects.holding(path) if path in p.index), None) \
+            if self.projects is not None else None
         if doc is not None:
             return Place(doc.text, self.workspace.position_codec)
         try:
@@ -106,11 +107,11 @@ class GpulintServer(LanguageServer):
     def lint(self, uri: str) -> Linted | None:
         """Lint the open file now (its buffer as it is) and keep the result."""
         path = path_of(uri)
-        if path is None or self.project is None:
+        if path is None or self.projects is None:
             return None
         document = self.workspace.get_text_document(uri)
         text = document.source
-        result = self.project.lint(path, text)
+        result = self.project_of(path).lint(path, text)
         for message in result.internal_errors:
             self.log(message)
         place = Place(text, self.workspace.position_codec)
@@ -155,33 +156,54 @@ class GpulintServer(LanguageServer):
         return bool(workspace is not None and workspace.diagnostics is not None
                     and workspace.diagnostics.refresh_support)
 
-    # -- keeping the project current -----------------------------------------------------------
+    # -- keeping the projects current ----------------------------------------------------------
+
+    def project_of(self, path: str) -> Project:
+        known = self.projects.by_root.get(self.projects.root_of(path))
+        project = self.projects.of(path)
+        if known is None:  # made just now
+            self.tell_config(project)
+        return project
+
+    def tell_config(self, project: Project) -> None:
+        if project.config_error is not None:
+            self.tell(f"the configuration does not read, gpulint's defaults apply: {project.config_error}")
+
+    def files_of(self, projects: list[Project]) -> list[str]:
+        """The open files that belong to these projects."""
+        return [uri for uri in self.open_uris() if self.project_of(path_of(uri)) in projects]
 
     def sync(self, uri: str) -> None:
-        """Take the buffer of `uri` into the project; re-judge the other open files when what
+        """Take the buffer of `uri` into the projects; re-judge the other open files when what
         their checks consult changed with it."""
         path = path_of(uri)
-        if path is None or self.project is None:
+        if path is None or self.projects is None:
             return
-        self.project.buffers[path] = self.workspace.get_text_document(uri).source
-        if self.project.refresh(path):
-            self.relint([u for u in self.open_uris() if u != uri])
+        self.projects.buffers[path] = self.workspace.get_text_document(uri).source
+        self.project_of(path)
+        changed = [p for p in self.projects.holding(path) if p.refresh(path)]
+        if changed:
+            self.relint([u for u in self.files_of(changed) if u != uri])
 
     def changed_on_disk(self, paths: list[str]) -> None:
-        if self.project is None:
+        if self.projects is None:
             return
-        if any(self.project.is_config(p) for p in paths):
+        if any(os.path.basename(p) in (*CONFIG_NAMES, ".git") for p in paths) \
+                or any(project.is_config(p) for project in self.projects.by_root.values() for p in paths):
             self.reload()
             return
-        touched = [p for p in paths if p not in self.project.buffers and self.project.refresh(p)]
-        if touched:
-            self.relint(self.open_uris())
+        changed = [project for project in self.projects.by_root.values()
+                   if [p for p in paths if p not in self.projects.buffers and project.refresh(p)]]
+        if changed:
+            self.relint(self.files_of(changed))
 
     def reload(self) -> None:
-        """Read the configuration again, rebuild the index and re-judge every open file."""
-        self.project.reload()
-        if self.project.config_error is not None:
-            self.tell(f"the configuration does not read, gpulint's defaults apply: {self.project.config_error}")
+        """Read every project's configuration again (which project a file belongs to may have
+        changed too), rebuild the indexes and re-judge every open file."""
+        self.projects.forget_roots()
+        for project in list(self.projects.by_root.values()):
+            project.reload()
+            self.tell_config(project)
         self.relint(self.open_uris())
 
     def later(self, uri: str) -> None:
@@ -264,10 +286,11 @@ def initialize(server: GpulintServer, params: types.InitializeParams) -> None:
 @SERVER.feature(types.INITIALIZED)
 @guarded()
 def initialized(server: GpulintServer, params: types.InitializedParams) -> None:
+    folders = [Path(p) for p in (path_of(f.uri) for f in server.workspace.folders.values()) if p]
     root = server.workspace.root_path
-    server.project = Project(Path(root) if root else None, init_facts(server.init_options, server))
-    if server.project.config_error is not None:
-        server.tell(f"the configuration does not read, gpulint's defaults apply: {server.project.config_error}")
+    if root and Path(root) not in folders:
+        folders.append(Path(root))
+    server.projects = Projects(folders, init_facts(server.init_options, server))
     watched = server.client_capabilities.workspace
     if watched is not None and watched.did_change_watched_files is not None \
             and watched.did_change_watched_files.dynamic_registration:
@@ -300,7 +323,9 @@ def did_save(server: GpulintServer, params: types.DidSaveTextDocumentParams) -> 
     uri = params.text_document.uri
     server.cancel(uri)
     path = path_of(uri)
-    if path is not None and server.project is not None and server.project.is_config(path):
+    if path is not None and server.projects is not None and (
+            os.path.basename(path) in CONFIG_NAMES
+            or any(p.is_config(path) for p in server.projects.by_root.values())):
         server.reload()
         return
     server.sync(uri)
@@ -314,11 +339,13 @@ def did_close(server: GpulintServer, params: types.DidCloseTextDocumentParams) -
     server.cancel(uri)
     server.linted.pop(uri, None)
     path = path_of(uri)
-    if path is None or server.project is None:
+    if path is None or server.projects is None:
         return
-    server.project.buffers.pop(path, None)
-    if server.project.refresh(path):  # what the editor held is gone: the disk's text counts
-        server.relint(server.open_uris())
+    server.projects.buffers.pop(path, None)
+    # what the editor held is gone: the disk's text counts
+    changed = [p for p in server.projects.holding(path) if p.refresh(path)]
+    if changed:
+        server.relint(server.files_of(changed))
     if not server.pulling:
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -359,7 +386,7 @@ def _code_actions(server: GpulintServer, params: types.CodeActionParams) -> list
     first, last = params.range.start.line + 1, params.range.end.line + 1
     here = [f for f in linted.findings if f.span.line <= last and f.span.end_line >= first]
     out = []
-    relint = functools.partial(server.project.lint, path)
+    relint = functools.partial(server.project_of(path).lint, path)
     if wants(types.CodeActionKind.QuickFix):
         out += fix_actions(uri, doc, place, here, linted.diagnostic_of)
         if any(f.fix is not None and f.fix.safe for f in here):
@@ -393,7 +420,7 @@ def _hover(server: GpulintServer, params: types.HoverParams) -> types.Hover | No
     parts = [text for text in map(rule_markdown, codes) if text]
     raw = server.workspace.position_codec.position_from_client_units(place.lines, params.position)
     reference = reference_at(place.lines[raw.line] if raw.line < len(place.lines) else "", raw.character)
-    image = image_markdown(reference, server.project.facts) if reference else None
+    image = image_markdown(reference, server.projects.facts) if reference else None
     parts += [image] if image else []
     if not parts:
         return None
