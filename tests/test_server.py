@@ -454,3 +454,20 @@ async def test_each_file_is_judged_in_its_own_project_as_the_command_line_does(c
         expected = run_gpulint("--format", "json", "--failure-threshold", "none", str(tmp_path / name)).codes()
         assert codes(await diagnostics(client, open_file(client, tmp_path / name))) == expected, name
         assert expected == {"main/svc/Dockerfile": ["GL306"], "other/pod.yaml": ["GL701"]}.get(name, []), name
+
+
+@pytest.mark.asyncio
+async def test_a_workspace_folder_added_brings_its_files_into_view(client, tmp_path):
+    for folder in ("main", "other"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "other" / "runtimeclass.yaml").write_text(RUNTIME_CLASS.format("nvidia-gpu"))
+    (tmp_path / "other" / "pod.yaml").write_text(POD)
+    result = await start(client, tmp_path / "main")
+    assert result.capabilities.workspace.workspace_folders.change_notifications
+    pod = open_file(client, tmp_path / "other" / "pod.yaml")
+    assert codes(await diagnostics(client, pod)) == ["GL701"]  # in no project: nothing around it
+    client.diagnostics.pop(pod, None)
+    added = types.WorkspaceFolder(uri=(tmp_path / "other").as_uri(), name="other")
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(added=[added], removed=[])))
+    assert await diagnostics(client, pod) == []

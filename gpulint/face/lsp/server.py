@@ -275,6 +275,14 @@ def init_facts(options, server: GpulintServer) -> dict:
     return facts
 
 
+def workspace_folders(server: GpulintServer) -> list[Path]:
+    folders = [Path(p) for p in (path_of(f.uri) for f in server.workspace.folders.values()) if p]
+    root = server.workspace.root_path
+    if root and Path(root) not in folders:
+        folders.append(Path(root))
+    return folders
+
+
 SERVER = GpulintServer()
 
 
@@ -286,11 +294,7 @@ def initialize(server: GpulintServer, params: types.InitializeParams) -> None:
 @SERVER.feature(types.INITIALIZED)
 @guarded()
 def initialized(server: GpulintServer, params: types.InitializedParams) -> None:
-    folders = [Path(p) for p in (path_of(f.uri) for f in server.workspace.folders.values()) if p]
-    root = server.workspace.root_path
-    if root and Path(root) not in folders:
-        folders.append(Path(root))
-    server.projects = Projects(folders, init_facts(server.init_options, server))
+    server.projects = Projects(workspace_folders(server), init_facts(server.init_options, server))
     watched = server.client_capabilities.workspace
     if watched is not None and watched.did_change_watched_files is not None \
             and watched.did_change_watched_files.dynamic_registration:
@@ -355,6 +359,14 @@ def did_close(server: GpulintServer, params: types.DidCloseTextDocumentParams) -
 def did_change_watched_files(server: GpulintServer, params: types.DidChangeWatchedFilesParams) -> None:
     paths = [p for p in (path_of(change.uri) for change in params.changes) if p is not None]
     server.changed_on_disk(paths)
+
+
+@SERVER.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+@guarded()
+def did_change_workspace_folders(server: GpulintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    if server.projects is not None:  # a file outside any project belongs to the folder holding it
+        server.projects.folders = workspace_folders(server)
+        server.reload()
 
 
 @SERVER.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
