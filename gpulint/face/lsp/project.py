@@ -29,24 +29,16 @@ class Project:
         # absolute path -> the open file's text in the editor (shared by the projects)
         self.buffers: dict[str, str] = {} if buffers is None else buffers
         self.index: dict[str, object] = {}  # absolute path -> Document other files' checks consult
-        self.settings = Settings()
-        self.config_error: str | None = None
-        self.reload()
-
-    # -- settings ---------------------------------------------------------------------------
-
-    def reload(self) -> None:
-        """Read the settings again (as `gpulint ROOT` finds them) and rebuild the index. A
-        configuration that does not read keeps gpulint's defaults, and says why in
-        `config_error`."""
+        # the settings, as `gpulint ROOT` finds them; a configuration that does not read leaves
+        # gpulint's defaults, and `config_error` says why
         self.settings, self.config_error = Settings(), None
-        if self.root is not None:  # outside any project no configuration applies, as for the CLI
+        if root is not None:  # outside any project no configuration applies, as for the CLI
             try:
-                self.settings = settings_from(lint_parser().parse_args([str(self.root)]))
+                self.settings = settings_from(lint_parser().parse_args([str(root)]))
             except (ConfigError, UsageError) as exc:
                 self.config_error = str(exc)
             if self.settings.path is None:  # patterns are anchored at the project, not where the editor started
-                self.settings.base = self.root
+                self.settings.base = root
         self.rebuild()
 
     def is_config(self, path: str) -> bool:
@@ -139,7 +131,8 @@ class Projects:
         """The projects whose index may hold `path`: those under whose root it lies."""
         return [p for p in self.by_root.values() if p.root is not None and inside(path, str(p.root))]
 
-    def forget_roots(self) -> None:
-        """A configuration or a `.git` came or went: which project a file belongs to is
-        worked out again."""
+    def forget(self) -> None:
+        """A configuration or a `.git` changed, came or went: the projects are made again,
+        and which project a file belongs to is worked out again."""
         self._roots = {}
+        self.by_root = {}

@@ -180,7 +180,7 @@ class GpulintServer(LanguageServer):
         if path is None or self.projects is None:
             return
         self.projects.buffers[path] = self.workspace.get_text_document(uri).source
-        self.project_of(path)
+        self.project_of(path)  # made, if this is its first file, with the buffer in its index
         changed = [p for p in self.projects.holding(path) if p.refresh(path)]
         if changed:
             self.relint([u for u in self.files_of(changed) if u != uri])
@@ -192,18 +192,19 @@ class GpulintServer(LanguageServer):
                 or any(project.is_config(p) for project in self.projects.by_root.values() for p in paths):
             self.reload()
             return
-        changed = [project for project in self.projects.by_root.values()
-                   if [p for p in paths if p not in self.projects.buffers and project.refresh(p)]]
+        changed = []
+        for project in self.projects.by_root.values():
+            touched = [p for p in paths if p not in self.projects.buffers and project.refresh(p)]
+            if touched:
+                changed.append(project)
         if changed:
             self.relint(self.files_of(changed))
 
     def reload(self) -> None:
-        """Read every project's configuration again (which project a file belongs to may have
-        changed too), rebuild the indexes and re-judge every open file."""
-        self.projects.forget_roots()
-        for project in list(self.projects.by_root.values()):
-            project.reload()
-            self.tell_config(project)
+        """Start the projects afresh (which project a file belongs to may have changed too):
+        each is made again, its configuration read and its index built, as its open files are
+        judged again."""
+        self.projects.forget()
         self.relint(self.open_uris())
 
     def later(self, uri: str) -> None:
