@@ -121,8 +121,8 @@ HEADER = ["work", "gpulint (median, ±half spread)", "gpulint CPU", "peak RSS", 
 
 
 def measure_server(rounds: int, save: Sample, keystroke: Sample) -> None:
-    """One editor session with `gpulint server` (bench/server.py): the latency of each change,
-    and the peak memory of the session (the server's, or the client's if larger)."""
+    """One editor connection to `gpulint server` (bench/server.py): the latency of each change,
+    and the peak memory of the connection (the server's, or the client's if larger)."""
     process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "server.py"), "--repeat", str(rounds)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = process.stdout.read()

@@ -2,7 +2,7 @@
 
     python bench/server.py [--repeat N]     # prints {"save_ms": [...], "keystroke_ms": [...]}
 
-An editor's session over stdio, with a workspace of the manifest and the RuntimeClass it
+An editor's connection over stdio, with a workspace of the manifest and the RuntimeClass it
 names: each round edits one value. `save_ms`: the edit then a save, to the diagnostics (the
 save lints at once: this is the re-lint, with the protocol round trip). `keystroke_ms`: the
 edit alone, to the diagnostics; the server waits for a quiet moment first (its debounce),
@@ -27,7 +27,7 @@ MANIFEST = ROOT / "tests" / "fixtures" / "server" / "deployment-300.yaml"
 RUNTIME_CLASS = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia\n"
 
 
-async def session(workspace: Path, repeat: int) -> dict:
+async def connection(workspace: Path, repeat: int) -> dict:
     client = LanguageClient("gpulint-bench", "1")
     arrived: dict[int, asyncio.Future] = {}
 
@@ -90,7 +90,7 @@ def main() -> int:
         workspace = Path(work)
         (workspace / "deployment.yaml").write_text(MANIFEST.read_text())
         (workspace / "runtimeclass.yaml").write_text(RUNTIME_CLASS)
-        print(json.dumps(asyncio.run(session(workspace, args.repeat))))
+        print(json.dumps(asyncio.run(connection(workspace, args.repeat))))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Driving `gpulint server` over stdio with pytest-lsp: a workspace of files, a session in it,
+"""Driving `gpulint server` over stdio with pytest-lsp: a workspace of files, a connection to it,
 and waiting for the diagnostics the server pushes."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def capabilities(pull: bool = False, watch: bool = True) -> types.ClientCapabili
 
 async def start(client: LanguageClient, root: Path, options: dict | None = None, pull: bool = False,
                 more: tuple[Path, ...] = ()):
-    """Initialize a session in the workspace folder `root` (and `more` folders)."""
+    """Initialize the server in the workspace folder `root` (and `more` folders)."""
     return await client.initialize_session(types.InitializeParams(
         capabilities=capabilities(pull), root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in (root, *more)],
@@ -61,12 +61,12 @@ def open_file(client: LanguageClient, path: Path, text: str | None = None, versi
 
 
 async def workspace_with(client: LanguageClient, root: Path, files: dict[str, str], opened: str,
-                         **session) -> str:
-    """Write `files` under `root`, start a session there and open `opened`: its URI."""
+                         **initialize) -> str:
+    """Write `files` under `root`, start the server there and open `opened`: its URI."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    await start(client, root, **session)
+    await start(client, root, **initialize)
     return open_file(client, root / opened)
 
 

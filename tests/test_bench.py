@@ -19,7 +19,7 @@ def test_bench_smoke_run_prints_every_row():
     assert "parse floor:" in result.stdout
 
 
-def test_bench_server_session_reports_each_change():
+def test_bench_server_run_reports_each_change():
     import json
 
     result = subprocess.run([sys.executable, str(ROOT / "bench" / "server.py"), "--repeat", "2"],

@@ -1,5 +1,5 @@
 """gpulint's positions (1-based lines, columns counted in characters of the decoded text)
-to the client's (0-based, columns in the code units the session agreed on, UTF-16 unless
+to the client's (0-based, columns in the code units client and server agreed on, UTF-16 unless
 the client offered another), and back."""
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class GpulintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("gpulint", __version__,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.projects: Projects | None = None  # made once the session is initialized
+        self.projects: Projects | None = None  # made once the client is initialized
         self.init_options: dict = {}
         self.linted: dict[str, Linted] = {}  # uri -> its last run
         self.timers: dict[str, asyncio.TimerHandle] = {}
