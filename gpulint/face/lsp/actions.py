@@ -3,8 +3,10 @@ the file at once, and a suppression comment for a finding's line or for the whol
 written as `run/suppress.py` reads them.
 
 A suppression comment is offered only where gpulint itself reads it back as one covering
-the finding, and the file still parses with it: never inside a YAML block scalar or a TOML
-multi-line string, never after an instruction in a Dockerfile.
+the finding, and the file still parses with it: never inside a string value that spans lines
+(a YAML block scalar or TOML multi-line string of a kind that holds data in them), never after
+an instruction in a Dockerfile; and never between the lines of a continued shell command,
+which a comment line would end.
 """
 
 from __future__ import annotations
