@@ -18,6 +18,11 @@ def display_path(path: Path | str) -> str:
     return _rel(Path(path))
 
 
+def inside(path: str, folder: str) -> bool:
+    """Whether the absolute `path` is `folder` or lies under it."""
+    return (path.rstrip(os.sep) + os.sep).startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def folders_up(path: Path | str):
     """The folder holding `path` (the path itself when it is a folder), then its parents."""
     start = Path(os.path.abspath(path))

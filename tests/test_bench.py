@@ -17,3 +17,13 @@ def test_bench_smoke_run_prints_every_row():
     for work in ("200 Dockerfiles, one call", "200 manifests, one call", "200 mixed files"):
         assert f"| {work} |" in result.stdout
     assert "parse floor:" in result.stdout
+
+
+def test_bench_server_run_reports_each_change():
+    import json
+
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "server.py"), "--repeat", "2"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert len(data["save_ms"]) == len(data["keystroke_ms"]) == 2

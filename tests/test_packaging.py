@@ -52,6 +52,10 @@ def test_wheel_installs_into_a_fresh_virtualenv_and_lints(wheel, tmp_path):
     assert codes == ["GL001"] * 4
     rule = subprocess.run([str(script), "rule", "GL001"], capture_output=True, text=True, cwd=work)
     assert rule.stdout.startswith("GL001 parse-error")
+    # installed without the `lsp` extra: the language server says how to get it
+    server = subprocess.run([str(script), "server"], capture_output=True, text=True, cwd=work,
+                            stdin=subprocess.DEVNULL)
+    assert server.returncode == 2 and "pip install 'gpulint[lsp]'" in server.stderr, server.stderr
 
 
 def test_rule_families_and_explain_import_no_engine_cli_or_report():

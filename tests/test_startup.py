@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import FIXTURES
 
 
@@ -22,7 +21,8 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
 @pytest.mark.parametrize("name,text,absent", [
     ("Dockerfile", "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n",
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.checks",
-      "gpulint.kinds.compose.facts", "gpulint.kinds.containerd.checks", "gpulint.formats.yamlpos"}),
+      "gpulint.kinds.compose.facts", "gpulint.kinds.containerd.checks", "gpulint.formats.yamlpos",
+      "pygls", "lsprotocol", "gpulint.face.lsp"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])

@@ -51,8 +51,8 @@ def lint_parser() -> argparse.ArgumentParser:
                 "containerd config.toml, Docker daemon.json, Dockerfiles and Kubernetes manifests.",
                 epilog="Other commands: `gpulint rule CODE`, `gpulint rules`, `gpulint cuda VERSION`, "
                 "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`, `gpulint doctor`, "
-                "`gpulint completion bash|zsh|fish`. `gpulint check PATH...` lints too, for a "
-                "path named like a command.")
+                "`gpulint completion bash|zsh|fish`, `gpulint server` (a language server). "
+                "`gpulint check PATH...` lints too, for a path named like a command.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or directories to lint (default: .); `-` reads stdin")
     p.add_argument("--version", action="store_true", help="print the version and the data dates")

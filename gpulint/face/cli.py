@@ -8,6 +8,7 @@
     gpulint image REF           an image's CUDA and the driver it needs
     gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
     gpulint completion SHELL    a completion script for bash, zsh or fish
+    gpulint server              a language server on stdio, for editors (`gpulint[lsp]`)
     gpulint check [PATHS...]    lint, for a path named like one of these commands
 
 Imports inside functions: each command loads only what it runs (`gpulint rule` does not
@@ -31,8 +32,6 @@ from gpulint.face.arguments import (
     settings_from,
     version_text,
 )
-
-MAX_FIX_PASSES = 8
 
 
 def _sources(args, settings):
@@ -70,15 +69,12 @@ def project_root(path, settings=None) -> Path | None:
     return None
 
 
-def _inside(path: str, folder: str) -> bool:
-    return (path.rstrip(os.sep) + os.sep).startswith(folder.rstrip(os.sep) + os.sep)
-
-
 def _around(args, settings, sources):
     """The project's other files, read for cross-file context, so a pre-commit call that
     names only the changed files, or an editor that sends its buffer on stdin under
     `--stdin-filename`, judges them as `gpulint .` would. The project is the one holding
     each linted path; the file on disk that stdin stands for is replaced by stdin's text."""
+    from gpulint.paths import inside
     from gpulint.run.discover import walk
     from gpulint.run.engine import Source
 
@@ -104,7 +100,7 @@ def _around(args, settings, sources):
     out = []
     for root in roots:
         key = os.path.abspath(root)
-        if any(_inside(key, folder) for folder in folders):
+        if any(inside(key, folder) for folder in folders):
             continue  # this project is linted whole already
         for path in walk([str(root)], settings.excludes, base=settings.base,
                          gitignore=settings.respect_gitignore):
@@ -312,27 +308,14 @@ def _gone(before, after):
 
 
 def _fix_loop(result, sources, settings, options, unsafe):
-    """Fix, re-lint the fixed text, and repeat until nothing more applies.
-
-    Returns the last result, the number of fixes applied, the final text of each
-    changed file, and the original documents (for the diff and for writing).
-    """
+    """Fix every file, re-linting the fixed text, until nothing more applies (run/fix)."""
     from gpulint.formats.documents import encode
     from gpulint.run.engine import Source, run
-    from gpulint.run.fix import fixed_texts
+    from gpulint.run.fix import fix_until_settled
 
     originals = {d.abspath: d for d in result.documents}
-    changed: dict[str, str] = {}
-    total = 0
-    current = result
-    for _ in range(MAX_FIX_PASSES):
-        texts, count, refused = fixed_texts(current.findings, current.documents, unsafe)
-        for message in refused:
-            print(f"gpulint: {message}", file=sys.stderr)
-        if not texts:
-            break
-        total += count
-        changed.update(texts)
+
+    def rerun(changed):
         again = []
         for source in sources:
             key = os.path.abspath(source.path)
@@ -341,9 +324,10 @@ def _fix_loop(result, sources, settings, options, unsafe):
                                     kind=source.kind))
             else:
                 again.append(source)
-        current = run(again, settings, options)
-    changed = {p: t for p, t in changed.items() if t != originals[p].text}
-    return current, total, changed, originals
+        return run(again, settings, options)
+
+    return fix_until_settled(result, rerun, unsafe,
+                             lambda message: print(f"gpulint: {message}", file=sys.stderr))
 
 
 def _write_all(originals, changed) -> list[str]:
@@ -420,6 +404,12 @@ def _explain(name):
     return command
 
 
+def _server(argv):
+    from gpulint.face.lsp import server_command
+
+    return server_command(argv)
+
+
 def _completion(argv):
     from gpulint.face.completion import completion_command
 
@@ -431,7 +421,7 @@ def _completion(argv):
 COMMANDS = {
     "check": lint, "rule": show_rule, "rules": list_rules,
     "doctor": _doctor, "cuda": _explain("cuda"), "driver": _explain("driver"),
-    "image": _explain("image"), "completion": _completion,
+    "image": _explain("image"), "completion": _completion, "server": _server,
 }
 
 

@@ -257,7 +257,7 @@ def image_command(argv: list[str]) -> int:
     data = image_facts(args.value, driver_version(args.driver) if args.driver else None, args.gpu_class)
     if data is None:
         return _unknown(f"`{args.value}` is not an nvidia/cuda, NGC or pytorch/pytorch image gpulint recognises")
-    _print(data, args.format, _image_lines(data))
+    _print(data, args.format, image_lines(data))
     verdict = data.get("verdict")
     return EXIT_UNKNOWN if verdict and verdict["severity"] == "error" else EXIT_OK
 
@@ -279,7 +279,7 @@ def _min_driver_text(data: dict) -> str:
     return "not known"
 
 
-def _image_lines(data: dict) -> list[str]:
+def image_lines(data: dict) -> list[str]:
     xy = ".".join(data["cuda"].split(".")[:2])
     where = ", ".join(p for p in (data["family"], data["flavor"] and f"flavor {data['flavor']}", data["os"]) if p)
     floor = data["min_driver_minor_version"]

@@ -65,6 +65,9 @@ class Options:
     # files of the project around the linted ones: cross-file checks read them, and
     # nothing is reported on them (pre-commit names only the changed files)
     around: list[Source] = field(default_factory=list)
+    # the same, parsed already by the caller, which keeps them between runs (the language
+    # server's workspace index): each one `context_document` gave
+    context: list[Document] = field(default_factory=list)
     jobs: int | None = None  # worker processes for the per-file work (None: as many as CPUs)
 
 
@@ -239,7 +242,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         raw.extend(found)
         errors.extend(failed)
     keep = {id(d) for d in shared}
-    around = _around(options, mapped, node_run)
+    around = _around(options, mapped, node_run) + list(options.context)
     load_checks({d.kind for d in docs + around})
     context = Context([d for d in shared if d.tree is not None] + around, settings,
                       dict(options.facts), enabled, providers=dict(crossfile.FACTS))
@@ -402,20 +405,22 @@ def _too_slow(display: str, seconds: float | None, named: bool) -> Finding:
 
 
 def _around(options: Options, mapped: set[str], node_run: bool) -> list[Document]:
-    """The parsed documents of the surrounding project that other files' checks consult;
-    one that does not read is left to the runs that lint it."""
-    out = []
-    for source in options.around:
-        try:
-            doc, _ = load(source, None)
-        except OSError:
-            continue
-        if doc is None or doc.unread or not _shared(doc, mapped, node_run):
-            continue
-        found, failed = _parse(doc)
-        if not found and not failed and doc.tree is not None:
-            out.append(doc)
-    return out
+    """The parsed documents of the surrounding project that other files' checks consult."""
+    return [doc for doc in (context_document(s, mapped, node_run) for s in options.around) if doc is not None]
+
+
+def context_document(source: Source, mapped: set[str], node_run: bool = False) -> Document | None:
+    """The file parsed, when other files' checks consult it (a node config, a RuntimeClass, a
+    mapped Dockerfile ...); None for any other file, and for one that does not read, which is
+    left to the runs that lint it. `mapped` is `mapped_paths(settings)`."""
+    try:
+        doc, _ = load(source, None)
+    except OSError:
+        return None
+    if doc is None or doc.unread or not _shared(doc, mapped, node_run):
+        return None
+    found, failed = _parse(doc)
+    return doc if not found and not failed and doc.tree is not None else None
 
 
 def _config_linted(sources: list[Source], settings: Settings) -> bool:

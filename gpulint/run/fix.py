@@ -77,6 +77,34 @@ def fixed_texts(findings: list[Finding], documents: list[Document],
     return out, applied, refused
 
 
+# the most fix-and-lint-again passes: a fix may make room for another, never for ever
+MAX_FIX_PASSES = 8
+
+
+def fix_until_settled(result, rerun, unsafe: bool, refused=lambda message: None):
+    """Fix, lint the fixed text again, and repeat until nothing more applies.
+
+    `rerun(changed)` lints again with {absolute path: fixed text} in place of those files;
+    `refused(message)` hears of each fix left out because its result would not parse.
+    Returns the last result, the number of fixes applied, the final text of each changed
+    file, and the original documents (for a diff and for writing)."""
+    originals = {d.abspath: d for d in result.documents}
+    changed: dict[str, str] = {}
+    total = 0
+    current = result
+    for _ in range(MAX_FIX_PASSES):
+        texts, count, refusals = fixed_texts(current.findings, current.documents, unsafe)
+        for message in refusals:
+            refused(message)
+        if not texts:
+            break
+        total += count
+        changed.update(texts)
+        current = rerun(changed)
+    changed = {p: t for p, t in changed.items() if t != originals[p].text}
+    return current, total, changed, originals
+
+
 BACKUP_PREFIX = ".gpulint-fix-"  # `.gpulint-fix-<pid>-<name>.tmp`: never a kind gpulint lints
 
 

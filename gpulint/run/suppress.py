@@ -89,14 +89,14 @@ def _codes(text: str, base: int) -> tuple[tuple[str, ...], dict[str, tuple[int, 
 def find_suppressions(doc: Document) -> list[Suppression]:
     out: list[Suppression] = []
     if BY_NAME[doc.kind].suppressions and "gpulint:" in doc.text:
-        out.extend(_comments(doc, _shell_lines(doc)))
+        out.extend(_comments(doc, comment_lines(doc)))
     if doc.kind == "kubernetes" and ANNOTATION in doc.text:
         for obj in doc.tree or ():
             _annotations(obj, doc, out)
     return out
 
 
-def _shell_lines(doc: Document) -> set[int] | None:
+def comment_lines(doc: Document) -> set[int] | None:
     """In documentation, the lines of its shell blocks: the only place a `#` comment is
     one (None: every line of the file can hold a comment)."""
     if doc.kind != "commands" or not doc.path.lower().endswith((".md", ".markdown", ".rst")):
