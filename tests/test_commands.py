@@ -153,3 +153,96 @@ def test_restructuredtext_literal_blocks_are_read(lint_files):
         "GPU check\n=========\n\n.. note::\n\n   Not a literal block.\n\nRun this::\n\n"
         "    docker run --gpus all nvidia/cuda:11.0-base nvidia-smi\n\nDone.\n")})
     assert [(f["code"], f["line"], f["column"]) for f in run.findings] == [("GL301", 10, 27)]
+
+
+# ---------------------------------------------------------------- CI matrices
+
+
+def _matrix_findings(relative: str) -> list[dict]:
+    return lint_fixture(f"commands/{relative}", "--failure-threshold", "none").findings
+
+
+def test_github_matrix_combinations_are_judged_and_named():
+    found = _matrix_findings("matrix")
+    images = [f for f in found if f["line"] == 19]
+    # the product less `exclude` (11.0 on 24.04), `12.10` read as the number 12.1; the
+    # `include` entry that matches no combination (12.8.1 on 24.04) is a fine image
+    assert [f["message"].split("]")[0] for f in images] == [
+        "[matrix: cuda=11.0, os=ubuntu22.04", "[matrix: cuda=12.1, os=ubuntu22.04",
+        "[matrix: cuda=12.1, os=ubuntu24.04"]
+    assert all(f["code"] == "GL301" and f["column"] == 14 and f.get("fix") is None for f in images)
+    # the values are related where they are written, the YAML number with its reading
+    assert [(r["line"], r["column"]) for r in images[0]["related"]] == [(8, 16), (9, 14)]
+    assert "written as a YAML number, it becomes `12.1`" in images[1]["related"][0]["message"]
+
+
+def test_github_matrix_include_extends_and_an_unset_key_reads_empty():
+    found = [f for f in _matrix_findings("matrix") if f["line"] == 22]
+    # `include` adds `gpus` to the 12.9.2 combinations; elsewhere the reference reads as
+    # nothing and `--gpus` takes the image as its value
+    assert [(f["code"], f["column"], f["message"].split("]")[0]) for f in found] == [
+        ("GL913", 37, "[matrix: gpus=device=0,1"), ("GL913", 56, "[matrix: gpus unset")]
+    assert [(r["line"], r["column"]) for r in found[0]["related"]] == [(15, 19)]
+
+
+def test_github_matrix_finding_every_combination_gives_is_reported_once_unnamed():
+    found = [f for f in _matrix_findings("matrix") if f["line"] == 23]
+    # `--gpus 0` whatever the values; the quoted image is replaced too (before the shell)
+    assert [(f["code"], f["column"]) for f in found] == [("GL913", 37), ("GL301", 39), ("GL301", 39),
+                                                         ("GL301", 39)]
+    assert found[0]["message"].startswith("`docker run` with `--gpus 0`")
+
+
+def test_github_matrix_same_finding_in_several_combinations_names_them():
+    found = [f for f in _matrix_findings("matrix") if f["code"] == "GL910"]
+    assert len(found) == 1 and found[0]["message"].startswith(
+        "[matrix: gpus unset, cuda=12.8.1, os=ubuntu22.04; gpus unset, cuda=12.8.1, os=ubuntu24.04] ")
+
+
+def test_github_matrix_from_an_expression_is_said_once_and_not_judged():
+    found = [f for f in _matrix_findings("matrix") if f["code"] == "GL917"]
+    # one for the GPU job; none for the job without GPU containers
+    assert [(f["line"], f["column"], f["severity"]) for f in found] == [(27, 15, "info")]
+    assert "job `dynamic`" in found[0]["message"] and "written as an expression" in found[0]["message"]
+    assert not [f for f in _matrix_findings("matrix") if f["line"] in (29, 30, 36)]
+
+
+def test_github_matrix_over_the_job_limit_is_not_expanded(lint_files):
+    values = ", ".join(f'"12.{i}.0"' for i in range(17))
+    run = lint_files({".github/workflows/big.yml": (
+        "on: [push]\njobs:\n  big:\n    runs-on: gpu\n    strategy:\n      matrix:\n"
+        f"        cuda: [{values}]\n        os: [{values}]\n"
+        "    steps:\n      - run: docker run --gpus all nvidia/cuda:${{ matrix.cuda }}-base-${{ matrix.os }} x\n")})
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 7)]
+    assert "289 jobs, more than the 256" in run.findings[0]["message"]
+
+
+def test_gitlab_parallel_matrix_in_image_services_and_script():
+    found = _matrix_findings("matrix-gitlab")
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("GL301", 5, 10), ("GL301", 14, 13),
+                                                                     ("GL913", 16, 30)]
+    assert found[0]["message"].startswith("[matrix: CUDA_VERSION=11.0, UBUNTU=22.04] ")
+    assert [(r["line"], r["column"]) for r in found[2]["related"]] == [(12, 15)]
+
+
+@pytest.mark.parametrize("matrix,expected", [
+    # the documented example: `include` extends matching combinations, or adds its own
+    ("fruit: [apple, pear]\nanimal: [cat, dog]\ninclude:\n- color: green\n- color: pink\n  animal: cat\n"
+     "- fruit: apple\n  shape: circle\n- fruit: banana\n- fruit: banana\n  animal: cat\n",
+     [{"fruit": "apple", "animal": "cat", "color": "pink", "shape": "circle"},
+      {"fruit": "apple", "animal": "dog", "color": "green", "shape": "circle"},
+      {"fruit": "pear", "animal": "cat", "color": "pink"},
+      {"fruit": "pear", "animal": "dog", "color": "green"},
+      {"fruit": "banana"}, {"fruit": "banana", "animal": "cat"}]),
+    ("os: [a, b]\nversion: [1, 2]\nexclude:\n- os: b\n  version: 2\n",
+     [{"os": "a", "version": "1"}, {"os": "a", "version": "2"}, {"os": "b", "version": "1"}]),
+    ("include:\n- cuda: '12.8.1'\n- cuda: 12.0\n", [{"cuda": "12.8.1"}, {"cuda": "12"}]),
+])
+def test_github_matrix_expansion_follows_github(matrix, expected):
+    from gpulint.formats.yamlpos import parse_yaml_documents
+    from gpulint.kinds.commands.matrix import github_matrix
+    from gpulint.model import LineIndex
+
+    text = "strategy:\n  matrix:\n" + "".join(f"    {line}\n" for line in matrix.splitlines())
+    job = parse_yaml_documents(text, LineIndex(text))[0]
+    assert [{v.name: v.text for v in combo} for combo in github_matrix(job).combinations] == expected

@@ -1,0 +1,213 @@
+"""The container commands of GitHub Actions workflows and GitLab CI files: the shell of
+`run:` steps and `script:` lines, and the job images as the `docker create` the runner
+does. A job with a matrix is read once per combination, with its values in place."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpulint.formats.shell import Word, split_commands
+from gpulint.kinds.commands.command import (
+    ContainerCommand,
+    container_command,
+    read_flags,
+)
+from gpulint.kinds.commands.matrix import (
+    Combination,
+    Matrix,
+    Use,
+    github_matrix,
+    gitlab_matrix,
+    substitute,
+)
+from gpulint.model import LineIndex, Node, sequence
+
+_SCRIPT_KEYS = ("script", "before_script", "after_script")
+
+
+def ci_regions(text: str, index: LineIndex) -> list[tuple[int, int, bool]]:
+    """The shell of GitHub Actions `run:` steps and GitLab CI `script:` lines."""
+    regions = []
+    for root in _documents(text, index):
+        regions += _regions(text, index, _scripts(root))
+    return regions
+
+
+def _documents(text: str, index: LineIndex) -> list[Node | None]:
+    # PyYAML: only for YAML text
+    from gpulint.formats.yamlpos import parse_yaml_documents
+
+    return parse_yaml_documents(text, index)
+
+
+def _regions(text: str, index: LineIndex, nodes) -> list[tuple[int, int, bool]]:
+    return [region for region in (scalar_region(text, index, node) for node in nodes) if region is not None]
+
+
+def _scripts(node: Node | None, skip: frozenset[int] = frozenset()):
+    """The `run:` and `script:` strings under `node`, but for the jobs in `skip` (ids)."""
+    if node is None or node.is_scalar or id(node) in skip:
+        return
+    for key, child in node.items():
+        if key == "run" and isinstance(child.value, str):
+            yield child
+        elif key in _SCRIPT_KEYS:
+            yield from (item for item in (child.value if child.is_seq else [child])
+                        if isinstance(item.value, str))
+        elif not child.is_scalar:
+            yield from _scripts(child, skip)
+    for child in node.value if node.is_seq else ():
+        yield from _scripts(child, skip)
+
+
+def scalar_region(text: str, index: LineIndex, node: Node) -> tuple[int, int, bool] | None:
+    """Where a YAML string's text lies in the file, when reading the file there gives
+    the same shell words: literal and folded blocks, plain scalars, quoted ones
+    without escapes."""
+    start, end = index.offsets(node.span)
+    first = text[start] if start < len(text) else ""
+    if first in "|>":
+        body = text.find("\n", start)
+        return (body + 1, end, first == "|") if 0 <= body < end else None
+    if first in "'\"":
+        inner = text[start + 1:end - 1]
+        if "\\" in inner or first * 2 in inner:
+            return None
+        return start + 1, end - 1, False
+    return start, end, False
+
+
+# ------------------------------------------------------------------ jobs and their images
+
+# (node, key of its `docker create` flags, key of its image in a mapping)
+_Image = tuple[Node | None, str | None, str]
+
+
+def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
+    out: list[ContainerCommand] = []
+    for root in _documents(text, index):
+        if root is None or not root.is_map:
+            continue
+        jobs = root.get("jobs")
+        github = jobs is not None and jobs.is_map
+        expanded: list[tuple[str, Node, Matrix]] = []
+        images: list[_Image] = []
+        for name, job in (jobs if github else root).items():
+            if not job.is_map:
+                continue
+            matrix = github_matrix(job) if github else gitlab_matrix(job)
+            if matrix is not None:
+                expanded.append((name, job, matrix))
+            else:
+                images += _github_images(job) if github else _gitlab_images(job)
+        if not github:  # the default image of every job
+            images.append((root.get("image"), None, "name"))
+        skip = frozenset(id(job) for _, job, _ in expanded)
+        out += _read(text, index, _scripts(root, skip), images)
+        for name, job, matrix in expanded:
+            job_images = _github_images(job) if github else _gitlab_images(job)
+            out += _expand(text, index, list(_scripts(job)), job_images, name, matrix)
+    return out
+
+
+def _github_images(job: Node) -> list[_Image]:
+    """A GitHub Actions job's `container:` (its `options` are `docker create` flags) and
+    `services:`."""
+    services = job.get("services")
+    return [(job.get("container"), "options", "image")] + \
+        [(service, "options", "image") for _, service in (services.items() if services is not None else ())]
+
+
+def _gitlab_images(job: Node) -> list[_Image]:
+    services = job.get("services")
+    return [(job.get("image"), None, "name")] + [(service, None, "name") for service in sequence(services)]
+
+
+def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Image], job: str,
+            matrix: Matrix) -> list[ContainerCommand]:
+    if matrix.unknown is not None:
+        commands = _read(text, index, scripts, images)
+        for command in commands:
+            if any(matrix.refers(word.text) for word in _words(command)):
+                command.unexpanded, command.job = matrix, job
+        return commands
+    out = []
+    for combo in matrix.combinations:
+        for command in _read(text, index, scripts, images, matrix, combo):
+            command.job = job
+            out.append(command)
+    return out
+
+
+def _words(command: ContainerCommand) -> list[Word]:
+    """Every word of a command, a CI image's `options` and the image included."""
+    flags = [word for flag in command.flags for word in (flag.word, flag.value) if word is not None]
+    return command.words + flags + ([command.image] if command.image is not None else [])
+
+
+def _read(text: str, index: LineIndex, scripts, images: list[_Image], matrix: Matrix | None = None,
+          combo: Combination = ()) -> list[ContainerCommand]:
+    out = []
+    for start, end, newline_ends in _regions(text, index, scripts):
+        for words in split_commands(text, start, end, newline_ends):
+            uses: list[Use] = []
+            # GitHub replaces `${{ }}` before the shell reads the step; GitLab's variables are
+            # the shell's to expand, so only where it expands them
+            if matrix is not None:
+                words = _put_all(words, matrix, combo, uses, shell=matrix.style == "gitlab")
+            command = container_command(words)
+            if command is not None:
+                command.matrix = tuple(uses)
+                out.append(command)
+    for node, options, name_key in images:
+        out += _image(text, index, node, options, name_key, matrix, combo)
+    return out
+
+
+def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[Use], shell: bool) -> list[Word]:
+    """The words with the combination's values in place; a word left empty and unquoted
+    is gone, as the shell drops it (`--gpus ${{ matrix.gpus }}` where `gpus` is unset
+    makes the next word the value of `--gpus`)."""
+    out = []
+    for word in words:
+        new = _put(word, matrix, combo, uses, shell)
+        if new.text or new.quoted or new is word:
+            out.append(new)
+    return out
+
+
+def _put(word: Word, matrix: Matrix, combo: Combination, uses: list[Use], shell: bool) -> Word:
+    """The word with the combination's values in place."""
+    if shell and not word.expands:
+        return word
+    new, used = substitute(matrix, word.text, combo)
+    if not used and new == word.text:
+        return word
+    uses.extend(Use(value, word.start, word.end) for value in used)
+    # what is left to expand after the matrix values are in place
+    expands = word.expands and ("$" in new or "`" in new) or "${{" in new
+    return replace(word, text=new, expands=expands)
+
+
+def _image(text: str, index: LineIndex, node: Node | None, options: str | None, name_key: str,
+           matrix: Matrix | None, combo: Combination) -> list[ContainerCommand]:
+    """One job or service container: an image string, or a mapping with its image."""
+    if node is None:
+        return []
+    image = node if node.is_scalar else node.get(name_key) if node.is_map else None
+    if image is None or not isinstance(image.value, str):
+        return []
+    command = ContainerCommand("docker", "create", [])  # what the runner does with it
+    uses: list[Use] = []
+    region = scalar_region(text, index, image)
+    written = Word(image.value.strip(), region[0], region[1], expands="$" in image.value) \
+        if region is not None else None
+    if written is not None and matrix is not None:
+        written = _put(written, matrix, combo, uses, shell=False)
+    extra = node.get(options) if options and node.is_map else None
+    region = scalar_region(text, index, extra) if extra is not None and isinstance(extra.value, str) else None
+    for words in split_commands(text, *region) if region is not None else ():
+        read_flags(command, _put_all(words, matrix, combo, uses, shell=False) if matrix else words, 0)
+    command.image = written
+    command.matrix = tuple(uses)
+    return [command] if command.image is not None or command.flags else []
