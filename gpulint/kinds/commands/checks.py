@@ -3,7 +3,9 @@ Makefiles, documentation and CI files.
 
 Only GPU command lines are judged: those that ask for GPUs (`--gpus`, an NVIDIA
 `--runtime`, a CDI `--device nvidia.com/gpu=...`, `nvidia-docker`) or run a CUDA image.
-Images written as shell variables are not judged.
+Images written as shell variables are not judged. A CI job with a matrix is judged
+once per combination, with its values in place (`ci`, `matrix`); the findings name the
+combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 """
 
 from __future__ import annotations
