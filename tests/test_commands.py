@@ -246,3 +246,26 @@ def test_github_matrix_expansion_follows_github(matrix, expected):
     text = "strategy:\n  matrix:\n" + "".join(f"    {line}\n" for line in matrix.splitlines())
     job = parse_yaml_documents(text, LineIndex(text))[0]
     assert [{v.name: v.text for v in combo} for combo in github_matrix(job).combinations] == expected
+
+
+@pytest.mark.parametrize("matrix,reason", [
+    ("matrix:\n", "it is not a mapping of values"),
+    ("matrix: [12.8.1]\n", "it is not a mapping of values"),
+    ("matrix:\n        cuda: ${{ fromJSON(inputs.cuda) }}\n", "`cuda` (its values) is written as an expression"),
+    ("matrix:\n        include: [1]\n", "an entry of `include` is not a mapping"),
+])
+def test_github_matrix_of_another_shape_is_said_not_judged(lint_files, matrix, reason):
+    run = lint_files({".github/workflows/odd.yml": (
+        f"on: [push]\njobs:\n  odd:\n    runs-on: gpu\n    strategy:\n      {matrix}"
+        "    steps:\n      - run: docker run --gpus all nvidia/cuda:${{ matrix.cuda }}-base-ubuntu24.04 x\n")},
+        "--failure-threshold", "none")
+    assert [f["code"] for f in run.findings] == ["GL917"] and f"({reason})" in run.findings[0]["message"]
+
+
+def test_gitlab_matrix_of_another_shape_is_said_not_judged(lint_files):
+    run = lint_files({".gitlab-ci.yml": (
+        "odd:\n  parallel:\n    matrix:\n      - CUDA: [[12.8.1]]\n  image: nvidia/cuda:${CUDA}-base-ubuntu24.04\n"
+        "other:\n  parallel:\n    matrix: 3\n  script:\n    - docker run --gpus $N nvidia/cuda:12.9.2-base-ubuntu24.04 x\n")},
+        "--failure-threshold", "none")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 4), ("GL917", 8)]
+    assert "(the values of `CUDA` are not strings)" in run.findings[0]["message"]

@@ -83,16 +83,17 @@ def github_matrix(job: Node) -> Matrix | None:
     if node is None:
         return None
     if not node.is_map:
-        return Matrix("github", node, unknown="it is written as an expression")
+        return Matrix("github", node, unknown=_not_a("it", "a mapping of values", node))
     axes: list[tuple[str, list[Node]]] = []
     lists: dict[str, list[Node]] = {"include": [], "exclude": []}
     for key, value in node.items():
         if not value.is_seq:
-            what = f"`{key}`" if key in lists else f"the values of `{key}`"
-            return Matrix("github", value, unknown=f"{what} are written as an expression")
+            what = f"`{key}`" if key in lists else f"`{key}` (its values)"
+            return Matrix("github", value, unknown=_not_a(what, "a list", value))
         if key in lists:
-            if not all(item.is_map for item in value.value):
-                return Matrix("github", value, unknown=f"`{key}` holds an entry written as an expression")
+            odd = next((item for item in value.value if not item.is_map), None)
+            if odd is not None:
+                return Matrix("github", odd, unknown=_not_a(f"an entry of `{key}`", "a mapping", odd))
             lists[key] = value.value
         else:
             axes.append((key, value.value))
@@ -109,6 +110,12 @@ def github_matrix(job: Node) -> Matrix | None:
         return Matrix("github", node, unknown=f"it makes {len(combos)} jobs, more than the {GITHUB_LIMIT} "
                       "GitHub runs for one matrix")
     return Matrix("github", node, tuple(tuple(c.values()) for c in combos))
+
+
+def _not_a(what: str, shape: str, node: Node) -> str:
+    if isinstance(node.value, str) and "${{" in node.value:
+        return f"{what} is written as an expression"
+    return f"{what} is not {shape}"
 
 
 def _github_include(combos: list[dict[str, Value]], include: list[Node], axes: set[str]):
