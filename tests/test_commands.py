@@ -183,6 +183,8 @@ def test_github_matrix_include_extends_and_an_unset_key_reads_empty():
     assert [(f["code"], f["column"], f["message"].split("]")[0]) for f in found] == [
         ("GL913", 37, "[matrix: gpus=device=0,1"), ("GL913", 56, "[matrix: gpus unset")]
     assert [(r["line"], r["column"]) for r in found[0]["related"]] == [(15, 19)]
+    assert [(r["line"], r["column"], r["message"]) for r in found[1]["related"]] == [
+        (22, 37, "a combination without `gpus` reads `${{ matrix.gpus }}` as nothing")]
 
 
 def test_github_matrix_finding_every_combination_gives_is_reported_once_unnamed():

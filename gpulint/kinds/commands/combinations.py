@@ -73,14 +73,21 @@ def _label(command: ContainerCommand, start: int, end: int) -> str:
 
 
 def _related(doc: Document, command: ContainerCommand, start: int, end: int) -> list[Related]:
+    """Where the values a finding's words hold are written, and the references that read
+    as nothing (a key the combination lacks), which move the words around them."""
     out = []
-    for use in dict.fromkeys(use.value for use in _inside(command, start, end)):
-        if use.node is None:
+    unset = [use for use in command.matrix if use.value.node is None]
+    for use in dict.fromkeys(_inside(command, start, end) + unset):
+        value = use.value
+        if value.node is None:
+            line, column = doc.index.position(use.start)
+            out.append(Related(doc.path, line, column, f"a combination without `{value.name}` reads "
+                                                       f"`${{{{ matrix.{value.name} }}}}` as nothing"))
             continue
-        span = use.node.span
+        span = value.node.span
         written = doc.text[slice(*doc.index.offsets(span))]
         note = ""
-        if use.node.tag == "float" and written != use.text and github_text(use.node) == use.text:
-            note = f"; written as a YAML number, it becomes `{use.text}`: quote it to keep `{written}`"
-        out.append(Related(doc.path, span.line, span.column, f"matrix value `{use.name}: {written}`{note}"))
+        if value.node.tag == "float" and written != value.text and github_text(value.node) == value.text:
+            note = f"; written as a YAML number, it becomes `{value.text}`: quote it to keep `{written}`"
+        out.append(Related(doc.path, span.line, span.column, f"matrix value `{value.name}: {written}`{note}"))
     return out
