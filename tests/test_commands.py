@@ -220,11 +220,20 @@ def test_github_matrix_over_the_job_limit_is_not_expanded(lint_files):
 
 
 def test_gitlab_parallel_matrix_in_image_services_and_script():
-    found = _matrix_findings("matrix-gitlab")
+    found = [f for f in _matrix_findings("matrix-gitlab") if f["line"] < 20]
     assert [(f["code"], f["line"], f["column"]) for f in found] == [("GL301", 5, 10), ("GL301", 14, 13),
                                                                      ("GL913", 16, 30)]
     assert found[0]["message"].startswith("[matrix: CUDA_VERSION=11.0, UBUNTU=22.04] ")
     assert [(r["line"], r["column"]) for r in found[2]["related"]] == [(12, 15)]
+
+
+def test_gitlab_matrix_reaches_what_the_job_extends_and_the_default_image():
+    found = [f for f in _matrix_findings("matrix-gitlab") if f["line"] >= 20]
+    # the default image (not for the job that does not inherit it) and the template's script
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in found] == [
+        ("GL301", 25, 10, "[matrix: CUDA=12.0"), ("GL301", 30, 34, "[matrix: CUDA=11.8"),
+        ("GL301", 30, 34, "[matrix: CUDA=12.0")]
+    assert [(r["line"], r["column"]) for r in found[1]["related"]] == [(44, 16)]
 
 
 @pytest.mark.parametrize("matrix,expected", [

@@ -105,8 +105,8 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         skip = frozenset(id(job) for _, job, _ in expanded)
         out += _read(text, index, _scripts(root, skip), images)
         for name, job, matrix in expanded:
-            job_images = _github_images(job) if github else _gitlab_images(job)
-            out += _expand(text, index, list(_scripts(job)), job_images, name, matrix)
+            scripts, job_images = (list(_scripts(job)), _github_images(job)) if github else _gitlab_job(root, job)
+            out += _expand(text, index, scripts, job_images, name, matrix)
     return out
 
 
@@ -121,6 +121,45 @@ def _github_images(job: Node) -> list[_Image]:
 def _gitlab_images(job: Node) -> list[_Image]:
     services = job.get("services")
     return [(job.get("image"), None, "name")] + [(service, None, "name") for service in sequence(services)]
+
+
+# what a GitLab job takes from the jobs it `extends`, and those of them `default:` gives
+_GITLAB_KEYS = ("image", "services", "before_script", "script", "after_script")
+_GITLAB_DEFAULTS = ("image", "services", "before_script", "after_script")
+
+
+def _gitlab_job(root: Node, job: Node) -> tuple[list[Node], list[_Image]]:
+    """A GitLab matrix job's script lines and images, with what it takes from the jobs it
+    `extends` (the job's own keys first, then its last `extends` entry's) and from
+    `default:` (or the top-level `image:`), where the matrix variables reach too."""
+    found = {key: _extended(root, job, key, set()) for key in _GITLAB_KEYS}
+    inherit = job.get("inherit", "default")
+    if inherit is None or inherit.value is not False:
+        default = root.get("default")
+        named = {item.str() for item in sequence(inherit)} if inherit is not None and inherit.is_seq else None
+        for key in _GITLAB_DEFAULTS:
+            if found[key] is None and (named is None or key in named):
+                found[key] = (default.get(key) if default is not None and default.is_map else None) \
+                    or (root.get(key) if key == "image" else None)
+    scripts = [item for key in _SCRIPT_KEYS if found[key] is not None
+               for item in (found[key].value if found[key].is_seq else [found[key]]) if isinstance(item.value, str)]
+    images = [(found["image"], None, "name")] + [(service, None, "name") for service in sequence(found["services"])]
+    return scripts, images
+
+
+def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:
+    if key in job.value:
+        return job.value[key]
+    parents = job.get("extends")
+    names = [parents.value] if parents is not None and isinstance(parents.value, str) else \
+        [item.value for item in sequence(parents) if isinstance(item.value, str)]
+    for name in reversed(names):
+        parent = root.get(name)
+        if name not in seen and parent is not None and parent.is_map:
+            found = _extended(root, parent, key, seen | {name})
+            if found is not None:
+                return found
+    return None
 
 
 def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Image], job: str,
