@@ -280,3 +280,13 @@ def test_gitlab_matrix_of_another_shape_is_said_not_judged(lint_files):
         "--failure-threshold", "none")
     assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 4), ("GL917", 8)]
     assert "(the values of `CUDA` are not strings)" in run.findings[0]["message"]
+
+
+def test_gitlab_matrix_variable_with_a_shell_default(lint_files):
+    run = lint_files({".gitlab-ci.yml": (
+        "gpu:\n  parallel:\n    matrix:\n      - GPUS: ['0', '']\n      - OTHER: x\n  script:\n"
+        "    - docker run --gpus ${GPUS:-all} nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n")},
+        "--failure-threshold", "none")
+    # `0` where it is set; the default where it is empty (`all`) or not in the combination
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in run.findings] == [
+        ("GL913", 7, 25, "[matrix: GPUS=0")]

@@ -219,7 +219,7 @@ def _put(word: Word, matrix: Matrix, combo: Combination, uses: list[Use], shell:
     """The word with the combination's values in place."""
     if shell and not word.expands:
         return word
-    new, used = substitute(matrix, word.text, combo)
+    new, used = substitute(matrix, word.text, combo, shell)
     if not used and new == word.text:
         return word
     uses.extend(Use(value, word.start, word.end) for value in used)

@@ -31,6 +31,8 @@ _PRODUCT_LIMIT = 4096  # combinations worth building before `exclude` narrows th
 _GITHUB_REF = lazy(r"\$\{\{\s*matrix((?:\.[A-Za-z_][\w-]*)+)\s*\}\}", re.IGNORECASE)
 _GITHUB_ANY = lazy(r"\$\{\{[^}]*\bmatrix\b", re.IGNORECASE)
 _GITLAB_REF = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+# the shell's `${VAR:-default}` and `${VAR-default}`
+_SHELL_DEFAULT = lazy(r"\$\{([A-Za-z_]\w*)(:?)-([^}$`]*)\}")
 # a value that reads as one shell word wherever it is put (anything else is left unjudged)
 _PLAIN = lazy(r"[\w.,:/@+=%-]*")
 
@@ -201,8 +203,9 @@ def gitlab_matrix(job: Node) -> Matrix | None:
     return Matrix("gitlab", node, tuple(combos))
 
 
-def gitlab_substitute(text: str, combo: Combination) -> tuple[str, list[Value]]:
-    """`text` with the combination's `$VAR` and `${VAR}` replaced, and the values used."""
+def gitlab_substitute(text: str, combo: Combination, shell: bool) -> tuple[str, list[Value]]:
+    """`text` with the combination's `$VAR` and `${VAR}` replaced, and the values used;
+    for the shell (`shell`), `${VAR:-default}` and `${VAR-default}` too."""
     by_name = {value.name: value for value in combo}
     used: list[Value] = []
 
@@ -213,10 +216,22 @@ def gitlab_substitute(text: str, combo: Combination) -> tuple[str, list[Value]]:
         used.append(value)
         return value.text
 
+    def defaulted(match: re.Match) -> str:
+        value = by_name.get(match[1])
+        if value is None or value.text is None or not _PLAIN.fullmatch(value.text):
+            return match[0]
+        if match[2] and not value.text:  # `:-` reads the default for an empty value too
+            return match[3]
+        used.append(value)
+        return value.text
+
+    if shell:
+        text = _SHELL_DEFAULT.sub(defaulted, text)
     return _GITLAB_REF.sub(replace, text), used
 
 
-def substitute(matrix: Matrix, text: str, combo: Combination) -> tuple[str, list[Value]]:
+def substitute(matrix: Matrix, text: str, combo: Combination, shell: bool) -> tuple[str, list[Value]]:
+    """`text` with a combination's values in place; `shell`: where the shell reads it."""
     if matrix.style == "github":
         return github_substitute(text, combo)
-    return gitlab_substitute(text, combo)
+    return gitlab_substitute(text, combo, shell)
