@@ -290,3 +290,20 @@ def test_gitlab_matrix_variable_with_a_shell_default(lint_files):
     # `0` where it is set; the default where it is empty (`all`) or not in the combination
     assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in run.findings] == [
         ("GL913", 7, 25, "[matrix: GPUS=0")]
+
+
+def test_github_matrix_values_reach_the_shell_through_env(lint_files):
+    run = lint_files({".github/workflows/env.yml": (
+        "on: [push]\nenv:\n  REGISTRY: nvcr.io\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n"
+        "      matrix:\n        cuda: ['11.0', '12.9.2']\n"
+        "    env:\n      IMAGE: nvidia/cuda:${{ matrix.cuda }}-base-ubuntu22.04\n    steps:\n"
+        "      - run: docker run --rm --gpus all \"$IMAGE\" nvidia-smi\n"
+        "      - run: docker run --rm --gpus all ${IMAGE} nvidia-smi\n"
+        "        env:\n          IMAGE: nvidia/cuda:${{ matrix.cuda }}-runtime-ubuntu22.04\n"
+        "      - run: docker run --rm --gpus $GPUS $REGISTRY/cuda:12.9.2-base-ubuntu22.04 nvidia-smi\n"
+        "        env:\n          GPUS: ${{ matrix.gpus || 'all' }}\n")},
+        "--failure-threshold", "none")
+    # the job's variable, and a step's own over it; an expression GitHub computes stays unjudged
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in run.findings] == [
+        ("GL301", 13, 41, "[matrix: cuda=11.0"), ("GL301", 14, 41, "[matrix: cuda=11.0")]
+    assert [(r["line"], r["column"]) for r in run.findings[0]["related"]] == [(9, 16)]

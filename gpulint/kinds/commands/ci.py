@@ -13,10 +13,13 @@ from gpulint.kinds.commands.command import (
     read_flags,
 )
 from gpulint.kinds.commands.matrix import (
+    MATRIX_REF,
     Combination,
     Matrix,
     Use,
+    Value,
     github_matrix,
+    github_substitute,
     gitlab_matrix,
     substitute,
 )
@@ -105,8 +108,11 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         skip = frozenset(id(job) for _, job, _ in expanded)
         out += _read(text, index, _scripts(root, skip), images)
         for name, job, matrix in expanded:
-            scripts, job_images = (list(_scripts(job)), _github_images(job)) if github else _gitlab_job(root, job)
-            out += _expand(text, index, scripts, job_images, name, matrix)
+            if github:
+                scripts, env, job_images = *_github_steps(root, job), _github_images(job)
+            else:
+                (scripts, job_images), env = _gitlab_job(root, job), {}
+            out += _expand(text, index, scripts, job_images, name, matrix, env)
     return out
 
 
@@ -121,6 +127,26 @@ def _github_images(job: Node) -> list[_Image]:
 def _gitlab_images(job: Node) -> list[_Image]:
     services = job.get("services")
     return [(job.get("image"), None, "name")] + [(service, None, "name") for service in sequence(services)]
+
+
+def _github_steps(root: Node, job: Node) -> tuple[list[Node], dict[int, dict[str, Node]]]:
+    """A GitHub Actions job's `run:` steps, and for each (by id) the `env:` variables
+    (the workflow's, the job's, the step's) that take matrix values: the shell reads
+    them as `$VAR` once GitHub has put the values in."""
+    base = {**_env(root), **_env(job)}
+    runs, env = [], {}
+    for step in sequence(job.get("steps")):
+        run = step.get("run") if step.is_map else None
+        if run is not None and isinstance(run.value, str):
+            runs.append(run)
+            env[id(run)] = {name: value for name, value in {**base, **_env(step)}.items()
+                            if isinstance(value.value, str) and MATRIX_REF.search(value.value)}
+    return runs, env
+
+
+def _env(node: Node) -> dict[str, Node]:
+    env = node.get("env") if node.is_map else None
+    return dict(env.items()) if env is not None else {}
 
 
 # what a GitLab job takes from the jobs it `extends`, and those of them `default:` gives
@@ -163,7 +189,7 @@ def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:
 
 
 def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Image], job: str,
-            matrix: Matrix) -> list[ContainerCommand]:
+            matrix: Matrix, env: dict[int, dict[str, Node]]) -> list[ContainerCommand]:
     if matrix.unknown is not None:
         commands = _read(text, index, scripts, images)
         for command in commands:
@@ -172,7 +198,7 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
         return commands
     out = []
     for combo in matrix.combinations:
-        for command in _read(text, index, scripts, images, matrix, combo):
+        for command in _read(text, index, scripts, images, matrix, combo, env):
             command.job = job
             out.append(command)
     return out
@@ -185,15 +211,19 @@ def _words(command: ContainerCommand) -> list[Word]:
 
 
 def _read(text: str, index: LineIndex, scripts, images: list[_Image], matrix: Matrix | None = None,
-          combo: Combination = ()) -> list[ContainerCommand]:
+          combo: Combination = (), env: dict[int, dict[str, Node]] | None = None) -> list[ContainerCommand]:
     out = []
-    for start, end, newline_ends in _regions(text, index, scripts):
-        for words in split_commands(text, start, end, newline_ends):
+    for node in scripts:
+        region = scalar_region(text, index, node)
+        variables = _variables(env.get(id(node), {}), combo) if env and matrix is not None else None
+        for words in split_commands(text, *region) if region is not None else ():
             uses: list[Use] = []
             # GitHub replaces `${{ }}` before the shell reads the step; GitLab's variables are
             # the shell's to expand, so only where it expands them
             if matrix is not None:
                 words = _put_all(words, matrix, combo, uses, shell=matrix.style == "gitlab")
+            if variables is not None:
+                words = _put_variables(words, variables, uses)
             command = container_command(words)
             if command is not None:
                 command.matrix = tuple(uses)
@@ -201,6 +231,27 @@ def _read(text: str, index: LineIndex, scripts, images: list[_Image], matrix: Ma
     for node, options, name_key in images:
         out += _image(text, index, node, options, name_key, matrix, combo)
     return out
+
+
+def _variables(env: dict[str, Node], combo: Combination) -> tuple[Matrix, dict[str, list[Value]]] | None:
+    """The `env:` variables with the combination's values in, as a one-combination matrix
+    the shell reads, and the matrix values each holds."""
+    values, sources = [], {}
+    for name, node in env.items():
+        value, used = github_substitute(node.value, combo)
+        if "${{" not in value:
+            values.append(Value(name, value, node))
+            sources[name] = used
+    return (Matrix("gitlab", None, (tuple(values),)), sources) if values else None
+
+
+def _put_variables(words: list[Word], variables: tuple[Matrix, dict[str, list[Value]]],
+                   uses: list[Use]) -> list[Word]:
+    matrix, sources = variables
+    found: list[Use] = []
+    words = _put_all(words, matrix, matrix.combinations[0], found, shell=True)
+    uses += [Use(value, use.start, use.end) for use in found for value in sources[use.value.name]]
+    return words
 
 
 def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[Use], shell: bool) -> list[Word]:

@@ -29,7 +29,7 @@ GITLAB_LIMIT = 200  # jobs one GitLab `parallel: matrix` may generate
 _PRODUCT_LIMIT = 4096  # combinations worth building before `exclude` narrows them
 
 _GITHUB_REF = lazy(r"\$\{\{\s*matrix((?:\.[A-Za-z_][\w-]*)+)\s*\}\}", re.IGNORECASE)
-_GITHUB_ANY = lazy(r"\$\{\{[^}]*\bmatrix\b", re.IGNORECASE)
+MATRIX_REF = lazy(r"\$\{\{[^}]*\bmatrix\b", re.IGNORECASE)
 _GITLAB_REF = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # the shell's `${VAR:-default}` and `${VAR-default}`
 _SHELL_DEFAULT = lazy(r"\$\{([A-Za-z_]\w*)(:?)-([^}$`]*)\}")
@@ -64,7 +64,7 @@ class Matrix:
     def refers(self, text: str) -> bool:
         """Whether `text` names a variable of this matrix."""
         if self.style == "github":
-            return _GITHUB_ANY.search(text) is not None
+            return MATRIX_REF.search(text) is not None
         return "$" in text
 
 
