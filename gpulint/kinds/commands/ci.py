@@ -108,10 +108,7 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         skip = frozenset(id(job) for _, job, _ in expanded)
         out += _read(text, index, _scripts(root, skip), images)
         for name, job, matrix in expanded:
-            if github:
-                scripts, env, job_images = *_github_steps(root, job), _github_images(job)
-            else:
-                (scripts, job_images), env = _gitlab_job(root, job), {}
+            scripts, job_images, env = _github_job(root, job) if github else _gitlab_job(root, job)
             out += _expand(text, index, scripts, job_images, name, matrix, env)
     return out
 
@@ -129,10 +126,10 @@ def _gitlab_images(job: Node) -> list[_Image]:
     return [(job.get("image"), None, "name")] + [(service, None, "name") for service in sequence(services)]
 
 
-def _github_steps(root: Node, job: Node) -> tuple[list[Node], dict[int, dict[str, Node]]]:
-    """A GitHub Actions job's `run:` steps, and for each (by id) the `env:` variables
-    (the workflow's, the job's, the step's) that take matrix values: the shell reads
-    them as `$VAR` once GitHub has put the values in."""
+def _github_job(root: Node, job: Node) -> tuple[list[Node], list[_Image], dict[int, dict[str, Node]]]:
+    """A GitHub Actions matrix job's `run:` steps, its images, and for each step (by id)
+    the `env:` variables (the workflow's, the job's, the step's) that take matrix values:
+    the shell reads them as `$VAR` once GitHub has put the values in."""
     base = {**_env(root), **_env(job)}
     runs, env = [], {}
     for step in sequence(job.get("steps")):
@@ -141,7 +138,7 @@ def _github_steps(root: Node, job: Node) -> tuple[list[Node], dict[int, dict[str
             runs.append(run)
             env[id(run)] = {name: value for name, value in {**base, **_env(step)}.items()
                             if isinstance(value.value, str) and MATRIX_REF.search(value.value)}
-    return runs, env
+    return runs, _github_images(job), env
 
 
 def _env(node: Node) -> dict[str, Node]:
@@ -154,7 +151,7 @@ _GITLAB_KEYS = ("image", "services", "before_script", "script", "after_script")
 _GITLAB_DEFAULTS = ("image", "services", "before_script", "after_script")
 
 
-def _gitlab_job(root: Node, job: Node) -> tuple[list[Node], list[_Image]]:
+def _gitlab_job(root: Node, job: Node) -> tuple[list[Node], list[_Image], dict]:
     """A GitLab matrix job's script lines and images, with what it takes from the jobs it
     `extends` (the job's own keys first, then its last `extends` entry's) and from
     `default:` (or the top-level `image:`), where the matrix variables reach too."""
@@ -170,7 +167,7 @@ def _gitlab_job(root: Node, job: Node) -> tuple[list[Node], list[_Image]]:
     scripts = [item for key in _SCRIPT_KEYS if found[key] is not None
                for item in (found[key].value if found[key].is_seq else [found[key]]) if isinstance(item.value, str)]
     images = [(found["image"], None, "name")] + [(service, None, "name") for service in sequence(found["services"])]
-    return scripts, images
+    return scripts, images, {}
 
 
 def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:

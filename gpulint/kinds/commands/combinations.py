@@ -44,7 +44,8 @@ def _one(doc: Document, items: list[tuple[ContainerCommand, Finding]]) -> Findin
         return first
     start, end = doc.index.offsets(first.span)
     labels = list(dict.fromkeys(_label(command, start, end) for command, _ in items))
-    every = {_label(command, start, end) for command in doc.tree or () if _source(command) == _source(items[0][0])}
+    source = _source(items[0][0])
+    every = {_label(command, start, end) for command in doc.tree or () if command.matrix and _source(command) == source}
     related = list(first.related)
     for command, _ in items:
         related += [r for r in _related(doc, command, start, end) if r not in related]

@@ -57,7 +57,7 @@ Combination = tuple[Value, ...]
 @dataclass(frozen=True)
 class Matrix:
     style: str  # "github" or "gitlab"
-    node: Node  # the `matrix` value
+    node: Node | None  # the `matrix` value (None: variables made from one)
     combinations: tuple[Combination, ...] = ()
     unknown: str | None = None  # why it is not expanded
 
