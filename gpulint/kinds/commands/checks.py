@@ -216,8 +216,4 @@ def matrix_not_expanded(doc: Document, ctx: Context):
         yield finding(doc, "GL917", matrix.node.span,
                       f"job `{command.job}`: gpulint cannot expand its matrix ({matrix.unknown}), so the GPU "
                       f"command lines and images that use its values, such as {command.label} at line "
-                      f"{doc.index.position(_first_word(command).start)[0]}, are not judged")
-
-
-def _first_word(command: ContainerCommand) -> Word:
-    return command.words[0] if command.words else command.image or command.flags[0].word
+                      f"{doc.index.position(command.first_word.start)[0]}, are not judged")

@@ -59,8 +59,7 @@ def _one(doc: Document, items: list[tuple[ContainerCommand, Finding]]) -> Findin
 
 def _source(command: ContainerCommand) -> int:
     """Where the command is written: the same for each combination it is read with."""
-    word = command.words[0] if command.words else command.image or command.flags[0].word
-    return word.start
+    return command.first_word.start
 
 
 def _inside(command: ContainerCommand, start: int, end: int) -> list[Use]:

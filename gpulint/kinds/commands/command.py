@@ -39,6 +39,11 @@ class ContainerCommand:
     def label(self) -> str:
         return f"`{self.tool} {self.action}`"
 
+    @property
+    def first_word(self) -> Word:
+        """Where the command is written (a CI job image has no words of its own)."""
+        return self.words[0] if self.words else self.image or self.flags[0].word
+
 # Flags of `run`/`create` that take no value (docker, podman, nerdctl); any other flag
 # takes the next word unless written `--flag=value`.
 _BOOLEAN = {
