@@ -307,3 +307,13 @@ def test_github_matrix_values_reach_the_shell_through_env(lint_files):
     assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in run.findings] == [
         ("GL301", 13, 41, "[matrix: cuda=11.0"), ("GL301", 14, 41, "[matrix: cuda=11.0")]
     assert [(r["line"], r["column"]) for r in run.findings[0]["related"]] == [(9, 16)]
+
+
+def test_github_matrix_from_an_expression_through_env_is_said_not_judged(lint_files):
+    run = lint_files({".github/workflows/env.yml": (
+        "on: [push]\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n"
+        "      matrix: ${{ fromJSON(needs.setup.outputs.matrix) }}\n    steps:\n"
+        "      - run: docker run --rm --gpus all $IMAGE nvidia-smi\n"
+        "        env:\n          IMAGE: nvidia/cuda:${{ matrix.cuda }}-base-ubuntu22.04\n")},
+        "--failure-threshold", "none")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 6)]

@@ -189,8 +189,11 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
             matrix: Matrix, env: dict[int, dict[str, Node]]) -> list[ContainerCommand]:
     if matrix.unknown is not None:
         commands = _read(text, index, scripts, images)
+        # the `env:` variables that take matrix values, as the shell names them
+        names = {f"${brace}{name}" for step in env.values() for name in step for brace in ("", "{")}
         for command in commands:
-            if any(matrix.refers(word.text) for word in _words(command)):
+            if any(matrix.refers(word.text) or any(name in word.text for name in names)
+                   for word in _words(command)):
                 command.unexpanded, command.job = matrix, job
         return commands
     out = []
