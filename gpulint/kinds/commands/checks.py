@@ -21,6 +21,7 @@ from gpulint.common.imagetags import image_tag_findings
 from gpulint.formats.shell import Word
 from gpulint.kinds.commands.combinations import per_command
 from gpulint.kinds.commands.command import ContainerCommand, gpu_request, literal_image
+from gpulint.kinds.commands.matrix import plain_reference
 from gpulint.model import Document
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
@@ -213,7 +214,13 @@ def matrix_not_expanded(doc: Document, ctx: Context):
         if gpu_request(command) is None and not any(hint in image for hint in _GPU_IMAGE_HINTS):
             continue
         said.add(id(matrix))
+        if matrix.left is None:
+            why = f"gpulint cannot expand its matrix ({matrix.unknown})"
+        elif plain_reference(matrix.left):
+            why = f"in some combinations `{matrix.left}` is a value gpulint does not put in (not one plain word)"
+        else:
+            why = f"gpulint does not evaluate `{matrix.left}`, an expression over the matrix values"
         yield finding(doc, "GL917", matrix.node.span,
-                      f"job `{command.job}`: gpulint cannot expand its matrix ({matrix.unknown}), so the GPU "
-                      f"command lines and images that use its values, such as {command.label} at line "
-                      f"{doc.index.position(command.first_word.start)[0]}, are not judged")
+                      f"job `{command.job}`: {why}, so the words of GPU command lines and images that use it, "
+                      f"such as {command.label} at line {doc.index.position(command.first_word.start)[0]}, are "
+                      "not judged")

@@ -197,9 +197,15 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
                 command.unexpanded, command.job = matrix, job
         return commands
     out = []
+    partly = None
     for combo in matrix.combinations:
         for command in _read(text, index, scripts, images, matrix, combo, env):
             command.job = job
+            left = next((found[0] for word in _words(command) for found in [MATRIX_REF.search(word.text)]
+                         if found and matrix.style == "github"), None)
+            if left is not None:
+                partly = partly or replace(matrix, left=left)
+                command.unexpanded = partly
             out.append(command)
     return out
 

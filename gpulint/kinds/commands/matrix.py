@@ -29,7 +29,7 @@ GITLAB_LIMIT = 200  # jobs one GitLab `parallel: matrix` may generate
 _PRODUCT_LIMIT = 4096  # combinations worth building before `exclude` narrows them
 
 _GITHUB_REF = lazy(r"\$\{\{\s*matrix((?:\.[A-Za-z_][\w-]*)+)\s*\}\}", re.IGNORECASE)
-MATRIX_REF = lazy(r"\$\{\{[^}]*\bmatrix\b", re.IGNORECASE)
+MATRIX_REF = lazy(r"\$\{\{[^}]*\bmatrix\b[^}]*\}\}", re.IGNORECASE)
 _GITLAB_REF = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # the shell's `${VAR:-default}` and `${VAR-default}`
 _SHELL_DEFAULT = lazy(r"\$\{([A-Za-z_]\w*)(:?)-([^}$`]*)\}")
@@ -60,6 +60,9 @@ class Matrix:
     node: Node | None  # the `matrix` value (None: variables made from one)
     combinations: tuple[Combination, ...] = ()
     unknown: str | None = None  # why it is not expanded
+    # a reference left as written in an expanded matrix: an expression over its values
+    # (`${{ matrix.cuda || '12.8.1' }}`), or a value that is not one plain word
+    left: str | None = None
 
     def refers(self, text: str) -> bool:
         """Whether `text` names a variable of this matrix."""
@@ -155,6 +158,11 @@ def github_text(node: Node) -> str | None:
     if node.tag == "null":
         return ""
     return node.str()
+
+
+def plain_reference(text: str) -> bool:
+    """Whether `text` is a reference to one matrix value (`${{ matrix.cuda }}`)."""
+    return _GITHUB_REF.fullmatch(text) is not None
 
 
 def github_substitute(text: str, combo: Combination) -> tuple[str, list[Value]]:
