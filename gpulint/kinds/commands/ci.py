@@ -244,7 +244,7 @@ def _variables(env: dict[str, Node], combo: Combination) -> tuple[Matrix, dict[s
     the shell reads, and the matrix values each holds."""
     values, sources = [], {}
     for name, node in env.items():
-        value, used = github_substitute(node.value, combo)
+        value, used = github_substitute(node.value, combo, split=True)
         if "${{" not in value:
             values.append(Value(name, value, node))
             sources[name] = used
@@ -266,17 +266,20 @@ def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[U
     makes the next word the value of `--gpus`)."""
     out = []
     for word in words:
-        new = _put(word, matrix, combo, uses, shell)
-        if new.text or new.quoted or new is word:
+        new = _put(word, matrix, combo, uses, shell, split=not word.quoted)
+        if new is word or new.quoted:
             out.append(new)
+        else:  # unquoted: the shell splits it at blanks, and an empty one is no word
+            out += [replace(new, text=part) for part in new.text.split()]
     return out
 
 
-def _put(word: Word, matrix: Matrix, combo: Combination, uses: list[Use], shell: bool) -> Word:
+def _put(word: Word, matrix: Matrix, combo: Combination, uses: list[Use], shell: bool,
+         split: bool = False) -> Word:
     """The word with the combination's values in place."""
     if shell and not word.expands:
         return word
-    new, used = substitute(matrix, word.text, combo, shell)
+    new, used = substitute(matrix, word.text, combo, shell, split)
     if not used and new == word.text:
         return word
     uses.extend(Use(value, word.start, word.end) for value in used)

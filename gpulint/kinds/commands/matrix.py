@@ -33,8 +33,14 @@ MATRIX_REF = lazy(r"\$\{\{[^}]*\bmatrix\b[^}]*\}\}", re.IGNORECASE)
 _GITLAB_REF = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # the shell's `${VAR:-default}` and `${VAR-default}`
 _SHELL_DEFAULT = lazy(r"\$\{([A-Za-z_]\w*)(:?)-([^}$`]*)\}")
-# a value that reads as one shell word wherever it is put (anything else is left unjudged)
+# a value that reads as one shell word wherever it is put, or as words split at its
+# blanks where the shell splits it (anything else is left unjudged)
 _PLAIN = lazy(r"[\w.,:/@+=%-]*")
+_WORDS = lazy(r"[\w.,:/@+=%\- ]*")
+
+
+def _fits(text: str | None, split: bool) -> bool:
+    return text is not None and (_WORDS if split else _PLAIN).fullmatch(text) is not None
 
 
 @dataclass(frozen=True)
@@ -165,7 +171,7 @@ def plain_reference(text: str) -> bool:
     return _GITHUB_REF.fullmatch(text) is not None
 
 
-def github_substitute(text: str, combo: Combination) -> tuple[str, list[Value]]:
+def github_substitute(text: str, combo: Combination, split: bool = False) -> tuple[str, list[Value]]:
     """`text` with `${{ matrix.x }}` (and `matrix.x.y` into an object) replaced, and the
     values used; a reference to a key the combination lacks reads as the empty string,
     as on GitHub. A value that would not stay one plain word is left as written."""
@@ -179,7 +185,7 @@ def github_substitute(text: str, combo: Combination) -> tuple[str, list[Value]]:
         for part in path[1:] if node is not None else ():
             node = next((child for key, child in node.items() if key.lower() == part.lower()), None)
             text = github_text(node) if node is not None else ""
-        if text is None or not _PLAIN.fullmatch(text):
+        if not _fits(text, split):
             return match[0]
         used.append(value if value is not None and len(path) == 1 else Value(".".join(path), text, node))
         return text
@@ -211,7 +217,7 @@ def gitlab_matrix(job: Node) -> Matrix | None:
     return Matrix("gitlab", node, tuple(combos))
 
 
-def gitlab_substitute(text: str, combo: Combination, shell: bool) -> tuple[str, list[Value]]:
+def gitlab_substitute(text: str, combo: Combination, shell: bool, split: bool = False) -> tuple[str, list[Value]]:
     """`text` with the combination's `$VAR` and `${VAR}` replaced, and the values used;
     for the shell (`shell`), `${VAR:-default}` and `${VAR-default}` too."""
     by_name = {value.name: value for value in combo}
@@ -219,14 +225,14 @@ def gitlab_substitute(text: str, combo: Combination, shell: bool) -> tuple[str, 
 
     def replace(match: re.Match) -> str:
         value = by_name.get(match[1] or match[2])
-        if value is None or value.text is None or not _PLAIN.fullmatch(value.text):
+        if value is None or not _fits(value.text, split):
             return match[0]
         used.append(value)
         return value.text
 
     def defaulted(match: re.Match) -> str:
         value = by_name.get(match[1])
-        if value is None or value.text is None or not _PLAIN.fullmatch(value.text):
+        if value is None or not _fits(value.text, split):
             return match[0]
         if match[2] and not value.text:  # `:-` reads the default for an empty value too
             return match[3]
@@ -238,8 +244,10 @@ def gitlab_substitute(text: str, combo: Combination, shell: bool) -> tuple[str, 
     return _GITLAB_REF.sub(replace, text), used
 
 
-def substitute(matrix: Matrix, text: str, combo: Combination, shell: bool) -> tuple[str, list[Value]]:
-    """`text` with a combination's values in place; `shell`: where the shell reads it."""
+def substitute(matrix: Matrix, text: str, combo: Combination, shell: bool,
+               split: bool) -> tuple[str, list[Value]]:
+    """`text` with a combination's values in place; `shell`: where the shell reads it,
+    `split`: where the shell splits a value at its blanks."""
     if matrix.style == "github":
-        return github_substitute(text, combo)
-    return gitlab_substitute(text, combo, shell)
+        return github_substitute(text, combo, split)
+    return gitlab_substitute(text, combo, shell, split)
