@@ -5,14 +5,18 @@ GitHub Actions (`jobs.<id>.strategy.matrix`): the axes' product, less the `exclu
 entries that match, then each `include` entry added to every combination whose axis
 values it matches (its other keys added or overwriting ones an earlier entry added), or
 made a combination of its own where it matches none. `${{ matrix.x }}` is replaced
-before the shell reads a step, wherever it is written.
+before the shell reads a step, wherever it is written (a key the combination lacks
+reads as the empty string, a YAML number as the number GitHub reads).
 
 GitLab CI (`<job>.parallel.matrix`): a list of mappings, each the product of its
 values (a string or a list of strings); the runner exports each combination's
-variables, which `image:`/`services:` and the shell read as `$VAR` or `${VAR}`.
+variables, which `image:`/`services:` and the shell read as `$VAR` or `${VAR}` (the
+shell also as `${VAR:-default}`).
 
-A matrix written as an expression (`${{ fromJSON(...) }}`), or larger than the CI
-service runs, is not expanded: `Matrix.unknown` says why.
+A value is put in only where it stays what the shell would read: one plain word, or
+plain words where the shell splits it. A matrix written as an expression
+(`${{ fromJSON(...) }}`), or larger than the CI service runs, is not expanded:
+`Matrix.unknown` says why.
 """
 
 from __future__ import annotations
