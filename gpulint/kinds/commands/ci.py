@@ -267,10 +267,10 @@ def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[U
     out = []
     for word in words:
         new = _put(word, matrix, combo, uses, shell, split=not word.quoted)
-        if new is word or new.quoted:
+        if new is word or new.quoted or new.text.count(" ") == word.text.count(" ") and new.text:
             out.append(new)
-        else:  # unquoted: the shell splits it at blanks, and an empty one is no word
-            out += [replace(new, text=part) for part in new.text.split()]
+        else:  # unquoted: the shell splits the value at blanks, and an empty one is no word
+            out += [replace(new, text=part) for part in new.text.split(" ") if part]
     return out
 
 
