@@ -266,11 +266,14 @@ def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[U
     makes the next word the value of `--gpus`)."""
     out = []
     for word in words:
+        before = len(uses)
         new = _put(word, matrix, combo, uses, shell, split=not word.quoted)
-        if new is word or new.quoted or new.text.count(" ") == word.text.count(" ") and new.text:
+        blanks = any(" " in (use.value.text or "") for use in uses[before:])
+        if new is word or new.quoted or new.text and not blanks:
             out.append(new)
-        else:  # unquoted: the shell splits the value at blanks, and an empty one is no word
+        elif blanks:  # unquoted: the shell splits the value at its blanks
             out += [replace(new, text=part) for part in new.text.split(" ") if part]
+        # and an empty unquoted word is no word at all
     return out
 
 
