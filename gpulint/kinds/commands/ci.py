@@ -106,7 +106,7 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         if not github:  # the default image of every job
             images.append((root.get("image"), None, "name"))
         skip = frozenset(id(job) for _, job, _ in expanded)
-        out += _read(text, index, _scripts(root, skip), images)
+        out += _read(_split(text, index, _scripts(root, skip)), images, text, index)
         for name, job, matrix in expanded:
             scripts, job_images, env = _github_job(root, job) if github else _gitlab_job(root, job)
             out += _expand(text, index, scripts, job_images, name, matrix, env)
@@ -187,8 +187,9 @@ def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:
 
 def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Image], job: str,
             matrix: Matrix, env: dict[int, dict[str, Node]]) -> list[ContainerCommand]:
+    lines = _split(text, index, scripts)  # once: each combination reads the same words
     if matrix.unknown is not None:
-        commands = _read(text, index, scripts, images)
+        commands = _read(lines, images, text, index)
         # the `env:` variables that take matrix values, as the shell names them
         names = {f"${brace}{name}" for step in env.values() for name in step for brace in ("", "{")}
         for command in commands:
@@ -199,7 +200,7 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
     out = []
     partly = None
     for combo in matrix.combinations:
-        for command in _read(text, index, scripts, images, matrix, combo, env):
+        for command in _read(lines, images, text, index, matrix, combo, env):
             command.job = job
             left = next((found[0] for word in _words(command) for found in [MATRIX_REF.search(word.text)]
                          if found and matrix.style == "github"), None)
@@ -216,13 +217,22 @@ def _words(command: ContainerCommand) -> list[Word]:
     return command.words + flags + ([command.image] if command.image is not None else [])
 
 
-def _read(text: str, index: LineIndex, scripts, images: list[_Image], matrix: Matrix | None = None,
-          combo: Combination = (), env: dict[int, dict[str, Node]] | None = None) -> list[ContainerCommand]:
+def _split(text: str, index: LineIndex, scripts) -> list[tuple[Node, list[list[Word]]]]:
+    """Each script with the words of its commands."""
     out = []
     for node in scripts:
         region = scalar_region(text, index, node)
+        out.append((node, split_commands(text, *region) if region is not None else []))
+    return out
+
+
+def _read(lines: list[tuple[Node, list[list[Word]]]], images: list[_Image], text: str, index: LineIndex,
+          matrix: Matrix | None = None, combo: Combination = (),
+          env: dict[int, dict[str, Node]] | None = None) -> list[ContainerCommand]:
+    out = []
+    for node, commands in lines:
         variables = _variables(env.get(id(node), {}), combo) if env and matrix is not None else None
-        for words in split_commands(text, *region) if region is not None else ():
+        for words in commands:
             uses: list[Use] = []
             # GitHub replaces `${{ }}` before the shell reads the step; GitLab's variables are
             # the shell's to expand, so only where it expands them

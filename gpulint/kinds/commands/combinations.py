@@ -35,21 +35,30 @@ def merged(doc: Document, found: list[tuple[ContainerCommand, Finding]]) -> list
     groups: dict[tuple, list[tuple[ContainerCommand, Finding]]] = {}
     for command, f in found:
         groups.setdefault((f.code, f.span, f.message, f.severity), []).append((command, f))
-    return [_one(doc, items) for items in groups.values()]
+    if not any(command.matrix for command, _ in found):
+        return [items[0][1] for items in groups.values()]
+    readings: dict[int, list[ContainerCommand]] = {}  # each command's readings, by where it is written
+    for command in doc.tree or ():
+        if command.matrix:
+            readings.setdefault(_source(command), []).append(command)
+    every: dict[tuple[int, int, int], set[str]] = {}
+    return [_one(doc, items, readings, every) for items in groups.values()]
 
 
-def _one(doc: Document, items: list[tuple[ContainerCommand, Finding]]) -> Finding:
+def _one(doc: Document, items: list[tuple[ContainerCommand, Finding]], readings: dict[int, list[ContainerCommand]],
+         every: dict[tuple[int, int, int], set[str]]) -> Finding:
     first = items[0][1]
     if not any(command.matrix for command, _ in items):
         return first
     start, end = doc.index.offsets(first.span)
     labels = list(dict.fromkeys(_label(command, start, end) for command, _ in items))
-    source = _source(items[0][0])
-    every = {_label(command, start, end) for command in doc.tree or () if command.matrix and _source(command) == source}
+    key = (_source(items[0][0]), start, end)
+    if key not in every:  # the labels of all the combinations the command is read with
+        every[key] = {_label(command, start, end) for command in readings.get(key[0], ())}
     related = list(first.related)
     for command, _ in items:
         related += [r for r in _related(doc, command, start, end) if r not in related]
-    if "" in labels or len(every) > 1 and set(labels) >= every:
+    if "" in labels or len(every[key]) > 1 and set(labels) >= every[key]:
         return replace(first, related=tuple(related))  # it holds whatever the matrix values
     shown = "; ".join(labels[:_SHOWN]) + (f"; and {len(labels) - _SHOWN} more" if len(labels) > _SHOWN else "")
     # a fix would write one combination's value over the reference the others share
