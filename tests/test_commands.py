@@ -327,3 +327,14 @@ def test_github_matrix_reference_gpulint_does_not_evaluate_is_said_once():
     assert "does not evaluate `${{ matrix.gpus || 'all' }}`" in found[0]["message"]
     assert found[1]["message"].startswith("[matrix: flags=--gpus device=0,1 --ipc=host] `docker run` with "
                                           "`--gpus device=0,1`")
+
+
+def test_github_matrix_index_syntax_and_names_with_hyphens(lint_files):
+    run = lint_files({".github/workflows/index.yml": (
+        "on: [push]\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n      matrix:\n"
+        "        cuda-version: ['11.0', '12.9.2']\n    steps:\n"
+        "      - run: docker run --gpus all nvidia/cuda:${{ matrix['cuda-version'] }}-base-ubuntu22.04 x\n"
+        "      - run: docker run --gpus all nvidia/cuda:${{ matrix.cuda-version }}-runtime-ubuntu22.04 x\n")},
+        "--failure-threshold", "none")
+    assert [(f["code"], f["line"], f["message"].split("]")[0]) for f in run.findings] == [
+        ("GL301", 9, "[matrix: cuda-version=11.0"), ("GL301", 10, "[matrix: cuda-version=11.0")]

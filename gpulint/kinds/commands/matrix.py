@@ -32,7 +32,9 @@ GITHUB_LIMIT = 256  # jobs one GitHub Actions matrix may generate
 GITLAB_LIMIT = 200  # jobs one GitLab `parallel: matrix` may generate
 _PRODUCT_LIMIT = 4096  # combinations worth building before `exclude` narrows them
 
-_GITHUB_REF = lazy(r"\$\{\{\s*matrix((?:\.[A-Za-z_][\w-]*)+)\s*\}\}", re.IGNORECASE)
+# `${{ matrix.cuda }}`, `${{ matrix.os.name }}`, `${{ matrix['cuda'] }}`
+_GITHUB_REF = lazy(r"""\$\{\{\s*matrix((?:\.[A-Za-z_][\w-]*|\[\s*'[^']*'\s*\])+)\s*\}\}""", re.IGNORECASE)
+_PROPERTY = lazy(r"""\.([A-Za-z_][\w-]*)|\[\s*'([^']*)'\s*\]""")
 MATRIX_REF = lazy(r"\$\{\{[^}]*\bmatrix\b[^}]*\}\}", re.IGNORECASE)
 _GITLAB_REF = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 # the shell's `${VAR:-default}` and `${VAR-default}`
@@ -183,7 +185,7 @@ def github_substitute(text: str, combo: Combination, split: bool = False) -> tup
     used: list[Value] = []
 
     def replace(match: re.Match) -> str:
-        path = match[1].lstrip(".").split(".")
+        path = [found[1] or found[2] for found in _PROPERTY.finditer(match[1])]
         value = by_name.get(path[0].lower())
         node, text = (value.node, value.text) if value is not None else (None, "")
         for part in path[1:] if node is not None else ():
