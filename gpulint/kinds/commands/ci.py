@@ -108,7 +108,7 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         skip = frozenset(id(job) for _, job, _ in expanded)
         out += _read(_split(text, index, _scripts(root, skip)), images, text, index)
         for name, job, matrix in expanded:
-            scripts, job_images, env = _github_job(root, job) if github else _gitlab_job(root, job)
+            scripts, job_images, env = _github_job(job) if github else _gitlab_job(root, job)
             out += _expand(text, index, scripts, job_images, name, matrix, env)
     return out
 
@@ -126,11 +126,11 @@ def _gitlab_images(job: Node) -> list[_Image]:
     return [(job.get("image"), None, "name")] + [(service, None, "name") for service in sequence(services)]
 
 
-def _github_job(root: Node, job: Node) -> tuple[list[Node], list[_Image], dict[int, dict[str, Node]]]:
+def _github_job(job: Node) -> tuple[list[Node], list[_Image], dict[int, dict[str, Node]]]:
     """A GitHub Actions matrix job's `run:` steps, its images, and for each step (by id)
-    the `env:` variables (the workflow's, the job's, the step's) that take matrix values:
-    the shell reads them as `$VAR` once GitHub has put the values in."""
-    base = {**_env(root), **_env(job)}
+    the `env:` variables (the job's, the step's; the workflow's cannot name the matrix) that
+    take matrix values: the shell reads them as `$VAR` once GitHub has put the values in."""
+    base = _env(job)
     runs, env = [], {}
     for step in sequence(job.get("steps")):
         run = step.get("run") if step.is_map else None
