@@ -338,3 +338,16 @@ def test_github_matrix_index_syntax_and_names_with_hyphens(lint_files):
         "--failure-threshold", "none")
     assert [(f["code"], f["line"], f["message"].split("]")[0]) for f in run.findings] == [
         ("GL301", 9, "[matrix: cuda-version=11.0"), ("GL301", 10, "[matrix: cuda-version=11.0")]
+
+
+def test_github_matrix_images_meet_the_driver_per_combination():
+    run = lint_fixture("commands/matrix", "--failure-threshold", "none", "--driver", "470.57.02")
+    found = [f for f in run.findings if f["code"] == "GL601" and f["line"] == 58]
+    # the driver check names the combination and relates its value, as the file's own checks do
+    assert [f["message"].split(" needs")[0] for f in found] == [
+        "image `nvidia/cuda:12.8.1-base-ubuntu24.04` (matrix: cuda=12.8.1)",
+        "image `nvidia/cuda:12.9.2-base-ubuntu24.04` (matrix: cuda=12.9.2)"]
+    assert [(r["line"], r["column"]) for r in found[0]["related"]][-1] == (53, 26)
+    # only the combination whose `flags` ask for GPUs runs a GPU container on line 59
+    assert [f["message"].split(" needs")[0] for f in run.findings if f["code"] == "GL601" and f["line"] == 59] == [
+        "image `nvidia/cuda:12.9.2-base-ubuntu24.04` (matrix: cuda=12.9.2)"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
+from gpulint.formats.shell import Word
 from gpulint.kinds.commands.command import ContainerCommand
 from gpulint.kinds.commands.matrix import Use, github_text
 from gpulint.model import Document, Finding, Related
@@ -64,6 +65,16 @@ def _one(doc: Document, items: list[tuple[ContainerCommand, Finding]], readings:
     # a fix would write one combination's value over the reference the others share
     return replace(first, message=f"[matrix: {shown}] {first.message}", related=tuple(related),
                    fix=None if _inside(items[0][0], start, end) else first.fix)
+
+
+def combination(doc: Document, command: ContainerCommand, word: Word) -> tuple[str, tuple[Related, ...]]:
+    """How a finding about one word of a command names the matrix combination whose
+    values are in it (`(matrix: cuda=12.8.1)`), and where they are written; nothing for
+    a word the matrix does not reach."""
+    if not _inside(command, word.start, word.end):
+        return "", ()
+    return (f"(matrix: {_label(command, word.start, word.end)})",
+            tuple(dict.fromkeys(_related(doc, command, word.start, word.end))))
 
 
 def _source(command: ContainerCommand) -> int:

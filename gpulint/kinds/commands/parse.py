@@ -15,6 +15,7 @@ import re
 
 from gpulint.formats.shell import split_commands
 from gpulint.kinds.commands.ci import ci_commands, ci_regions
+from gpulint.kinds.commands.combinations import combination
 from gpulint.kinds.commands.command import (
     ContainerCommand,
     container_command,
@@ -176,13 +177,14 @@ def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
     return container_commands(text, shell_regions(doc.path, text, doc.index))
 
 
-def gpu_command_images(doc: Document) -> list[tuple[str, object]]:
-    """(image, where) of the command lines that give their container GPUs."""
+def gpu_command_images(doc: Document) -> list[tuple]:
+    """(image, where, the matrix combination it is read with, where its values are
+    written) of the command lines that give their container GPUs."""
     out = []
     for command in doc.tree or ():
         word = literal_image(command)
         if word is not None and gpu_request(command) is not None:
-            out.append((word.text, doc.index.span(word.start, word.end)))
+            out.append((word.text, doc.index.span(word.start, word.end), *combination(doc, command, word)))
     return out
 
 
