@@ -45,8 +45,9 @@ def command_image_tags(doc: Document, ctx: Context, command: ContainerCommand):
     if word is None:
         return
     platform = next((f.text for f in command.flag("--platform") if f.text and "$" not in f.text), None)
-    # the words of a documented command are its own: a fix could only rewrite the text
-    # nor can a fix write one matrix combination's value over the reference all share
+    # the words of a documented command are its own: a fix could only rewrite the text;
+    # a word holding a matrix value is a reference every combination shares, which no fix
+    # should overwrite with one combination's image
     editable = not word.quoted and not any(use.start == word.start for use in command.matrix)
     yield from image_tag_findings(doc, word.text, _span(doc, word), editable=editable, platform=platform)
 
