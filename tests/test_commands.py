@@ -351,3 +351,16 @@ def test_github_matrix_images_meet_the_driver_per_combination():
     # only the combination whose `flags` ask for GPUs runs a GPU container on line 59
     assert [f["message"].split(" needs")[0] for f in run.findings if f["code"] == "GL601" and f["line"] == 59] == [
         "image `nvidia/cuda:12.9.2-base-ubuntu24.04` (matrix: cuda=12.9.2)"]
+
+
+def test_same_finding_in_many_combinations_names_a_few_and_counts_the_rest(lint_files):
+    versions = ", ".join(f"'12.{minor}.1'" for minor in range(9))
+    run = lint_files({".github/workflows/many.yml": (
+        "on: [push]\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n      matrix:\n"
+        f"        cuda: [{versions}]\n        include:\n          - cuda: '12.8.1'\n            gpus: --gpus=all\n"
+        "    steps:\n      - run: docker run ${{ matrix.gpus }} -e NVIDIA_VISIBLE_DEVICES=all "
+        "registry.example.com/app:${{ matrix.cuda }} x\n")},
+        "--failure-threshold", "none")
+    assert [f["code"] for f in run.findings] == ["GL910"]
+    shown = run.findings[0]["message"].split("]")[0]
+    assert shown.count("gpus unset, cuda=") == 6 and shown.endswith("; and 2 more") and "12.8.1" not in shown
