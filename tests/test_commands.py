@@ -153,3 +153,214 @@ def test_restructuredtext_literal_blocks_are_read(lint_files):
         "GPU check\n=========\n\n.. note::\n\n   Not a literal block.\n\nRun this::\n\n"
         "    docker run --gpus all nvidia/cuda:11.0-base nvidia-smi\n\nDone.\n")})
     assert [(f["code"], f["line"], f["column"]) for f in run.findings] == [("GL301", 10, 27)]
+
+
+# ---------------------------------------------------------------- CI matrices
+
+
+def _matrix_findings(relative: str) -> list[dict]:
+    return lint_fixture(f"commands/{relative}", "--failure-threshold", "none").findings
+
+
+def test_github_matrix_combinations_are_judged_and_named():
+    found = _matrix_findings("matrix")
+    images = [f for f in found if f["line"] == 19]
+    # the product less `exclude` (11.0 on 24.04), `12.10` read as the number 12.1; the
+    # `include` entry that matches no combination (12.8.1 on 24.04) is a fine image
+    assert [f["message"].split("]")[0] for f in images] == [
+        "[matrix: cuda=11.0, os=ubuntu22.04", "[matrix: cuda=12.1, os=ubuntu22.04",
+        "[matrix: cuda=12.1, os=ubuntu24.04"]
+    assert all(f["code"] == "GL301" and f["column"] == 14 and f.get("fix") is None for f in images)
+    # the values are related where they are written, the YAML number with its reading
+    assert [(r["line"], r["column"]) for r in images[0]["related"]] == [(8, 16), (9, 14)]
+    assert "written as a YAML number, it becomes `12.1`" in images[1]["related"][0]["message"]
+
+
+def test_github_matrix_include_extends_and_an_unset_key_reads_empty():
+    found = [f for f in _matrix_findings("matrix") if f["line"] == 22]
+    # `include` adds `gpus` to the 12.9.2 combinations; elsewhere the reference reads as
+    # nothing and `--gpus` takes the image as its value
+    assert [(f["code"], f["column"], f["message"].split("]")[0]) for f in found] == [
+        ("GL913", 37, "[matrix: gpus=device=0,1"), ("GL913", 56, "[matrix: gpus unset")]
+    assert [(r["line"], r["column"]) for r in found[0]["related"]] == [(15, 19)]
+    assert [(r["line"], r["column"], r["message"]) for r in found[1]["related"]] == [
+        (22, 37, "a combination without `gpus` reads `${{ matrix.gpus }}` as nothing")]
+
+
+def test_github_matrix_finding_every_combination_gives_is_reported_once_unnamed():
+    found = [f for f in _matrix_findings("matrix") if f["line"] == 23]
+    # `--gpus 0` whatever the values; the quoted image is replaced too (before the shell)
+    assert [(f["code"], f["column"]) for f in found] == [("GL913", 37), ("GL301", 39), ("GL301", 39),
+                                                         ("GL301", 39)]
+    assert found[0]["message"].startswith("`docker run` with `--gpus 0`")
+
+
+def test_github_matrix_same_finding_in_several_combinations_names_them():
+    found = [f for f in _matrix_findings("matrix") if f["code"] == "GL910"]
+    assert len(found) == 1 and found[0]["message"].startswith(
+        "[matrix: gpus unset, cuda=12.8.1, os=ubuntu22.04; gpus unset, cuda=12.8.1, os=ubuntu24.04] ")
+
+
+def test_github_matrix_from_an_expression_is_said_once_and_not_judged():
+    found = [f for f in _matrix_findings("matrix") if f["code"] == "GL917"][:1]
+    # one for the GPU job; none for the job without GPU containers
+    assert [(f["line"], f["column"], f["severity"]) for f in found] == [(27, 15, "info")]
+    assert "job `dynamic`" in found[0]["message"] and "written as an expression" in found[0]["message"]
+    assert not [f for f in _matrix_findings("matrix") if f["line"] in (29, 30, 36)]
+
+
+def test_github_matrix_over_the_job_limit_is_not_expanded(lint_files):
+    values = ", ".join(f'"12.{i}.0"' for i in range(17))
+    run = lint_files({".github/workflows/big.yml": (
+        "on: [push]\njobs:\n  big:\n    runs-on: gpu\n    strategy:\n      matrix:\n"
+        f"        cuda: [{values}]\n        os: [{values}]\n"
+        "    steps:\n      - run: docker run --gpus all nvidia/cuda:${{ matrix.cuda }}-base-${{ matrix.os }} x\n")})
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 7)]
+    assert "289 jobs, more than the 256" in run.findings[0]["message"]
+
+
+def test_gitlab_parallel_matrix_in_image_services_and_script():
+    found = [f for f in _matrix_findings("matrix-gitlab") if f["line"] < 20]
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("GL301", 5, 10), ("GL301", 14, 13),
+                                                                     ("GL913", 16, 30)]
+    assert found[0]["message"].startswith("[matrix: CUDA_VERSION=11.0, UBUNTU=22.04] ")
+    assert [(r["line"], r["column"]) for r in found[2]["related"]] == [(12, 15)]
+
+
+def test_gitlab_matrix_reaches_what_the_job_extends_and_the_default_image():
+    found = [f for f in _matrix_findings("matrix-gitlab") if f["line"] >= 20]
+    # the default image (not for the job that does not inherit it) and the template's script
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in found] == [
+        ("GL301", 25, 10, "[matrix: CUDA=12.0"), ("GL301", 30, 34, "[matrix: CUDA=11.8"),
+        ("GL301", 30, 34, "[matrix: CUDA=12.0")]
+    assert [(r["line"], r["column"]) for r in found[1]["related"]] == [(44, 16)]
+
+
+@pytest.mark.parametrize("matrix,expected", [
+    # the documented example: `include` extends matching combinations, or adds its own
+    ("fruit: [apple, pear]\nanimal: [cat, dog]\ninclude:\n- color: green\n- color: pink\n  animal: cat\n"
+     "- fruit: apple\n  shape: circle\n- fruit: banana\n- fruit: banana\n  animal: cat\n",
+     [{"fruit": "apple", "animal": "cat", "color": "pink", "shape": "circle"},
+      {"fruit": "apple", "animal": "dog", "color": "green", "shape": "circle"},
+      {"fruit": "pear", "animal": "cat", "color": "pink"},
+      {"fruit": "pear", "animal": "dog", "color": "green"},
+      {"fruit": "banana"}, {"fruit": "banana", "animal": "cat"}]),
+    ("os: [a, b]\nversion: [1, 2]\nexclude:\n- os: b\n  version: 2\n",
+     [{"os": "a", "version": "1"}, {"os": "a", "version": "2"}, {"os": "b", "version": "1"}]),
+    ("include:\n- cuda: '12.8.1'\n- cuda: 12.0\n", [{"cuda": "12.8.1"}, {"cuda": "12"}]),
+])
+def test_github_matrix_expansion_follows_github(matrix, expected):
+    from gpulint.formats.yamlpos import parse_yaml_documents
+    from gpulint.kinds.commands.matrix import github_matrix
+    from gpulint.model import LineIndex
+
+    text = "strategy:\n  matrix:\n" + "".join(f"    {line}\n" for line in matrix.splitlines())
+    job = parse_yaml_documents(text, LineIndex(text))[0]
+    assert [{v.name: v.text for v in combo} for combo in github_matrix(job).combinations] == expected
+
+
+@pytest.mark.parametrize("matrix,reason", [
+    ("matrix:\n", "it is not a mapping of values"),
+    ("matrix: [12.8.1]\n", "it is not a mapping of values"),
+    ("matrix:\n        cuda: ${{ fromJSON(inputs.cuda) }}\n", "`cuda` (its values) is written as an expression"),
+    ("matrix:\n        include: [1]\n", "an entry of `include` is not a mapping"),
+])
+def test_github_matrix_of_another_shape_is_said_not_judged(lint_files, matrix, reason):
+    run = lint_files({".github/workflows/odd.yml": (
+        f"on: [push]\njobs:\n  odd:\n    runs-on: gpu\n    strategy:\n      {matrix}"
+        "    steps:\n      - run: docker run --gpus all nvidia/cuda:${{ matrix.cuda }}-base-ubuntu24.04 x\n")},
+        "--failure-threshold", "none")
+    assert [f["code"] for f in run.findings] == ["GL917"] and f"({reason})" in run.findings[0]["message"]
+
+
+def test_gitlab_matrix_of_another_shape_is_said_not_judged(lint_files):
+    run = lint_files({".gitlab-ci.yml": (
+        "odd:\n  parallel:\n    matrix:\n      - CUDA: [[12.8.1]]\n  image: nvidia/cuda:${CUDA}-base-ubuntu24.04\n"
+        "other:\n  parallel:\n    matrix: 3\n  script:\n    - docker run --gpus $N nvidia/cuda:12.9.2-base-ubuntu24.04 x\n")},
+        "--failure-threshold", "none")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 4), ("GL917", 8)]
+    assert "(the values of `CUDA` are not strings)" in run.findings[0]["message"]
+
+
+def test_gitlab_matrix_variable_with_a_shell_default(lint_files):
+    run = lint_files({".gitlab-ci.yml": (
+        "gpu:\n  parallel:\n    matrix:\n      - GPUS: ['0', '']\n      - OTHER: x\n  script:\n"
+        "    - docker run --gpus ${GPUS:-all} nvidia/cuda:12.9.2-base-ubuntu24.04 nvidia-smi\n")},
+        "--failure-threshold", "none")
+    # `0` where it is set; the default where it is empty (`all`) or not in the combination
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in run.findings] == [
+        ("GL913", 7, 25, "[matrix: GPUS=0")]
+
+
+def test_github_matrix_values_reach_the_shell_through_env(lint_files):
+    run = lint_files({".github/workflows/env.yml": (
+        "on: [push]\nenv:\n  REGISTRY: nvcr.io\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n"
+        "      matrix:\n        cuda: ['11.0', '12.9.2']\n"
+        "    env:\n      IMAGE: nvidia/cuda:${{ matrix.cuda }}-base-ubuntu22.04\n    steps:\n"
+        "      - run: docker run --rm --gpus all \"$IMAGE\" nvidia-smi\n"
+        "      - run: docker run --rm --gpus all ${IMAGE} nvidia-smi\n"
+        "        env:\n          IMAGE: nvidia/cuda:${{ matrix.cuda }}-runtime-ubuntu22.04\n"
+        "      - run: docker run --rm --gpus $GPUS $REGISTRY/cuda:12.9.2-base-ubuntu22.04 nvidia-smi\n"
+        "        env:\n          GPUS: ${{ matrix.gpus || 'all' }}\n")},
+        "--failure-threshold", "none")
+    # the job's variable, and a step's own over it; an expression GitHub computes stays unjudged
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in run.findings] == [
+        ("GL301", 13, 41, "[matrix: cuda=11.0"), ("GL301", 14, 41, "[matrix: cuda=11.0")]
+    assert [(r["line"], r["column"]) for r in run.findings[0]["related"]] == [(9, 16)]
+
+
+def test_github_matrix_from_an_expression_through_env_is_said_not_judged(lint_files):
+    run = lint_files({".github/workflows/env.yml": (
+        "on: [push]\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n"
+        "      matrix: ${{ fromJSON(needs.setup.outputs.matrix) }}\n    steps:\n"
+        "      - run: docker run --rm --gpus all $IMAGE nvidia-smi\n"
+        "        env:\n          IMAGE: nvidia/cuda:${{ matrix.cuda }}-base-ubuntu22.04\n")},
+        "--failure-threshold", "none")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL917", 6)]
+
+
+def test_github_matrix_reference_gpulint_does_not_evaluate_is_said_once():
+    found = [f for f in _matrix_findings("matrix") if f["line"] > 48]
+    # the image is judged in both combinations (and fine); what is left is said once for the
+    # job; a value of several words is split where the shell splits it
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("GL917", 53, 9), ("GL913", 59, 30)]
+    assert "does not evaluate `${{ matrix.gpus || 'all' }}`" in found[0]["message"]
+    assert found[1]["message"].startswith("[matrix: flags=--gpus device=0,1 --ipc=host] `docker run` with "
+                                          "`--gpus device=0,1`")
+
+
+def test_github_matrix_index_syntax_and_names_with_hyphens(lint_files):
+    run = lint_files({".github/workflows/index.yml": (
+        "on: [push]\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n      matrix:\n"
+        "        cuda-version: ['11.0', '12.9.2']\n    steps:\n"
+        "      - run: docker run --gpus all nvidia/cuda:${{ matrix['cuda-version'] }}-base-ubuntu22.04 x\n"
+        "      - run: docker run --gpus all nvidia/cuda:${{ matrix.cuda-version }}-runtime-ubuntu22.04 x\n")},
+        "--failure-threshold", "none")
+    assert [(f["code"], f["line"], f["message"].split("]")[0]) for f in run.findings] == [
+        ("GL301", 9, "[matrix: cuda-version=11.0"), ("GL301", 10, "[matrix: cuda-version=11.0")]
+
+
+def test_github_matrix_images_meet_the_driver_per_combination():
+    run = lint_fixture("commands/matrix", "--failure-threshold", "none", "--driver", "470.57.02")
+    found = [f for f in run.findings if f["code"] == "GL601" and f["line"] == 58]
+    # the driver check names the combination and relates its value, as the file's own checks do
+    assert [f["message"].split(" needs")[0] for f in found] == [
+        "image `nvidia/cuda:12.8.1-base-ubuntu24.04` (matrix: cuda=12.8.1)",
+        "image `nvidia/cuda:12.9.2-base-ubuntu24.04` (matrix: cuda=12.9.2)"]
+    assert [(r["line"], r["column"]) for r in found[0]["related"]][-1] == (53, 26)
+    # only the combination whose `flags` ask for GPUs runs a GPU container on line 59
+    assert [f["message"].split(" needs")[0] for f in run.findings if f["code"] == "GL601" and f["line"] == 59] == [
+        "image `nvidia/cuda:12.9.2-base-ubuntu24.04` (matrix: cuda=12.9.2)"]
+
+
+def test_same_finding_in_many_combinations_names_a_few_and_counts_the_rest(lint_files):
+    versions = ", ".join(f"'12.{minor}.1'" for minor in range(9))
+    run = lint_files({".github/workflows/many.yml": (
+        "on: [push]\njobs:\n  smoke:\n    runs-on: gpu\n    strategy:\n      matrix:\n"
+        f"        cuda: [{versions}]\n        include:\n          - cuda: '12.8.1'\n            gpus: --gpus=all\n"
+        "    steps:\n      - run: docker run ${{ matrix.gpus }} -e NVIDIA_VISIBLE_DEVICES=all "
+        "registry.example.com/app:${{ matrix.cuda }} x\n")},
+        "--failure-threshold", "none")
+    assert [f["code"] for f in run.findings] == ["GL910"]
+    shown = run.findings[0]["message"].split("]")[0]
+    assert shown.count("gpus unset, cuda=") == 6 and shown.endswith("; and 2 more") and "12.8.1" not in shown

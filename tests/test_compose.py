@@ -231,6 +231,8 @@ def _rule_examples() -> list[tuple[str, str, str]]:
     out = []
     for rule in sorted((ROOT / "rules").glob("GL9*.yaml")):
         doc = yaml.safe_load(rule.read_text(encoding="utf-8"))
+        if "compose" not in doc["kinds"]:  # GL9xx holds command-line rules too (CI files among them)
+            continue
         for which in ("bad", "good"):
             for file in doc["example"][which]["files"]:
                 if file["path"].endswith((".yaml", ".yml")):

@@ -528,10 +528,12 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
-        for ref, where in gpu_images(doc):
-            img = image_cuda(ref)
+        for use in gpu_images(doc):
+            img = image_cuda(use.ref)
+            if img is not None and use.combination:
+                img = replace(img, label=f"{img.label} {use.combination}", related=img.related + use.related)
             if img is not None:
-                yield Subject(img, where, fleet_for(ctx))
+                yield Subject(img, use.where, fleet_for(ctx))
         yield from _compose_builds(doc, ctx)
         return
     for pod in pod_specs(doc):

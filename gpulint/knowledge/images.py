@@ -619,6 +619,7 @@ class TagStatus:
     repository: str | None = None
 
 
+@functools.lru_cache(maxsize=4096)  # a CI matrix names the same images once per combination
 def tag_status(ref: str | ImageRef, platform: str | None = None) -> TagStatus | None:
     """Judge an nvidia/cuda or nvcr.io/nvidia/cuda reference against the bundled catalog,
     for `platform` (`linux/arm64`, `arm64`, ...) when the build names one.

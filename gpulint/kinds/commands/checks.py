@@ -3,7 +3,9 @@ Makefiles, documentation and CI files.
 
 Only GPU command lines are judged: those that ask for GPUs (`--gpus`, an NVIDIA
 `--runtime`, a CDI `--device nvidia.com/gpu=...`, `nvidia-docker`) or run a CUDA image.
-Images written as shell variables are not judged.
+Images written as shell variables are not judged. A CI job with a matrix is judged
+once per combination, with its values in place (`ci`, `matrix`); the findings name the
+combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from gpulint.common.containers import (
 )
 from gpulint.common.imagetags import image_tag_findings
 from gpulint.formats.shell import Word
-from gpulint.kinds.commands.parse import ContainerCommand, gpu_request, literal_image
+from gpulint.kinds.commands.combinations import per_command
+from gpulint.kinds.commands.command import ContainerCommand, gpu_request, literal_image
+from gpulint.kinds.commands.matrix import plain_reference
 from gpulint.model import Document
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
@@ -34,20 +38,18 @@ def _span(doc: Document, word: Word):
     return doc.index.span(word.start, word.end)
 
 
-def _commands(doc: Document) -> list[ContainerCommand]:
-    return doc.tree or []
-
-
 @check("GL301", "GL302", kinds=KINDS)
-def command_image_tags(doc: Document, ctx: Context):
-    for command in _commands(doc):
-        word = literal_image(command)
-        if word is None:
-            continue
-        platform = next((f.text for f in command.flag("--platform") if f.text and "$" not in f.text), None)
-        # the words of a documented command are its own: a fix could only rewrite the text
-        yield from image_tag_findings(doc, word.text, _span(doc, word), editable=not word.quoted,
-                                      platform=platform)
+@per_command
+def command_image_tags(doc: Document, ctx: Context, command: ContainerCommand):
+    word = literal_image(command)
+    if word is None:
+        return
+    platform = next((f.text for f in command.flag("--platform") if f.text and "$" not in f.text), None)
+    # the words of a documented command are its own: a fix could only rewrite the text;
+    # a word holding a matrix value is a reference every combination shares, which no fix
+    # should overwrite with one combination's image
+    editable = not word.quoted and not any(use.start == word.start for use in command.matrix)
+    yield from image_tag_findings(doc, word.text, _span(doc, word), editable=editable, platform=platform)
 
 
 # ---------------------------------------------------------------- GL913 --gpus
@@ -90,22 +92,22 @@ def gpus_problem(value: str) -> tuple[str, str] | None:
 
 
 @check("GL913", kinds=KINDS)
-def gpus_value_invalid(doc: Document, ctx: Context):
-    for command in _commands(doc):
-        if command.tool not in _DOCKER_GPUS:
+@per_command
+def gpus_value_invalid(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool not in _DOCKER_GPUS:
+        return
+    for flag in command.flag("--gpus"):
+        value = flag.value
+        if value is None or value.expands or _PLACEHOLDER.search(value.text):
             continue
-        for flag in command.flag("--gpus"):
-            value = flag.value
-            if value is None or value.expands or _PLACEHOLDER.search(value.text):
-                continue
-            problem = gpus_problem(value.text)
-            if problem is None:
-                continue
-            severity, what = problem
-            advice = _gpus_advice(value.text)
-            yield finding(doc, "GL913", _span(doc, value),
-                          f"{command.label} with `--gpus {value.text}`: {what}{advice}",
-                          severity=severity)
+        problem = gpus_problem(value.text)
+        if problem is None:
+            continue
+        severity, what = problem
+        advice = _gpus_advice(value.text)
+        yield finding(doc, "GL913", _span(doc, value),
+                      f"{command.label} with `--gpus {value.text}`: {what}{advice}",
+                      severity=severity)
 
 
 def _gpus_advice(value: str) -> str:
@@ -122,39 +124,39 @@ def _gpus_advice(value: str) -> str:
 
 
 @check("GL908", kinds=KINDS)
-def command_runtime_undefined(doc: Document, ctx: Context):
-    for command in _commands(doc):
-        if command.tool not in ("docker", "nvidia-docker"):
-            continue  # podman and nerdctl name runtimes in their own configuration
-        for flag in command.flag("--runtime"):
-            if flag.value is None or flag.value.expands:
-                continue
-            problem = runtime_problem(ctx, flag.value.text)
-            if problem is not None:
-                severity, message, related = problem
-                yield finding(doc, "GL908", _span(doc, flag.value), f"{command.label}: {message}",
-                              severity=severity, related=related)
+@per_command
+def command_runtime_undefined(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool not in ("docker", "nvidia-docker"):
+        return  # podman and nerdctl name runtimes in their own configuration
+    for flag in command.flag("--runtime"):
+        if flag.value is None or flag.value.expands:
+            continue
+        problem = runtime_problem(ctx, flag.value.text)
+        if problem is not None:
+            severity, message, related = problem
+            yield finding(doc, "GL908", _span(doc, flag.value), f"{command.label}: {message}",
+                          severity=severity, related=related)
 
 
 # ---------------------------------------------------------------- GL910 NVIDIA_VISIBLE_DEVICES
 
 
 @check("GL910", kinds=KINDS)
-def command_visible_devices(doc: Document, ctx: Context):
-    for command in _commands(doc):
-        if command.tool not in ("docker", "nerdctl", "podman") or gpu_request(command) is not None \
-                or command.flag("--runtime"):
+@per_command
+def command_visible_devices(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool not in ("docker", "nerdctl", "podman") or gpu_request(command) is not None \
+            or command.flag("--runtime"):
+        return
+    for flag in command.flag("-e", "--env"):
+        if flag.value is None or flag.value.expands:
             continue
-        for flag in command.flag("-e", "--env"):
-            if flag.value is None or flag.value.expands:
-                continue
-            name, eq, value = flag.value.text.partition("=")
-            if name != "NVIDIA_VISIBLE_DEVICES" or not eq:
-                continue
-            problem = visible_devices_problem(ctx, value, "add `--gpus` (or `--runtime nvidia`)")
-            if problem is not None:
-                yield finding(doc, "GL910", _span(doc, flag.value), f"{command.label}: {problem[1]}",
-                              severity=problem[0], related=problem[2])
+        name, eq, value = flag.value.text.partition("=")
+        if name != "NVIDIA_VISIBLE_DEVICES" or not eq:
+            continue
+        problem = visible_devices_problem(ctx, value, "add `--gpus` (or `--runtime nvidia`)")
+        if problem is not None:
+            yield finding(doc, "GL910", _span(doc, flag.value), f"{command.label}: {problem[1]}",
+                          severity=problem[0], related=problem[2])
 
 
 # ---------------------------------------------------------------- GL912 --privileged
@@ -171,26 +173,55 @@ def _limited(command: ContainerCommand) -> str | None:
 
 
 @check("GL912", kinds=KINDS)
-def command_privileged_gpu(doc: Document, ctx: Context):
-    for command in _commands(doc):
-        privileged = [f for f in command.flag("--privileged") if f.text in (None, "true")]
-        limited = _limited(command) if privileged else None
-        if limited is not None:
-            yield finding(doc, "GL912", _span(doc, privileged[0].word),
-                          f"{command.label} with `--privileged`: {limited_gpus_note(limited)}")
+@per_command
+def command_privileged_gpu(doc: Document, ctx: Context, command: ContainerCommand):
+    privileged = [f for f in command.flag("--privileged") if f.text in (None, "true")]
+    limited = _limited(command) if privileged else None
+    if limited is not None:
+        yield finding(doc, "GL912", _span(doc, privileged[0].word),
+                      f"{command.label} with `--privileged`: {limited_gpus_note(limited)}")
 
 
 # ---------------------------------------------------------------- GL914 podman --gpus
 
 
 @check("GL914", kinds=KINDS)
-def podman_gpus_flag(doc: Document, ctx: Context):
-    for command in _commands(doc):
-        if command.tool != "podman":
+@per_command
+def podman_gpus_flag(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool != "podman":
+        return
+    for flag in command.flag("--gpus"):
+        yield finding(doc, "GL914", _span(doc, flag.word),
+                      f"{command.label} with `--gpus`: Podman reaches GPUs through CDI, and releases that do "
+                      "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
+                      "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
+                      "cdi generate`) works with every CDI-capable release")
+
+
+# ---------------------------------------------------------------- GL917 matrix not expanded
+
+# an image that names one of these is a GPU image, whatever its tag
+_GPU_IMAGE_HINTS = ("nvidia", "cuda", "pytorch")
+
+
+@check("GL917", kinds=KINDS)
+def matrix_not_expanded(doc: Document, ctx: Context):
+    said = set()
+    for command in doc.tree or ():
+        matrix = command.unexpanded
+        if matrix is None or id(matrix) in said:
             continue
-        for flag in command.flag("--gpus"):
-            yield finding(doc, "GL914", _span(doc, flag.word),
-                          f"{command.label} with `--gpus`: Podman reaches GPUs through CDI, and releases that do "
-                          "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
-                          "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
-                          "cdi generate`) works with every CDI-capable release")
+        image = (command.image.text if command.image is not None else "").lower()
+        if gpu_request(command) is None and not any(hint in image for hint in _GPU_IMAGE_HINTS):
+            continue
+        said.add(id(matrix))
+        if matrix.left is None:
+            why = f"gpulint cannot expand its matrix ({matrix.unknown})"
+        elif plain_reference(matrix.left):
+            why = f"in some combinations `{matrix.left}` is a value gpulint does not put in (not one plain word)"
+        else:
+            why = f"gpulint does not evaluate `{matrix.left}`, an expression over the matrix values"
+        yield finding(doc, "GL917", matrix.node.span,
+                      f"job `{command.job}`: {why}, so the words of GPU command lines and images that use it, "
+                      f"such as {command.label} at line {doc.index.position(command.first_word.start)[0]}, are "
+                      "not judged")
