@@ -654,10 +654,11 @@ def _unjudged(doc: Document, ctx: Context):
     if doc.kind in ("compose", "commands"):
         fleet = fleet_for(ctx)
         built = _built_names(doc)
-        for ref, where in gpu_images(doc):
+        for use in gpu_images(doc):
+            ref = use.ref
             if image_cuda(ref) is None and mapped_dockerfile(ctx, ref) is None and ref.strip() not in built \
                     and not _placeholder(ref):
-                yield ref.strip(), where, fleet
+                yield ref.strip(), use.where, fleet
         return
     for pod in pod_specs(doc):
         if is_gpu_management(pod):
