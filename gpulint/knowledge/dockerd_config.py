@@ -70,3 +70,29 @@ def status(key: str, release: str) -> str:
     if key in (spec.get("flag_names_without_json_tag") or ()):
         return "flag-only"
     return "refused"
+
+
+@functools.lru_cache(maxsize=None)
+def flags(releases_named: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    """How dockerd of the releases named reads its command line, joined over them:
+    (flag -> the daemon.json key its value is compared with where that is not the flag's
+    own name, shorthand letter -> flag, flags that take no value)."""
+    spec = dict(releases())
+    named: dict[str, str] = {}
+    short: dict[str, str] = {}
+    bools: set[str] = set()
+    for release in releases_named:
+        named.update(spec[release].get("flag_named_options") or {})
+        short.update({letter: flag for flag, letter in (spec[release].get("flag_shorthands") or {}).items()})
+        bools.update(spec[release].get("bool_flags") or ())
+    return named, short, frozenset(bools)
+
+
+def skip_duplicates(release: str) -> frozenset[str]:
+    """daemon.json keys dockerd lets a flag set as well (`runtimes`: `--add-runtime` adds to them)."""
+    return frozenset(dict(releases())[release].get("skip_duplicates") or ())
+
+
+def flat_options(release: str) -> frozenset[str]:
+    """daemon.json keys whose object value is kept whole; any other object is read as its members."""
+    return frozenset(dict(releases())[release].get("flat_options") or ())
