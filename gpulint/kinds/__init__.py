@@ -19,6 +19,7 @@ from gpulint.kinds import (
     kubernetes,
     node,
     operator_values,
+    systemd,
     toolkit,
 )
 from gpulint.registry import Kind, resolve
@@ -26,7 +27,7 @@ from gpulint.registry import Kind, resolve
 # in the order `--kind` lists them
 KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
                            operator_values.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND, commands.KIND,
-                           devcontainer.KIND)
+                           devcontainer.KIND, systemd.KIND)
 NODE = node.KIND  # `gpulint doctor`'s live node
 NAMES = tuple(k.name for k in KINDS)
 BY_NAME = {k.name: k for k in KINDS + (NODE,)}

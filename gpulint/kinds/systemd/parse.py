@@ -1,0 +1,184 @@
+"""systemd unit files and drop-ins (systemd.syntax(7)), read with the place of every
+value and of every word of a command line.
+
+systemd joins a line that ends in a backslash with the next one (the backslash becomes a
+space; comment lines inside the continued value are skipped), strips blanks around `=`
+and ignores, with a warning, a line without `=`. Only a section header it cannot read
+makes it refuse the whole file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpulint.formats.errors import ParseError
+from gpulint.model import Span
+
+COMMENTS = "#;"
+BLANKS = " \t"
+
+
+@dataclass(frozen=True)
+class Word:
+    """A command-line word: `text` after systemd's unquoting, `start`/`end` the 0-based
+    offsets in the file of what was written; `expands` when it holds `$NAME` or `${NAME}`
+    (an environment variable systemd substitutes) or a `%` specifier."""
+
+    text: str
+    start: int
+    end: int
+    expands: bool = False
+
+
+@dataclass
+class Setting:
+    section: str
+    key: str
+    value: str  # continued lines joined
+    key_start: int
+    key_end: int
+    places: tuple[int, ...]  # the file offset of each character of `value`
+    end: int  # the file offset just after the value
+
+    @property
+    def start(self) -> int:
+        return self.places[0] if self.places else self.end
+
+    def offset(self, index: int) -> int:
+        """The file offset of value[index] (the end of the value past its last character)."""
+        return self.places[index] if index < len(self.places) else self.end
+
+    def words(self) -> list[Word]:
+        return split_words(self)
+
+
+@dataclass
+class UnitFile:
+    settings: list[Setting] = field(default_factory=list)
+    sections: list[tuple[str, int]] = field(default_factory=list)  # name, offset of `[`
+    ignored: list[tuple[int, str]] = field(default_factory=list)  # offset, why systemd skips the line
+
+    def get(self, section: str, key: str) -> list[Setting]:
+        return [s for s in self.settings if s.section == section and s.key == key]
+
+
+def _lines(text: str):
+    """(offset, line without its end) of each line."""
+    start = 0
+    for line in text.splitlines(keepends=True):
+        yield start, line.rstrip("\r\n")
+        start += len(line)
+
+
+def parse_unit(text: str, position=None) -> UnitFile:
+    """The settings of a unit file; `position(offset) -> (line, column)` places a refused
+    section header."""
+    unit = UnitFile()
+    section = ""
+    pending: list[tuple[int, str]] = []  # the pieces of a continued line: (offset, text)
+    for offset, line in _lines(text):
+        stripped = line.lstrip(BLANKS)
+        if stripped[:1] and stripped[0] in COMMENTS:
+            continue  # a comment, also inside a continued value
+        if line.endswith("\\"):
+            pending.append((offset, line[:-1] + " "))
+            continue
+        pending.append((offset, line))
+        section = _logical_line(unit, pending, section, position)
+        pending = []
+    if pending:
+        _logical_line(unit, pending, section, position)
+    return unit
+
+
+def _logical_line(unit: UnitFile, pieces: list[tuple[int, str]], section: str, position) -> str:
+    chars: list[str] = []
+    places: list[int] = []
+    for offset, piece in pieces:
+        chars.extend(piece)
+        places.extend(range(offset, offset + len(piece)))
+    end_of_line = pieces[-1][0] + len(pieces[-1][1])
+    # blanks around the line are not part of it
+    first = 0
+    while first < len(chars) and chars[first] in BLANKS:
+        first += 1
+    last = len(chars)
+    while last > first and chars[last - 1] in BLANKS:
+        last -= 1
+    line = "".join(chars[first:last])
+    places = places[first:last]
+    if not line:
+        return section
+    if line.startswith("["):
+        if not line.endswith("]") or len(line) < 3:
+            line_no, column = position(places[0]) if position is not None else (1, 1)
+            raise ParseError(f"invalid section header `{line}`: systemd refuses the whole file", line_no, column)
+        unit.sections.append((line[1:-1], places[0]))
+        return line[1:-1]
+    equals = line.find("=")
+    if equals <= 0:
+        unit.ignored.append((places[0], "missing '=': systemd ignores the line"))
+        return section
+    if not section:
+        unit.ignored.append((places[0], "an assignment outside of a section: systemd ignores it"))
+        return section
+    key_end = equals
+    while key_end > 0 and line[key_end - 1] in BLANKS:
+        key_end -= 1
+    start = equals + 1
+    while start < len(line) and line[start] in BLANKS:
+        start += 1
+    end = places[-1] + 1 if start < len(line) else min(places[equals] + 1, end_of_line)
+    unit.settings.append(Setting(section, line[:key_end], line[start:], places[0], places[key_end - 1] + 1,
+                                 tuple(places[start:]), end))
+    return section
+
+
+# C-style escapes systemd reads in command lines (systemd.service(5), "Command lines")
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\",
+            '"': '"', "'": "'", "s": " ", " ": " ", ";": ";"}
+
+
+def split_words(setting: Setting) -> list[Word]:
+    """The words of a command line as systemd splits it: blanks separate words, single and
+    double quotes group them, backslash escapes one character."""
+    text = setting.value
+    words: list[Word] = []
+    i = 0
+    while i < len(text):
+        if text[i] in BLANKS:
+            i += 1
+            continue
+        start, out, quote, expands = i, [], "", False
+        while i < len(text):
+            ch = text[i]
+            if quote:
+                if ch == quote:
+                    quote = ""
+                elif ch == "\\" and i + 1 < len(text):
+                    i += 1
+                    out.append(_ESCAPES.get(text[i], text[i]))
+                else:
+                    out.append(ch)
+            elif ch in BLANKS:
+                break
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "\\" and i + 1 < len(text):
+                i += 1
+                out.append(_ESCAPES.get(text[i], text[i]))
+            else:
+                out.append(ch)
+            expands = expands or ch in "$%"
+            i += 1
+        words.append(Word("".join(out), setting.offset(start), setting.offset(i - 1) + 1, expands))
+    return words
+
+
+def parse(text: str, doc) -> UnitFile:
+    unit = parse_unit(text, doc.index.position)
+    if unit.ignored:  # the rest of the file is still read, as systemd does
+        offset, why = unit.ignored[0]
+        line, column = doc.index.position(offset)
+        doc.cache["parse.problem"] = (Span.point(line, column), why)
+    return unit

@@ -1,0 +1,28 @@
+"""The systemd units of dockerd and containerd and their drop-ins: `docker.service` and
+`containerd.service` by name; any other `.service` file, and a drop-in (`*.conf`, which
+is read from a `<unit>.d/` folder), by a `[Service]` section whose `ExecStart=` runs
+dockerd or containerd."""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.regex import lazy
+
+UNITS = ("docker.service", "containerd.service")
+_SERVICE = lazy(r"^[ \t]*\[Service\][ \t]*$", re.MULTILINE)
+_DAEMON_START = lazy(r"^[ \t]*ExecStart[ \t]*=[ \t]*[-@:+!]*[^ \t\n]*/?(dockerd|containerd)([ \t]|\\?$)", re.MULTILINE)
+
+
+def by_name(lower: str) -> bool:
+    return lower in UNITS
+
+
+def wants(lower: str) -> bool:
+    return lower.endswith((".service", ".conf"))
+
+
+def by_content(lower: str, text: str) -> bool | None:
+    if not wants(lower):
+        return None
+    return True if _SERVICE.search(text) and _DAEMON_START.search(text) else None
