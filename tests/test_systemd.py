@@ -46,3 +46,79 @@ def test_a_line_without_equals_is_gl001_and_the_rest_is_read():
     run = lint_fixture("systemd/unreadable/containerd.service")
     assert run.at() == [("GL001", 4, 1)]
     assert "systemd ignores the line" in run.findings[0]["message"]
+
+
+def test_the_packaged_h_fd_beside_hosts_in_daemon_json_is_gl208_at_the_flag():
+    run = lint_fixture("systemd/hosts-conflict")
+    assert run.at() == [("GL208", 8, 28), ("GL208", 9, 66)]
+    hosts, debug = run.findings
+    assert (hosts["end_line"], hosts["end_column"]) == (8, 35)  # `-H fd://`
+    assert ("the following directives are specified both as a flag and in the configuration file: "
+            "debug: (from flag: true, from file: true), hosts: (from flag: [fd://], from file: "
+            "[unix:///var/run/docker.sock tcp://127.0.0.1:2375])") in hosts["message"]
+    assert "with file /etc/docker/daemon.json" in hosts["message"]
+    assert "`-H fd://` is the usual one" in hosts["message"]
+    assert hosts["related"][0]["path"].endswith("etc/docker/daemon.json")
+    assert (hosts["related"][0]["line"], debug["related"][0]["line"]) == (2, 3)
+
+
+UNIT = "lib/systemd/system/docker.service"
+
+
+def _unit(command: str) -> str:
+    return f"[Service]\nType=notify\nExecStart={command}\n"
+
+
+def test_add_runtime_beside_runtimes_is_combined_not_refused(lint_files):
+    run = lint_files({
+        UNIT: _unit("/usr/bin/dockerd --add-runtime nvidia=/usr/bin/nvidia-container-runtime"),
+        "etc/docker/daemon.json": '{"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}}}\n',
+    })
+    assert "GL208" not in run.codes()
+
+
+def test_flags_are_compared_by_the_daemon_json_key_they_fill(lint_files):
+    run = lint_files({
+        UNIT: _unit('/usr/bin/dockerd --exec-opt native.cgroupdriver=systemd "--default-runtime=nvidia" '
+                    '--log-opt max-size=10m --log-opt max-file=3'),
+        "etc/docker/daemon.json": ('{"exec-opts": ["native.cgroupdriver=cgroupfs"], "default-runtime": "nvidia",\n'
+                                   ' "log-opts": {"max-size": "10m"},\n'
+                                   ' "runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}}}\n'),
+    })
+    assert [f["code"] for f in run.findings] == ["GL208"] * 4
+    message = run.findings[1]["message"]
+    assert all(f["message"].endswith(message[message.index("(\"unable"):]) for f in run.findings)
+    assert ("default-runtime: (from flag: nvidia, from file: nvidia), exec-opts: (from flag: "
+            "[native.cgroupdriver=systemd], from file: [native.cgroupdriver=cgroupfs]), log-opts: (from flag: "
+            "map[max-file:3 max-size:10m], from file: map[max-size:10m])") in message
+    quoted = run.findings[1]
+    assert (quoted["line"], quoted["column"], quoted["end_column"]) == (3, 67, 92)
+
+
+def test_the_daemon_json_joined_is_the_one_config_file_names(lint_files):
+    files = {
+        UNIT: _unit("/usr/bin/dockerd -H fd:// --config-file /etc/docker/gpu.json"),
+        "etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n',
+        "etc/docker/gpu.json": '{"debug": true, "runtimes": {}}\n',
+    }
+    assert "GL208" not in lint_files(files).codes()
+    files["etc/docker/gpu.json"] = '{"hosts": ["tcp://0.0.0.0:2376"], "runtimes": {}}\n'
+    run = lint_files(files)
+    assert run.codes() == ["GL208"]
+    assert "with file /etc/docker/gpu.json" in run.findings[0]["message"]
+
+
+def test_a_unit_of_another_node_tree_is_not_joined(lint_files):
+    run = lint_files({
+        "node-a/lib/systemd/system/docker.service": _unit("/usr/bin/dockerd -H fd://"),
+        "node-b/etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n',
+    })
+    assert "GL208" not in run.codes()
+
+
+def test_a_command_line_with_a_variable_may_hold_any_flag_but_those_written_still_count(lint_files):
+    run = lint_files({
+        UNIT: _unit("/usr/sbin/dockerd -H fd:// $DOCKER_OPTS"),
+        "etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n',
+    })
+    assert run.codes() == ["GL208"]

@@ -3,18 +3,14 @@ with daemon.json and config.toml live in `crossfile/units.py`."""
 
 from __future__ import annotations
 
-from gpulint.kinds.systemd.facts import DAEMONS, daemon_units, service_type
+from gpulint.kinds.systemd.facts import DAEMONS, linted_units, service_type
 from gpulint.model import Document, Edit, Fix
 from gpulint.registry import Context, check, finding, related
 
 
-def units(ctx: Context):
-    return ctx.memo("systemd.units", lambda: daemon_units(ctx.of_kind("systemd")))
-
-
 @check("GL209", kinds=("systemd",))
 def exec_start_not_reset(doc: Document, ctx: Context):
-    for unit in units(ctx):
+    for unit in linted_units(ctx):
         if doc not in unit.docs or service_type(unit) == "oneshot":
             continue
         # the packaged docker.service and containerd.service have an ExecStart= of their own

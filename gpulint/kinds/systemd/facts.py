@@ -120,6 +120,11 @@ class DaemonUnit:
         return read_command(doc, setting)
 
 
+def linted_units(ctx) -> list[DaemonUnit]:
+    """The linted units of the run, merged (once per run)."""
+    return ctx.memo("systemd.units", lambda: daemon_units(ctx.of_kind("systemd")))
+
+
 def daemon_units(docs: list[Document]) -> list[DaemonUnit]:
     """The linted units grouped by node tree and unit name, each merged as systemd does."""
     groups: dict[tuple[str, str], list[tuple[Placement, Document]]] = {}

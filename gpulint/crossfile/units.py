@@ -1,0 +1,151 @@
+"""The systemd units of dockerd and containerd joined with the node's other files (GL208,
+GL123): the flags a unit gives dockerd against the daemon.json it reads, and the file
+containerd's `--config` names against the config.toml gpulint linted."""
+
+from __future__ import annotations
+
+from gpulint.formats.template import is_placeholder
+from gpulint.kinds.daemon_json.checks import docker_version
+from gpulint.kinds.systemd.facts import Command, DaemonUnit, Flag, linted_units
+from gpulint.knowledge import dockerd_config
+from gpulint.model import Document, Node
+from gpulint.registry import Context, check, finding, related
+
+DEFAULT_DAEMON_JSON = "/etc/docker/daemon.json"
+DEFAULT_CONTAINERD_CONFIG = "/etc/containerd/config.toml"
+
+
+def commands(ctx: Context, program: str) -> list[tuple[DaemonUnit, Command]]:
+    """(unit, the command systemd runs) of every linted unit that runs `program`."""
+    out = []
+    for unit in linted_units(ctx):
+        command = unit.command
+        if command is not None and command.program == program:
+            out.append((unit, command))
+    return out
+
+
+def in_tree(ctx: Context, kind: str, unit: DaemonUnit, path: str) -> Document | None:
+    """The linted file of `kind` at the absolute `path` of the unit's node tree."""
+    target = unit.root + path.lstrip("/")
+    return next((d for d in ctx.of_kind(kind) if d.abspath.replace("\\", "/") == target), None)
+
+
+def named_file(command: Command, flag_names: tuple[str, ...], default: str) -> tuple[str | None, Flag | None]:
+    """The file a daemon reads by the last of `flag_names` given, else `default` (also
+    beside a variable such as `$DOCKER_OPTS`, which packages leave empty); None when the
+    path is not known here (a variable, a relative path)."""
+    given = [f for f in command.flags if f.name in flag_names]
+    if not given:
+        return default, None
+    flag = given[-1]
+    if flag.value is None or flag.value_word is not None and flag.value_word.expands \
+            or not flag.value.startswith("/") or is_placeholder(flag.value):
+        return None, flag
+    return flag.value, flag
+
+
+def daemon_json_of(ctx: Context, unit: DaemonUnit, command: Command) -> tuple[str, Document] | None:
+    """(the path dockerd reads, the linted daemon.json there), or None."""
+    path, _ = named_file(command, ("config-file",), DEFAULT_DAEMON_JSON)
+    doc = in_tree(ctx, "daemon-json", unit, path) if path is not None else None
+    return (path, doc) if doc is not None else None
+
+
+def _file_keys(tree: Node, flat: frozenset[str]) -> dict[str, Node]:
+    """daemon.json's keys as dockerd's duplicate check sees them (configValuesSet): an
+    object value whose key is not one of `flat` counts as its members."""
+    out: dict[str, Node] = {}
+    for key, value in tree.items():
+        if value.is_map and key not in flat:
+            out.update(dict(value.items()))
+        else:
+            out[key] = value
+    return out
+
+
+def _go_value(node: Node) -> str:
+    """A JSON value as dockerd prints it in its message (Go's %v)."""
+    value = node.plain()
+    return _go(value)
+
+
+def _go(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + " ".join(_go(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{_go(v)}" for k, v in sorted(value.items())) + "]"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "<nil>" if value is None else str(value)
+
+
+# flags whose values collect into a map (opts.NamedMapOpts): Go prints it with sorted keys
+_MAP_FLAGS = ("log-opt",)
+
+
+def _flag_value(flags: list[Flag], named: bool) -> str:
+    """The flag's value as dockerd prints it in its message (the flag value's String())."""
+    values = [f.value or "" for f in flags]
+    if named:
+        if flags[0].name in _MAP_FLAGS:
+            return "map[" + " ".join(sorted(v.replace("=", ":", 1) for v in values)) + "]"
+        return "[" + " ".join(values) + "]"
+    return values[-1]
+
+
+def conflicts(ctx: Context, command: Command, tree: Node) -> list[tuple[str, list[Flag], Node]]:
+    """(daemon.json key, the flags that set it, the file's value) for each setting given
+    both ways, as dockerd's findConfigurationConflicts finds them (flags by name)."""
+    releases = tuple(dockerd_config.applicable(docker_version(ctx)))
+    named, short, _ = dockerd_config.flags(releases)
+    letters = {flag: letter for letter, flag in short.items()}
+    skip = frozenset().union(*(dockerd_config.skip_duplicates(r) for r in releases))
+    flat = frozenset().union(*(dockerd_config.flat_options(r) for r in releases))
+    keys = _file_keys(tree, flat)
+    by_name: dict[str, list[Flag]] = {}
+    for flag in command.flags:
+        by_name.setdefault(flag.name, []).append(flag)
+    found = []
+    for name in sorted(by_name):  # pflag visits the flags set in the order of their names
+        candidates = [named[name]] if name in named else [name, letters.get(name, "")]
+        key = next((k for k in candidates if k in keys and k not in skip), None)
+        if key is not None:
+            found.append((key, by_name[name], keys[key]))
+    return found
+
+
+_PROXIES = ("http-proxy", "https-proxy", "no-proxy")
+
+
+@check("GL208", project=True)
+def flag_also_in_daemon_json(ctx: Context):
+    for unit, command in commands(ctx, "dockerd"):
+        joined = daemon_json_of(ctx, unit, command)
+        if joined is None:
+            continue
+        path, doc = joined
+        if not isinstance(doc.tree, Node) or not doc.tree.is_map or doc.templated:
+            continue
+        releases = tuple(dockerd_config.applicable(docker_version(ctx)))
+        named, _, _ = dockerd_config.flags(releases)
+        found = conflicts(ctx, command, doc.tree)
+        if not found:
+            continue
+        items = ", ".join(
+            f"{key}: (from flag: {_flag_value(flags, flags[0].name in named) if key not in _PROXIES else '…'}, "
+            f"from file: {_go_value(value) if key not in _PROXIES else '…'})"
+            for key, flags, value in found)
+        refusal = (f"unable to configure the Docker daemon with file {path}: the following directives are "
+                   f"specified both as a flag and in the configuration file: {items}")
+        for key, flags, value in found:
+            hint = (" (the packaged unit's `-H fd://` is the usual one: replace the command in a drop-in with "
+                    "`ExecStart=` and `ExecStart=/usr/bin/dockerd` without `-H`, or keep the sockets on the "
+                    "command line only)" if key == "hosts" and any(f.value == "fd://" for f in flags) else "")
+            for flag in flags:
+                yield finding(command.doc, "GL208", flag.span,
+                              f"`{flag.written}` sets `{key}`, which {doc.path} sets too: dockerd refuses to "
+                              f"start (\"{refusal}\"); set it in one place only{hint}",
+                              related=[related(doc, value.key_span or value.span, f"`{key}` in daemon.json")])
