@@ -122,3 +122,30 @@ def test_a_command_line_with_a_variable_may_hold_any_flag_but_those_written_stil
         "etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n',
     })
     assert run.codes() == ["GL208"]
+
+
+NVIDIA_UNIT = _unit("/usr/bin/dockerd --add-runtime NVIDIA=/usr/bin/nvidia-container-runtime")
+
+
+def test_a_runtime_the_unit_adds_defines_daemon_json_default_runtime(lint_files):
+    run = lint_files({f"a/{UNIT}": NVIDIA_UNIT, "a/etc/docker/daemon.json": '{"default-runtime": "nvidia"}\n',
+                      "b/etc/docker/daemon.json": '{"default-runtime": "nvidia"}\n'})
+    assert [(f["code"], f["path"]) for f in run.findings] == [("GL201", "b/etc/docker/daemon.json")]
+
+
+def test_the_units_runtimes_join_the_runtime_class_handlers(lint_files):
+    runtime_class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia\n"
+    run = lint_files({UNIT: NVIDIA_UNIT, "runtimeclass.yaml": runtime_class})
+    assert "GL702" not in run.codes()
+    run = lint_files({UNIT: _unit("/usr/bin/dockerd --add-runtime kata=/usr/bin/kata-runtime"),
+                      "runtimeclass.yaml": runtime_class})
+    assert run.codes() == ["GL702"]
+    assert "dockerd's flags searched (runtimes: `kata`)" in run.findings[0]["related"][0]["message"]
+
+
+def test_compose_runtime_defined_by_the_unit_is_known(lint_files):
+    compose = "services:\n  train:\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    runtime: nvidia\n"
+    daemon_json = '{"debug": true, "runtimes": {}}\n'
+    run = lint_files({"etc/docker/daemon.json": daemon_json, "compose.yaml": compose})
+    assert run.codes() == ["GL908"]
+    assert lint_files({UNIT: NVIDIA_UNIT}).findings == []  # the same folder, now with the unit

@@ -1,13 +1,17 @@
-"""The systemd units of dockerd and containerd joined with the node's other files (GL208,
-GL123): the flags a unit gives dockerd against the daemon.json it reads, and the file
-containerd's `--config` names against the config.toml gpulint linted."""
+"""The systemd units of dockerd and containerd joined with the node's other files: the
+flags a unit gives dockerd against the daemon.json it reads (GL208) and among the node's
+runtimes (`dockerd_nodes`), and the file containerd's `--config` names against the
+config.toml gpulint linted (GL123)."""
 
 from __future__ import annotations
 
+from gpulint.common.runtimes import NodeConfig, RuntimeEntry
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.daemon_json.checks import docker_version
+from gpulint.kinds.daemon_json.facts import daemon_node
 from gpulint.kinds.systemd.facts import Command, DaemonUnit, Flag, linted_units
 from gpulint.knowledge import dockerd_config
+from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Node
 from gpulint.registry import Context, check, finding, related
 
@@ -149,3 +153,46 @@ def flag_also_in_daemon_json(ctx: Context):
                               f"`{flag.written}` sets `{key}`, which {doc.path} sets too: dockerd refuses to "
                               f"start (\"{refusal}\"); set it in one place only{hint}",
                               related=[related(doc, value.key_span or value.span, f"`{key}` in daemon.json")])
+
+
+def dockerd_nodes(ctx: Context) -> list[NodeConfig]:
+    """One NodeConfig per linted daemon.json, with the runtimes (`--add-runtime`) and the
+    default runtime (`--default-runtime`) its node's unit gives dockerd; a unit that gives
+    them without a linted daemon.json is a NodeConfig of its own (kind "dockerd")."""
+    configs = [daemon_node(doc) for doc in ctx.of_kind("daemon-json")]
+    by_path = {c.doc.abspath: c for c in configs}
+    for unit, command in commands(ctx, "dockerd"):
+        added = [f for f in command.get("add-runtime") if _runtime_flag(f) is not None]
+        defaults = [f for f in command.get("default-runtime") if f.value and not _expands(f)]
+        if not added and not defaults:
+            continue
+        joined = daemon_json_of(ctx, unit, command)
+        config = by_path.get(joined[1].abspath) if joined is not None else None
+        if config is None:
+            config = NodeConfig(command.doc, "dockerd", {}, "runc", [])
+            configs.append(config)
+        config.docs.append(command.doc)
+        for flag in added:
+            name, path = _runtime_flag(flag)
+            # dockerd merges the file's runtimes over the flags': an entry of the file wins
+            if name not in config.runtimes:
+                config.runtimes[name] = RuntimeEntry(name, command.doc, flag.value_node(), path, None,
+                                                     is_nvidia_handler(name, path))
+        file_default = config.kind == "daemon-json" and config.doc.tree.get("default-runtime") is not None
+        if defaults and not file_default:
+            config.default_runtime = defaults[-1].value
+    return configs
+
+
+def _expands(flag: Flag) -> bool:
+    return flag.word.expands or (flag.value_word is not None and flag.value_word.expands)
+
+
+def _runtime_flag(flag: Flag) -> tuple[str, str] | None:
+    """(name, path) of `--add-runtime NAME=PATH` as dockerd records it: blanks around
+    both trimmed and the name lowercased (opts.RuntimeOpt.Set)."""
+    if flag.value is None or _expands(flag):
+        return None
+    name, equals, path = flag.value.partition("=")
+    name, path = name.strip().lower(), path.strip()
+    return (name, path) if equals and name and path else None

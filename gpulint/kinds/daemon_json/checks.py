@@ -87,6 +87,12 @@ def _rename_key(doc: Document, node: Node, new: str) -> Edit:
     return Edit(doc.abspath, start, end, json.dumps(new))
 
 
+def _flag_runtimes(doc: Document, ctx) -> set[str]:
+    """Runtimes dockerd gets besides the file's: `--add-runtime` in the node's systemd unit."""
+    return {name for config in ctx.fact("node-configs") if config.doc is doc
+            for name, entry in config.runtimes.items() if entry.doc is not doc}
+
+
 @check("GL201", kinds=("daemon-json",))
 def default_runtime_undefined(doc, ctx):
     value = doc.tree.get("default-runtime")
@@ -94,7 +100,7 @@ def default_runtime_undefined(doc, ctx):
     if not name or is_placeholder(name):  # empty: dockerd uses its built-in default
         return
     runtimes = dict(_entries(doc))
-    if name in runtimes or name in BUILTIN_RUNTIMES:
+    if name in runtimes or name in BUILTIN_RUNTIMES or name in _flag_runtimes(doc, ctx):
         return
     if name == V1_LINUX:
         yield from _v1_default(doc, ctx, value)
