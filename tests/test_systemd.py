@@ -149,3 +149,40 @@ def test_compose_runtime_defined_by_the_unit_is_known(lint_files):
     run = lint_files({"etc/docker/daemon.json": daemon_json, "compose.yaml": compose})
     assert run.codes() == ["GL908"]
     assert lint_files({UNIT: NVIDIA_UNIT}).findings == []  # the same folder, now with the unit
+
+
+def test_containerd_started_with_another_config_than_the_linted_one_is_gl123():
+    run = lint_fixture("systemd/containerd-config")
+    assert run.at() == [("GL123", 3, 34)]
+    finding = run.findings[0]
+    assert (finding["end_line"], finding["end_column"]) == (3, 57)
+    assert "so containerd reads /etc/containerd/k8s.toml, not the linted" in finding["message"]
+    assert "(`nvidia`, default `nvidia`)" in finding["message"]
+    assert finding["related"][0]["path"].endswith("etc/containerd/config.toml")
+
+
+CONTAINERD_UNIT = "etc/systemd/system/containerd.service.d/10-config.conf"
+MAIN = 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+GPU = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n')
+
+
+def _containerd_unit(flags: str) -> str:
+    return f"[Service]\nExecStart=\nExecStart=/usr/bin/containerd {flags}\n"
+
+
+def test_the_file_config_names_and_the_files_it_imports_are_what_containerd_reads(lint_files):
+    run = lint_files({CONTAINERD_UNIT: _containerd_unit("--config=/etc/containerd/main.toml"),
+                      "etc/containerd/main.toml": MAIN, "etc/containerd/conf.d/gpu.toml": GPU})
+    assert "GL123" not in run.codes()
+
+
+def test_without_config_containerd_reads_the_default_file(lint_files):
+    run = lint_files({CONTAINERD_UNIT: _containerd_unit("--log-level debug"),
+                      "etc/containerd/config.toml": GPU})
+    assert "GL123" not in run.codes()
+
+
+def test_a_unit_outside_a_node_tree_is_not_joined_by_its_folder(lint_files):
+    run = lint_files({"containerd.service": "[Service]\nExecStart=/usr/bin/containerd -c /etc/containerd/a.toml\n",
+                      "etc/containerd/config.toml": GPU})
+    assert "GL123" not in run.codes()

@@ -12,7 +12,7 @@ from gpulint.kinds.daemon_json.facts import daemon_node
 from gpulint.kinds.systemd.facts import Command, DaemonUnit, Flag, linted_units
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import is_nvidia_handler
-from gpulint.model import Document, Node
+from gpulint.model import Document, Node, Span
 from gpulint.registry import Context, check, finding, related
 
 DEFAULT_DAEMON_JSON = "/etc/docker/daemon.json"
@@ -196,3 +196,25 @@ def _runtime_flag(flag: Flag) -> tuple[str, str] | None:
     name, equals, path = flag.value.partition("=")
     name, path = name.strip().lower(), path.strip()
     return (name, path) if equals and name and path else None
+
+
+@check("GL123", project=True)
+def containerd_reads_another_config(ctx: Context):
+    containerd = [c for c in ctx.fact("node-configs") if c.kind == "containerd"]
+    for unit, command in commands(ctx, "containerd"):
+        path, flag = named_file(command, ("config",), DEFAULT_CONTAINERD_CONFIG)
+        if flag is None or path is None or not unit.in_node_tree:
+            continue
+        read = unit.root + path.lstrip("/")
+        covered = {d.abspath for c in containerd if c.doc.abspath.replace("\\", "/") == read for d in c.docs}
+        for config in containerd:
+            where = config.doc.abspath.replace("\\", "/")
+            if where == read or config.doc.abspath in covered or not where.startswith(unit.root + "etc/"):
+                continue
+            names = ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
+            yield finding(command.doc, "GL123", flag.value_span,
+                          f"{unit.name} starts containerd with `{flag.written} {path}`, so containerd reads "
+                          f"{path}, not the linted {config.doc.path}: the runtimes gpulint checked there "
+                          f"({names}, default `{config.default_runtime}`) are not this node's; point "
+                          f"`{flag.written}` at that file, or install it as {path}",
+                          related=[related(config.doc, Span.point(1, 1), "not read by this containerd")])

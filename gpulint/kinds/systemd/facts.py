@@ -110,6 +110,7 @@ class DaemonUnit:
     starts: list[tuple[Document, Setting]]  # the ExecStart= lines left after resets
     unit_linted: bool  # the unit file itself is among the linted files
     reset: bool = False  # a drop-in clears ExecStart= (an empty ExecStart=)
+    in_node_tree: bool = False  # a file of it lies in one of UNIT_DIRS (`root` is a node's /)
 
     @property
     def command(self) -> Command | None:
@@ -154,7 +155,8 @@ def _merge(root: str, name: str, found: list[tuple[Placement, Document]]) -> Dae
                 starts, reset = [], True  # an empty ExecStart= clears the list
             else:
                 starts.append((doc, setting))
-    return DaemonUnit(name, root, order, starts, bool(units), reset)
+    tree = any(p.priority < len(UNIT_DIRS) for p, _ in found)
+    return DaemonUnit(name, root, order, starts, bool(units), reset, tree)
 
 
 def service_type(unit: DaemonUnit) -> str | None:
