@@ -186,3 +186,23 @@ def test_a_unit_outside_a_node_tree_is_not_joined_by_its_folder(lint_files):
     run = lint_files({"containerd.service": "[Service]\nExecStart=/usr/bin/containerd -c /etc/containerd/a.toml\n",
                       "etc/containerd/config.toml": GPU})
     assert "GL123" not in run.codes()
+
+
+def test_a_default_runtime_flag_no_runtime_defines_is_gl201_at_its_value(lint_files):
+    run = lint_files({
+        UNIT: _unit("/usr/bin/dockerd --default-runtime nvidia --add-runtime kata=/usr/bin/kata-runtime"),
+        "etc/docker/daemon.json": '{"runtimes": {"crun": {"path": "/usr/bin/crun"}}}\n',
+    })
+    assert run.at() == [("GL201", 3, 46)]
+    assert "specified default runtime 'nvidia' does not exist" in run.findings[0]["message"]
+    assert "(runtimes: `crun`, `kata`)" in run.findings[0]["message"]
+
+
+def test_a_default_runtime_flag_the_file_or_a_flag_defines_is_clean(lint_files):
+    run = lint_files({
+        UNIT: _unit("/usr/bin/dockerd --default-runtime=nvidia --add-runtime=nvidia=/usr/bin/nvidia-container-runtime"),
+        "etc/docker/daemon.json": '{"runtimes": {"crun": {"path": "/usr/bin/crun"}}}\n',
+        f"b/{UNIT}": _unit("/usr/bin/dockerd --default-runtime crun"),
+        "b/etc/docker/daemon.json": '{"runtimes": {"crun": {"path": "/usr/bin/crun"}}}\n',
+    })
+    assert run.findings == []

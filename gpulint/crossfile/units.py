@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gpulint.common.runtimes import NodeConfig, RuntimeEntry
 from gpulint.formats.template import is_placeholder
-from gpulint.kinds.daemon_json.checks import docker_version
+from gpulint.kinds.daemon_json.checks import BUILTIN_RUNTIMES, docker_version
 from gpulint.kinds.daemon_json.facts import daemon_node
 from gpulint.kinds.systemd.facts import Command, DaemonUnit, Flag, linted_units
 from gpulint.knowledge import dockerd_config
@@ -54,6 +54,18 @@ def daemon_json_of(ctx: Context, unit: DaemonUnit, command: Command) -> tuple[st
     path, _ = named_file(command, ("config-file",), DEFAULT_DAEMON_JSON)
     doc = in_tree(ctx, "daemon-json", unit, path) if path is not None else None
     return (path, doc) if doc is not None else None
+
+
+def readable_daemon_json(ctx: Context, unit: DaemonUnit, command: Command) -> tuple[str, Document] | None:
+    """daemon_json_of, when that file is a JSON object gpulint read (not a template)."""
+    joined = daemon_json_of(ctx, unit, command)
+    if joined is None or not isinstance(joined[1].tree, Node) or not joined[1].tree.is_map or joined[1].templated:
+        return None
+    return joined
+
+
+def runtime_names(config: NodeConfig) -> str:
+    return ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
 
 
 def _file_keys(tree: Node, flat: frozenset[str]) -> dict[str, Node]:
@@ -127,12 +139,10 @@ _PROXIES = ("http-proxy", "https-proxy", "no-proxy")
 @check("GL208", project=True)
 def flag_also_in_daemon_json(ctx: Context):
     for unit, command in commands(ctx, "dockerd"):
-        joined = daemon_json_of(ctx, unit, command)
+        joined = readable_daemon_json(ctx, unit, command)
         if joined is None:
             continue
         path, doc = joined
-        if not isinstance(doc.tree, Node) or not doc.tree.is_map or doc.templated:
-            continue
         releases = tuple(dockerd_config.applicable(docker_version(ctx)))
         named, _, _ = dockerd_config.flags(releases)
         found = conflicts(ctx, command, doc.tree)
@@ -211,10 +221,37 @@ def containerd_reads_another_config(ctx: Context):
             where = config.doc.abspath.replace("\\", "/")
             if where == read or config.doc.abspath in covered or not where.startswith(unit.root + "etc/"):
                 continue
-            names = ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
+            names = runtime_names(config)
             yield finding(command.doc, "GL123", flag.value_span,
                           f"{unit.name} starts containerd with `{flag.written} {path}`, so containerd reads "
                           f"{path}, not the linted {config.doc.path}: the runtimes gpulint checked there "
                           f"({names}, default `{config.default_runtime}`) are not this node's; point "
                           f"`{flag.written}` at that file, or install it as {path}",
                           related=[related(config.doc, Span.point(1, 1), "not read by this containerd")])
+
+
+@check("GL201", project=True)
+def unit_default_runtime_undefined(ctx: Context):
+    """`--default-runtime` on the unit's command line, beside a linted daemon.json that
+    leaves the default to it: the runtime must come from the file's `runtimes` or an
+    `--add-runtime` (daemon.json's own default is GL201 of the file)."""
+    for unit, command in commands(ctx, "dockerd"):
+        given = [f for f in command.get("default-runtime") if f.value and not _expands(f)]
+        joined = readable_daemon_json(ctx, unit, command)
+        if not given or joined is None or command.opaque:
+            continue  # without the file, or with flags a variable adds, the runtimes are not all known
+        path, doc = joined
+        if doc.tree.get("default-runtime") is not None:
+            continue
+        flag = given[-1]
+        name = flag.value
+        config = next((c for c in ctx.fact("node-configs") if c.doc is doc), None)
+        if config is None or config.defines(name) or name in BUILTIN_RUNTIMES or is_placeholder(name):
+            continue
+        names = runtime_names(config)
+        yield finding(command.doc, "GL201", flag.value_span,
+                      f"`{flag.written} {name}` names a runtime that neither {path} (runtimes: {names}) nor an "
+                      f"`--add-runtime` of this command line defines: dockerd refuses to start (\"specified "
+                      f"default runtime '{name}' does not exist\"); add `--add-runtime {name}=<path>` or define "
+                      f"it under `runtimes` in daemon.json",
+                      related=[related(doc, doc.tree.get("runtimes") or doc.tree, "daemon.json searched")])
