@@ -113,7 +113,8 @@ def test_a_unit_of_another_node_tree_is_not_joined(lint_files):
         "node-a/lib/systemd/system/docker.service": _unit("/usr/bin/dockerd -H fd://"),
         "node-b/etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n',
     })
-    assert "GL208" not in run.codes()
+    # node-b's own unit is not linted: only the warning about the packaged one
+    assert [(f["code"], f["severity"]) for f in run.findings] == [("GL208", "warning")]
 
 
 def test_a_command_line_with_a_variable_may_hold_any_flag_but_those_written_still_count(lint_files):
@@ -205,4 +206,21 @@ def test_a_default_runtime_flag_the_file_or_a_flag_defines_is_clean(lint_files):
         f"b/{UNIT}": _unit("/usr/bin/dockerd --default-runtime crun"),
         "b/etc/docker/daemon.json": '{"runtimes": {"crun": {"path": "/usr/bin/crun"}}}\n',
     })
+    assert run.findings == []
+
+
+def test_hosts_in_daemon_json_without_the_nodes_unit_warns_of_the_packaged_h_fd(lint_files):
+    hosts = '{\n  "hosts": ["unix:///var/run/docker.sock", "tcp://0.0.0.0:2375"]\n}\n'
+    run = lint_files({"etc/docker/daemon.json": hosts, "home/ci/.config/docker/daemon.json": hosts,
+                      "rootless/daemon.json": '{"rootless": true, "hosts": []}\n'})
+    assert [(f["code"], f["severity"], f["path"], f["line"], f["column"]) for f in run.findings] == [
+        ("GL208", "warning", "etc/docker/daemon.json", 2, 3)]
+    assert "hosts: (from flag: [fd://], from file: [unix:///var/run/docker.sock tcp://0.0.0.0:2375])" \
+        in run.findings[0]["message"]
+
+
+def test_hosts_in_daemon_json_beside_a_unit_without_h_is_clean(lint_files):
+    run = lint_files({"etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n',
+                      "etc/systemd/system/docker.service.d/hosts.conf":
+                          "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd --containerd=/run/containerd/containerd.sock\n"})
     assert run.findings == []

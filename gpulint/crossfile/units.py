@@ -255,3 +255,34 @@ def unit_default_runtime_undefined(ctx: Context):
                       f"default runtime '{name}' does not exist\"); add `--add-runtime {name}=<path>` or define "
                       f"it under `runtimes` in daemon.json",
                       related=[related(doc, doc.tree.get("runtimes") or doc.tree, "daemon.json searched")])
+
+
+# daemon.json files dockerd reads without the packaged docker.service: rootless Docker's
+# (~/.config/docker/, run by dockerd-rootless.sh) and Windows' (C:\ProgramData\docker\config)
+_NOT_UNDER_THE_PACKAGED_UNIT = ("/.config/docker/", "/programdata/docker/")
+
+
+@check("GL208", project=True)
+def hosts_beside_the_packaged_unit(ctx: Context):
+    """`hosts` in a daemon.json whose node runs the packaged docker.service, which starts
+    `dockerd -H fd://` (docker-ce since 18.09, Debian's and Ubuntu's docker.io): with no
+    linted unit of that node to say otherwise, a warning."""
+    known = {unit.root for unit, _ in commands(ctx, "dockerd")}
+    for doc in ctx.of_kind("daemon-json"):
+        node = doc.tree.get("hosts") if isinstance(doc.tree, Node) and not doc.templated else None
+        where = "/" + doc.abspath.replace("\\", "/").lower()
+        if node is None or any(part in where for part in _NOT_UNDER_THE_PACKAGED_UNIT) \
+                or (doc.tree.get("rootless") is not None and doc.tree.get("rootless").value is True):
+            continue
+        path = doc.abspath.replace("\\", "/")
+        root = path[: path.rindex("/etc/docker/") + 1] if "/etc/docker/" in path else path.rsplit("/", 1)[0] + "/"
+        if root in known:
+            continue  # the node's own unit is linted: judged by its command line
+        yield finding(doc, "GL208", node.key_span or node.span,
+                      f"`hosts` is also a flag of the packaged docker.service, which starts `dockerd -H fd:// ...`: "
+                      f"on such a node dockerd refuses to start (\"the following directives are specified both as "
+                      f"a flag and in the configuration file: hosts: (from flag: [fd://], from file: "
+                      f"{_go_value(node)})\") unless a drop-in replaces the command (`ExecStart=` then "
+                      f"`ExecStart=/usr/bin/dockerd --containerd=/run/containerd/containerd.sock`); lint that "
+                      f"drop-in with this file, or keep the sockets on the command line",
+                      severity="warning")
