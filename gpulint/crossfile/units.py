@@ -210,8 +210,9 @@ def _runtime_flag(flag: Flag) -> tuple[str, str] | None:
 
 @check("GL123", project=True)
 def containerd_reads_another_config(ctx: Context):
-    containerd = [c for c in ctx.fact("node-configs") if c.kind == "containerd"]
-    for unit, command in commands(ctx, "containerd"):
+    found = commands(ctx, "containerd")
+    containerd = [c for c in ctx.fact("node-configs") if c.kind == "containerd"] if found else []
+    for unit, command in found:
         path, flag = named_file(command, ("config",), DEFAULT_CONTAINERD_CONFIG)
         if flag is None or path is None or not unit.in_node_tree:
             continue
