@@ -224,3 +224,16 @@ def test_hosts_in_daemon_json_beside_a_unit_without_h_is_clean(lint_files):
                       "etc/systemd/system/docker.service.d/hosts.conf":
                           "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd --containerd=/run/containerd/containerd.sock\n"})
     assert run.findings == []
+
+
+def test_the_nvidia_drop_in_of_the_old_install_guide_with_hosts_in_daemon_json_is_gl208(lint_files):
+    # the drop-in NVIDIA/nvidia-container-runtime's README had users write (NVIDIA/nvidia-docker#761)
+    run = lint_files({
+        "etc/systemd/system/docker.service.d/override.conf":
+            "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd --host=fd:// "
+            "--add-runtime=nvidia=/usr/bin/nvidia-container-runtime\n",
+        "etc/docker/daemon.json": '{"hosts": ["tcp://0.0.0.0:2376"],\n "runtimes": {"nvidia": '
+                                  '{"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}}\n',
+    })
+    assert run.at() == [("GL208", 3, 28)]
+    assert "`--host` sets `hosts`" in run.findings[0]["message"]
