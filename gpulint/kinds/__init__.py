@@ -78,6 +78,7 @@ _UTF8_ONLY = {
     "dockerfile": "`docker build` reads a Dockerfile as UTF-8 only and fails on its first line",
     "containerd": "containerd refuses it: a TOML file must be UTF-8",
     "nvidia-toolkit": "the NVIDIA Container Toolkit refuses it: a TOML file must be UTF-8",
+    "systemd": "systemd reads unit files as UTF-8 text only",
 }
 
 

@@ -4,6 +4,7 @@ that is left, and the daemon's flags on it with their places."""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass, field
 
@@ -112,7 +113,7 @@ class DaemonUnit:
     reset: bool = False  # a drop-in clears ExecStart= (an empty ExecStart=)
     in_node_tree: bool = False  # a file of it lies in one of UNIT_DIRS (`root` is a node's /)
 
-    @property
+    @functools.cached_property
     def command(self) -> Command | None:
         """The command systemd runs: the last ExecStart= left (more than one is refused)."""
         if not self.starts:

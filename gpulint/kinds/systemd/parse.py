@@ -9,6 +9,7 @@ makes it refuse the whole file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from gpulint.formats.errors import ParseError
@@ -139,40 +140,41 @@ _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v
             '"': '"', "'": "'", "s": " ", " ": " ", ";": ";"}
 
 
+# a word: runs of plain characters, quoted strings (to their closing quote, or the end) and
+# escaped characters, up to a blank outside quotes
+_WORD = re.compile(r"""(?:[^ \t"'\\]+|"(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|\\.?)+""", re.S)
+_PLAIN = re.compile(r"""[^"'\\]*""")
+
+
 def split_words(setting: Setting) -> list[Word]:
     """The words of a command line as systemd splits it: blanks separate words, single and
     double quotes group them, backslash escapes one character."""
-    text = setting.value
-    words: list[Word] = []
-    i = 0
-    while i < len(text):
-        if text[i] in BLANKS:
-            i += 1
-            continue
-        start, out, quote, expands = i, [], "", False
-        while i < len(text):
-            ch = text[i]
-            if quote:
-                if ch == quote:
-                    quote = ""
-                elif ch == "\\" and i + 1 < len(text):
-                    i += 1
-                    out.append(_ESCAPES.get(text[i], text[i]))
-                else:
-                    out.append(ch)
-            elif ch in BLANKS:
-                break
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "\\" and i + 1 < len(text):
-                i += 1
-                out.append(_ESCAPES.get(text[i], text[i]))
-            else:
-                out.append(ch)
-            expands = expands or ch in "$%"
-            i += 1
-        words.append(Word("".join(out), setting.offset(start), setting.offset(i - 1) + 1, expands))
+    words = []
+    for match in _WORD.finditer(setting.value):
+        written = match.group()
+        text = written if _PLAIN.fullmatch(written) else _unquote(written)
+        words.append(Word(text, setting.offset(match.start()), setting.offset(match.end() - 1) + 1,
+                          "$" in written or "%" in written))
     return words
+
+
+def _unquote(written: str) -> str:
+    out: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(written):
+        ch = written[i]
+        if ch == "\\" and i + 1 < len(written):
+            i += 1
+            out.append(_ESCAPES.get(written[i], written[i]))
+        elif quote and ch == quote:
+            quote = ""
+        elif not quote and ch in "\"'":
+            quote = ch
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def parse(text: str, doc) -> UnitFile:
