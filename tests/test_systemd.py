@@ -3,7 +3,8 @@ through the CLI."""
 
 from __future__ import annotations
 
-from conftest import lint_fixture
+import pytest
+from conftest import lint_fixture, run_gpulint, write_files
 
 
 def test_a_drop_in_that_adds_a_command_without_clearing_the_units_is_gl209():
@@ -237,3 +238,32 @@ def test_the_nvidia_drop_in_of_the_old_install_guide_with_hosts_in_daemon_json_i
     })
     assert run.at() == [("GL208", 3, 28)]
     assert "`--host` sets `hosts`" in run.findings[0]["message"]
+
+
+@pytest.mark.parametrize("flags,where,said", [
+    ("--add-runtimes nvidia=/usr/bin/nvidia-container-runtime", (3, 28, 82),
+     "unknown flag: --add-runtimes`); did you mean `--add-runtime`?"),
+    ("-Dx", (3, 28, 30), "unknown shorthand flag: 'x' in -x"),
+    ("-H fd:// --default-runtime", (3, 37, 53), "flag needs an argument: --default-runtime"),
+    ("--add-runtime=nvidia", (3, 28, 47), 'invalid argument "nvidia" for "--add-runtime" flag: '
+                                         "invalid runtime argument: nvidia"),
+    ("--add-runtime runc=/usr/bin/runc", (3, 28, 59), "runtime name 'runc' is reserved"),
+    ("--add-runtime nvidia=/a --add-runtime ' NVIDIA =/b'", (3, 52, 78), "runtime 'nvidia' was already defined"),
+])
+def test_a_command_line_dockerd_refuses_is_gl210_at_the_flag(lint_files, flags, where, said):
+    run = lint_files({UNIT: _unit(f"/usr/bin/dockerd {flags}")})
+    assert [(f["code"], f["line"], f["column"], f["end_column"]) for f in run.findings] == [("GL210", *where)]
+    assert said in run.findings[0]["message"]
+
+
+def test_flags_of_any_release_and_shorthands_sharing_a_word_are_accepted(lint_files):
+    run = lint_files({UNIT: _unit("/usr/bin/dockerd -Dl debug --host=fd:// -Gdocker --cdi-spec-dir /etc/cdi "
+                                  "--validate --add-runtime nvidia=/usr/bin/nvidia-container-runtime $OPTIONS")})
+    assert run.findings == []
+
+
+def test_the_fleets_docker_release_decides_which_flags_exist(tmp_path):
+    write_files(tmp_path, {UNIT: _unit("/usr/bin/dockerd --cdi-spec-dir /etc/cdi"),
+                           ".gpulint.toml": '[fleet]\ndocker-version = "20.10"\n'})
+    run = run_gpulint("--format", "json", ".", cwd=tmp_path)
+    assert run.codes() == ["GL210"]  # --cdi-spec-dir came with 25.0

@@ -16,7 +16,6 @@ from gpulint.kinds.daemon_json.facts import runtime_field
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, is_nvidia_handler, is_shim_name
 from gpulint.model import Document, Edit, Fix, Node, apply_edits, str_value
-from gpulint.numbers import whole
 from gpulint.registry import check, finding, related
 from gpulint.spelling import closest_key
 
@@ -51,13 +50,7 @@ WRONG_PATHS = dict(NOT_RUNTIMES, **{"docker-runc": None})
 
 
 def docker_version(ctx) -> tuple[int, int] | None:
-    """The Docker Engine release the nodes run, from `docker-version` in the fleet
-    configuration ("20.10", "24.0.7"); None when it is not stated."""
-    stated = str(((getattr(ctx.settings, "fleet", None) or {}).get("docker-version")) or "")
-    parts = stated.split(".")
-    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
-        return (whole(parts[0]), 0) if parts[0].isdigit() else None
-    return whole(parts[0]), whole(parts[1])
+    return dockerd_config.fleet_release(ctx.settings)
 
 
 # Docker 24.0 reads a runtime as a runc-compatible binary (`path`) or a containerd shim

@@ -1,11 +1,13 @@
-"""Rules about the units of dockerd and containerd on their own (GL209). The joins
+"""Rules about the units of dockerd and containerd on their own (GL209, GL210). The joins
 with daemon.json and config.toml live in `crossfile/units.py`."""
 
 from __future__ import annotations
 
-from gpulint.kinds.systemd.facts import DAEMONS, linted_units, service_type
+from gpulint.kinds.systemd.facts import DAEMONS, Flag, linted_units, service_type
+from gpulint.knowledge import dockerd_config
 from gpulint.model import Document, Edit, Fix
 from gpulint.registry import Context, check, finding, related
+from gpulint.spelling import closest_key
 
 
 @check("GL209", kinds=("systemd",))
@@ -43,3 +45,53 @@ def exec_start_not_reset(doc: Document, ctx: Context):
 
 def _line_start(doc: Document, offset: int) -> int:
     return doc.text.rfind("\n", 0, offset) + 1
+
+
+def _dockerd_commands(doc: Document, ctx: Context):
+    for unit in linted_units(ctx):
+        command = unit.command
+        if command is not None and command.doc is doc and command.program == "dockerd":
+            yield command
+
+
+@check("GL210", kinds=("systemd",))
+def dockerd_flag_refused(doc: Document, ctx: Context):
+    releases = dockerd_config.applicable(dockerd_config.fleet_release(ctx.settings))
+    known = frozenset().union(*(dockerd_config.flag_names(r) for r in releases))
+    _, short, bools = dockerd_config.flags(tuple(releases))
+    for command in _dockerd_commands(doc, ctx):
+        runtimes: dict[str, Flag] = {}
+        for flag in command.flags:
+            refusal = _refusal(flag, known, short, bools, runtimes)
+            if refusal is None:
+                continue
+            said, hint = refusal
+            yield finding(doc, "GL210", flag.span,
+                          f"dockerd refuses this command line and does not start (`{said}`){hint}")
+
+
+def _refusal(flag: Flag, known, short, bools, runtimes: dict[str, Flag]) -> tuple[str, str] | None:
+    """(dockerd's message, a hint) when dockerd's flag parser refuses the flag."""
+    long = flag.written.startswith("--")
+    if (long and flag.name not in known) or (not long and flag.name not in short.values()):
+        if long:
+            near = closest_key(flag.name, sorted(known))
+            return f"unknown flag: --{flag.name}", f"; did you mean `--{near}`?" if near else ""
+        return f"unknown shorthand flag: '{flag.name}' in {flag.written}", ""
+    if flag.value is None:
+        shown = f"--{flag.name}" if long else f"'{flag.written[1]}' in {flag.written}"
+        return f"flag needs an argument: {shown}", ""
+    if flag.name != "add-runtime" or flag.word.expands or (flag.value_word and flag.value_word.expands):
+        return None
+    invalid = f'invalid argument "{flag.value}" for "--add-runtime" flag: '
+    name, equals, path = flag.value.partition("=")
+    name, path = name.strip().lower(), path.strip()
+    if not equals or not name or not path:
+        return invalid + f"invalid runtime argument: {flag.value}", "; write `--add-runtime NAME=PATH`"
+    if name == "runc":
+        return invalid + "runtime name 'runc' is reserved", "; give the runtime another name"
+    if name in runtimes:
+        return invalid + f"runtime '{name}' was already defined", \
+            " (names are compared in lower case); register each runtime once"
+    runtimes[name] = flag
+    return None

@@ -183,7 +183,7 @@ def read_command(doc: Document, setting: Setting) -> Command:
     if program == "dockerd":
         _read_flags(command, words[1:], _dockerd_model())
     elif program == "containerd":
-        _read_flags(command, words[1:], (CONTAINERD_FLAGS, None, CONTAINERD_VALUED))
+        _read_flags(command, words[1:], (CONTAINERD_FLAGS, frozenset(), CONTAINERD_VALUED))
     return command
 
 
@@ -218,8 +218,12 @@ def _read_flags(command: Command, words: list[Word], model) -> None:
             written = text[: len(text) - len(value) - len(equals)] if equals else text
         else:
             letter, rest = text[1], text[2:]
+            # value-less shorthands may share a word (`-Dl debug`): each is a flag of its own
+            while letter in short and short[letter] in bools and rest and rest[0] != "=":
+                command.flags.append(Flag(short[letter], "-" + letter, "true", command.doc, word, None))
+                letter, rest = rest[0], rest[1:]
             name = short.get(letter, letter)
-            written = text[:2]
+            written = "-" + letter
             equals, value = ("=", rest[1:]) if rest.startswith("=") else ("=" if rest else "", rest)
         if equals:
             command.flags.append(Flag(name, written, value, command.doc, word, None))
