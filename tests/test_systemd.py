@@ -267,3 +267,10 @@ def test_the_fleets_docker_release_decides_which_flags_exist(tmp_path):
                            ".gpulint.toml": '[fleet]\ndocker-version = "20.10"\n'})
     run = run_gpulint("--format", "json", ".", cwd=tmp_path)
     assert run.codes() == ["GL210"]  # --cdi-spec-dir came with 25.0
+
+
+def test_an_unknown_flag_named_like_a_daemon_json_key_is_only_refused_as_unknown(lint_files):
+    run = lint_files({UNIT: _unit("/usr/bin/dockerd --hosts unix:///run/docker.sock"),
+                      "etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n'})
+    assert run.codes() == ["GL210"]
+    assert "did you mean `--host`?" in run.findings[0]["message"]

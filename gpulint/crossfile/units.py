@@ -117,6 +117,7 @@ def conflicts(ctx: Context, command: Command, tree: Node) -> list[tuple[str, lis
     both ways, as dockerd's findConfigurationConflicts finds them (flags by name)."""
     releases = tuple(dockerd_config.applicable(docker_version(ctx)))
     named, short, _ = dockerd_config.flags(releases)
+    known = frozenset().union(*(dockerd_config.flag_names(r) for r in releases))
     letters = {flag: letter for letter, flag in short.items()}
     skip = frozenset().union(*(dockerd_config.skip_duplicates(r) for r in releases))
     flat = frozenset().union(*(dockerd_config.flat_options(r) for r in releases))
@@ -126,6 +127,8 @@ def conflicts(ctx: Context, command: Command, tree: Node) -> list[tuple[str, lis
         by_name.setdefault(flag.name, []).append(flag)
     found = []
     for name in sorted(by_name):  # pflag visits the flags set in the order of their names
+        if name not in known:
+            continue  # dockerd stops at an unknown flag first (GL210)
         candidates = [named[name]] if name in named else [name, letters.get(name, "")]
         key = next((k for k in candidates if k in keys and k not in skip), None)
         if key is not None:

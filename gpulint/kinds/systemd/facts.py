@@ -188,7 +188,7 @@ def read_command(doc: Document, setting: Setting) -> Command:
 
 
 def _dockerd_model():
-    named, short, bools = dockerd_config.flags(tuple(dockerd_config.applicable(None)))
+    _, short, bools = dockerd_config.flags(tuple(dockerd_config.applicable(None)))
     return short, bools, None
 
 
