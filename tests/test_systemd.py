@@ -40,13 +40,19 @@ def test_a_oneshot_service_may_run_several_commands(lint_files):
 def test_a_section_header_systemd_cannot_read_is_gl001_where_it_is():
     run = lint_fixture("systemd/unreadable/docker.service")
     assert run.at() == [("GL001", 3, 1)]
-    assert "invalid section header `[Service`" in run.findings[0]["message"]
+    assert "\"Invalid section header '[Service'\"" in run.findings[0]["message"]
 
 
 def test_a_line_without_equals_is_gl001_and_the_rest_is_read():
     run = lint_fixture("systemd/unreadable/containerd.service")
     assert run.at() == [("GL001", 4, 1)]
-    assert "systemd ignores the line" in run.findings[0]["message"]
+    assert "(\"Missing '=', ignoring line.\")" in run.findings[0]["message"]
+
+
+def test_a_setting_before_any_section_is_gl001(lint_files):
+    run = lint_files({UNIT: "Description=Docker\n[Service]\nExecStart=/usr/bin/dockerd\n"})
+    assert run.at() == [("GL001", 1, 1)]
+    assert "Assignment outside of section. Ignoring." in run.findings[0]["message"]
 
 
 def test_the_packaged_h_fd_beside_hosts_in_daemon_json_is_gl208_at_the_flag():
@@ -274,3 +280,34 @@ def test_an_unknown_flag_named_like_a_daemon_json_key_is_only_refused_as_unknown
                       "etc/docker/daemon.json": '{"hosts": ["unix:///var/run/docker.sock"]}\n'})
     assert run.codes() == ["GL210"]
     assert "did you mean `--host`?" in run.findings[0]["message"]
+
+
+def test_a_later_drop_in_that_only_clears_the_command_is_gl211(lint_files):
+    run = lint_files({
+        "etc/systemd/system/docker.service.d/10-nvidia.conf":
+            "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd --add-runtime nvidia=/usr/bin/nvidia-container-runtime\n",
+        "etc/systemd/system/docker.service.d/50-proxy.conf": "[Service]\nExecStart=\n",
+    })
+    assert [(f["code"], f["path"], f["line"]) for f in run.findings] == [
+        ("GL211", "etc/systemd/system/docker.service.d/50-proxy.conf", 2)]
+    assert "Service has no ExecStart=, ExecStop=, or SuccessAction=. Refusing." in run.findings[0]["message"]
+
+
+def test_a_drop_in_in_etc_hides_the_one_of_the_same_name_in_lib(lint_files):
+    run = lint_files({
+        "lib/systemd/system/docker.service.d/nvidia.conf": "[Service]\nExecStart=\n",
+        "etc/systemd/system/docker.service.d/nvidia.conf":
+            "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd -H fd://\n",
+    })
+    assert run.findings == []
+
+
+def test_drop_ins_are_known_by_their_folder_and_others_left_alone(lint_files):
+    run = lint_files({
+        "etc/systemd/system/docker.service.d/http-proxy.conf": '[Service]\nEnvironment="HTTPS_PROXY=http://p:3128"\n',
+        "etc/systemd/system/nginx.service.d/override.conf": "[Service]\nExecStart=\n",
+        "etc/systemd/system/containerd.service.d/override.conf": "[Service]\nExecStart=\n",
+    })
+    assert [(f["code"], f["path"]) for f in run.findings] == [
+        ("GL211", "etc/systemd/system/containerd.service.d/override.conf")]
+    assert run.json["summary"]["files_checked"] == 2

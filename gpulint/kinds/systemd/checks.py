@@ -95,3 +95,24 @@ def _refusal(flag: Flag, known, short, bools, runtimes: dict[str, Flag]) -> tupl
             " (names are compared in lower case); register each runtime once"
     runtimes[name] = flag
     return None
+
+
+@check("GL211", kinds=("systemd",))
+def exec_start_cleared(doc: Document, ctx: Context):
+    for unit in linted_units(ctx):
+        if doc not in unit.docs or unit.starts or not unit.reset or _settings(unit, "ExecStop"):
+            continue
+        # the empty ExecStart= that no later line follows with a command
+        last = [(d, s) for d in unit.docs for s in d.tree.get("Service", "ExecStart")][-1]
+        if last[0] is not doc:
+            continue
+        setting = last[1]
+        yield finding(doc, "GL211", doc.index.span(setting.key_start, setting.key_end),
+                      f"this empty ExecStart= clears the command of {unit.name} and no later line gives it another: "
+                      f"systemd refuses to start the unit (\"Service has no ExecStart=, ExecStop=, or "
+                      f"SuccessAction=. Refusing.\"); write the daemon's command on the next line "
+                      f"(`ExecStart={'/usr/bin/dockerd' if unit.name == 'docker.service' else '/usr/bin/containerd'} ...`)")
+
+
+def _settings(unit, key: str) -> list:
+    return [s for d in unit.docs for s in d.tree.get("Service", key)]

@@ -113,15 +113,18 @@ def _logical_line(unit: UnitFile, pieces: list[tuple[int, str]], section: str, p
     if line.startswith("["):
         if not line.endswith("]") or len(line) < 3:
             line_no, column = position(places[0]) if position is not None else (1, 1)
-            raise ParseError(f"invalid section header `{line}`: systemd refuses the whole file", line_no, column)
+            raise ParseError(f"systemd refuses the whole unit file: \"Invalid section header '{line}'\"",
+                             line_no, column)
         unit.sections.append((line[1:-1], places[0]))
         return line[1:-1]
     equals = line.find("=")
     if equals <= 0:
-        unit.ignored.append((places[0], "missing '=': systemd ignores the line"))
+        unit.ignored.append((places[0], "systemd ignores this line and what it was meant to set "
+                                        "(\"Missing '=', ignoring line.\")"))
         return section
     if not section:
-        unit.ignored.append((places[0], "an assignment outside of a section: systemd ignores it"))
+        unit.ignored.append((places[0], "systemd ignores this setting, which comes before any section header "
+                                        "(\"Assignment outside of section. Ignoring.\")"))
         return section
     key_end = equals
     while key_end > 0 and line[key_end - 1] in BLANKS:

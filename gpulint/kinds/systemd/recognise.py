@@ -1,7 +1,7 @@
-"""The systemd units of dockerd and containerd and their drop-ins: `docker.service` and
-`containerd.service` by name; any other `.service` file, and a drop-in (`*.conf`, which
-is read from a `<unit>.d/` folder), by a `[Service]` section whose `ExecStart=` runs
-dockerd or containerd."""
+"""The systemd units of dockerd and containerd and their drop-ins: `docker.service`,
+`containerd.service` and the `*.conf` drop-ins in `docker.service.d/` and
+`containerd.service.d/` by name; any other `.service` or `.conf` file by a `[Service]`
+section whose `ExecStart=` runs dockerd or containerd."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ _DAEMON_START = lazy(r"^[ \t]*ExecStart[ \t]*=[ \t]*[-@:+!]*[^ \t\n]*/?(dockerd|
 
 def by_name(lower: str) -> bool:
     return lower in UNITS
+
+
+def by_folder(folder: str, lower: str) -> bool:
+    return folder in tuple(u + ".d" for u in UNITS) and lower.endswith(".conf")
 
 
 def wants(lower: str) -> bool:
