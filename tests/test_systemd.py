@@ -40,7 +40,14 @@ def test_a_oneshot_service_may_run_several_commands(lint_files):
 def test_a_section_header_systemd_cannot_read_is_gl001_where_it_is():
     run = lint_fixture("systemd/unreadable/docker.service")
     assert run.at() == [("GL001", 3, 1)]
-    assert "\"Invalid section header '[Service'\"" in run.findings[0]["message"]
+    assert "systemd cannot load this unit (\"Invalid section header '[Service'\": \"Bad message\")" \
+        in run.findings[0]["message"]
+
+
+def test_a_drop_in_is_read_up_to_a_section_header_systemd_cannot_read(lint_files):
+    run = lint_files({"etc/systemd/system/docker.service.d/a.conf": "[Service]\nExecStart=\n[Service\nType=notify\n"})
+    assert run.at() == [("GL211", 2, 1), ("GL001", 3, 1)]  # what comes before still clears the command
+    assert "reads this drop-in no further" in run.findings[1]["message"]
 
 
 def test_a_line_without_equals_is_gl001_and_the_rest_is_read():

@@ -4,7 +4,7 @@ value and of every word of a command line.
 systemd joins a line that ends in a backslash with the next one (the backslash becomes a
 space; comment lines inside the continued value are skipped), strips blanks around `=`
 and ignores, with a warning, a line without `=`. Only a section header it cannot read
-makes it refuse the whole file.
+makes it refuse a unit file (of a drop-in, it reads no further).
 """
 
 from __future__ import annotations
@@ -71,28 +71,42 @@ def _lines(text: str):
         start += len(line)
 
 
-def parse_unit(text: str, position=None) -> UnitFile:
-    """The settings of a unit file; `position(offset) -> (line, column)` places a refused
-    section header."""
+class _BadHeader(Exception):
+    def __init__(self, offset: int, header: str) -> None:
+        super().__init__(header)
+        self.offset, self.header = offset, header
+
+
+def parse_unit(text: str, position=None, dropin: bool = False) -> UnitFile:
+    """The settings of a unit file; `position(offset) -> (line, column)` places a section
+    header systemd cannot read. systemd refuses a unit file with one (ParseError); of a
+    drop-in it keeps what comes before it and reads no further."""
     unit = UnitFile()
     section = ""
     pending: list[tuple[int, str]] = []  # the pieces of a continued line: (offset, text)
-    for offset, line in _lines(text):
-        stripped = line.lstrip(BLANKS)
-        if stripped[:1] and stripped[0] in COMMENTS:
-            continue  # a comment, also inside a continued value
-        if line.endswith("\\"):
-            pending.append((offset, line[:-1] + " "))
-            continue
-        pending.append((offset, line))
-        section = _logical_line(unit, pending, section, position)
-        pending = []
-    if pending:
-        _logical_line(unit, pending, section, position)
+    try:
+        for offset, line in _lines(text):
+            stripped = line.lstrip(BLANKS)
+            if stripped[:1] and stripped[0] in COMMENTS:
+                continue  # a comment, also inside a continued value
+            if line.endswith("\\"):
+                pending.append((offset, line[:-1] + " "))
+                continue
+            pending.append((offset, line))
+            section = _logical_line(unit, pending, section)
+            pending = []
+        if pending:
+            _logical_line(unit, pending, section)
+    except _BadHeader as bad:
+        said = f"\"Invalid section header '{bad.header}'\""
+        if not dropin:
+            line_no, column = position(bad.offset) if position is not None else (1, 1)
+            raise ParseError(f"systemd cannot load this unit ({said}: \"Bad message\")", line_no, column) from None
+        unit.ignored.insert(0, (bad.offset, f"systemd reads this drop-in no further ({said}): what follows is lost"))
     return unit
 
 
-def _logical_line(unit: UnitFile, pieces: list[tuple[int, str]], section: str, position) -> str:
+def _logical_line(unit: UnitFile, pieces: list[tuple[int, str]], section: str) -> str:
     chars: list[str] = []
     places: list[int] = []
     for offset, piece in pieces:
@@ -112,9 +126,7 @@ def _logical_line(unit: UnitFile, pieces: list[tuple[int, str]], section: str, p
         return section
     if line.startswith("["):
         if not line.endswith("]") or len(line) < 3:
-            line_no, column = position(places[0]) if position is not None else (1, 1)
-            raise ParseError(f"systemd refuses the whole unit file: \"Invalid section header '{line}'\"",
-                             line_no, column)
+            raise _BadHeader(places[0], line)
         unit.sections.append((line[1:-1], places[0]))
         return line[1:-1]
     equals = line.find("=")
@@ -181,7 +193,7 @@ def _unquote(written: str) -> str:
 
 
 def parse(text: str, doc) -> UnitFile:
-    unit = parse_unit(text, doc.index.position)
+    unit = parse_unit(text, doc.index.position, doc.path.endswith(".conf"))
     if unit.ignored:  # the rest of the file is still read, as systemd does
         offset, why = unit.ignored[0]
         line, column = doc.index.position(offset)
