@@ -318,3 +318,22 @@ def test_drop_ins_are_known_by_their_folder_and_others_left_alone(lint_files):
     assert [(f["code"], f["path"]) for f in run.findings] == [
         ("GL211", "etc/systemd/system/containerd.service.d/override.conf")]
     assert run.json["summary"]["files_checked"] == 2
+
+
+def test_variables_the_unit_sets_are_substituted_in_the_command(lint_files):
+    run = lint_files({
+        UNIT: '[Service]\nType=notify\nEnvironment="DOCKER_OPTS=-H fd:// --debug" ROOT=/data/docker\n'
+              "ExecStart=/usr/bin/dockerd $DOCKER_OPTS --data-root=${ROOT} $UNSET\n",
+        "etc/docker/daemon.json": '{"hosts": [], "data-root": "/var/lib/docker"}\n',
+    })
+    assert [(f["code"], f["line"], f["column"], f["end_column"]) for f in run.findings] == [
+        ("GL208", 4, 28, 39), ("GL208", 4, 41, 59)]
+    assert "data-root: (from flag: /data/docker, from file: /var/lib/docker)" in run.findings[0]["message"]
+
+
+def test_an_environment_file_may_set_any_variable(lint_files):
+    run = lint_files({
+        UNIT: "[Service]\nType=notify\nEnvironmentFile=-/etc/default/docker\nExecStart=/usr/sbin/dockerd $DOCKER_OPTS\n",
+        "etc/docker/daemon.json": '{"default-runtime": "nvidia", "runtimes": {}}\n',
+    })
+    assert run.codes() == ["GL201"]  # daemon.json's own; the unit's flags are not all known

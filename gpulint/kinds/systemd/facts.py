@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from dataclasses import dataclass, field
 
 from gpulint.kinds.systemd.parse import Setting, UnitFile, Word
@@ -119,7 +120,27 @@ class DaemonUnit:
         if not self.starts:
             return None
         doc, setting = self.starts[-1]
-        return read_command(doc, setting)
+        return read_command(doc, setting, self.environment)
+
+    @functools.cached_property
+    def environment(self) -> dict[str, str] | None:
+        """The variables systemd substitutes in the command (`Environment=`); None when
+        they are not all known here: an `EnvironmentFile=` may set any, and so may the
+        packaged unit when it is not among the linted files."""
+        if not self.unit_linted:
+            return None
+        env: dict[str, str] = {}
+        for doc in self.docs:
+            if any(s.value.strip() for s in doc.tree.get("Service", "EnvironmentFile")):
+                return None
+            for setting in doc.tree.get("Service", "Environment"):
+                if not setting.value.strip():
+                    env = {}  # an empty Environment= clears the list
+                for word in setting.words():
+                    name, equals, value = word.text.partition("=")
+                    if equals and name:
+                        env[name] = value
+        return env
 
 
 def linted_units(ctx) -> list[DaemonUnit]:
@@ -174,10 +195,10 @@ CONTAINERD_FLAGS = {"c": "config", "a": "address", "l": "log-level"}
 CONTAINERD_VALUED = {"config", "address", "root", "state", "log-level"}
 
 
-def read_command(doc: Document, setting: Setting) -> Command:
+def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = None) -> Command:
     """The command of an ExecStart= line, with the flags of dockerd or containerd read as
-    each reads its command line."""
-    words = setting.words()
+    each reads its command line; with `env`, the variables systemd substitutes."""
+    words = setting.words() if env is None else substitute(setting.words(), env)
     program = program_name(words)
     command = Command(doc, setting, program)
     if program == "dockerd":
@@ -185,6 +206,28 @@ def read_command(doc: Document, setting: Setting) -> Command:
     elif program == "containerd":
         _read_flags(command, words[1:], (CONTAINERD_FLAGS, frozenset(), CONTAINERD_VALUED))
     return command
+
+
+_WHOLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def substitute(words: list[Word], env: dict[str, str]) -> list[Word]:
+    """The words after systemd's substitution (systemd.service(5), "Command lines"): a word
+    that is `$NAME` becomes the value split at blanks, `${NAME}` the value as it is; an
+    unset variable is empty. Substituted words keep the place of what was written."""
+    out: list[Word] = []
+    for word in words:
+        if not word.expands or "%" in word.text:
+            out.append(word)
+            continue
+        whole = _WHOLE.fullmatch(word.text)
+        if whole is not None:
+            out.extend(Word(part, word.start, word.end) for part in env.get(whole.group(1), "").split())
+            continue
+        text = _BRACED.sub(lambda m: env.get(m.group(1), ""), word.text)
+        out.append(Word(text, word.start, word.end, "$" in text))
+    return out
 
 
 def _dockerd_model():
