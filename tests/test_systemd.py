@@ -322,13 +322,14 @@ def test_drop_ins_are_known_by_their_folder_and_others_left_alone(lint_files):
 
 def test_variables_the_unit_sets_are_substituted_in_the_command(lint_files):
     run = lint_files({
-        UNIT: '[Service]\nType=notify\nEnvironment="DOCKER_OPTS=-H fd:// --debug" ROOT=/data/docker\n'
+        UNIT: '[Service]\nType=notify\nEnvironment="DOCKER_OPTS=-H \'fd:// \' --debug" ROOT=/data/docker\n'
               "ExecStart=/usr/bin/dockerd $DOCKER_OPTS --data-root=${ROOT} $UNSET\n",
         "etc/docker/daemon.json": '{"hosts": [], "data-root": "/var/lib/docker"}\n',
     })
     assert [(f["code"], f["line"], f["column"], f["end_column"]) for f in run.findings] == [
         ("GL208", 4, 28, 39), ("GL208", 4, 41, 59)]
-    assert "data-root: (from flag: /data/docker, from file: /var/lib/docker)" in run.findings[0]["message"]
+    assert ("data-root: (from flag: /data/docker, from file: /var/lib/docker), hosts: (from flag: [fd:// ], "
+            "from file: [])") in run.findings[0]["message"]
 
 
 def test_an_environment_file_may_set_any_variable(lint_files):

@@ -9,7 +9,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from gpulint.kinds.systemd.parse import Setting, UnitFile, Word
+from gpulint.kinds.systemd.parse import Setting, UnitFile, Word, split_text
 from gpulint.knowledge import dockerd_config
 from gpulint.model import Document, Node, Span
 
@@ -214,7 +214,8 @@ _BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def substitute(words: list[Word], env: dict[str, str]) -> list[Word]:
     """The words after systemd's substitution (systemd.service(5), "Command lines"): a word
-    that is `$NAME` becomes the value split at blanks, `${NAME}` the value as it is; an
+    that is `$NAME` becomes the value split into words (quotes respected, then removed),
+    `${NAME}` the value as it is; an
     unset variable is empty. Substituted words keep the place of what was written."""
     out: list[Word] = []
     for word in words:
@@ -223,7 +224,7 @@ def substitute(words: list[Word], env: dict[str, str]) -> list[Word]:
             continue
         whole = _WHOLE.fullmatch(word.text)
         if whole is not None:
-            out.extend(Word(part, word.start, word.end) for part in env.get(whole.group(1), "").split())
+            out.extend(Word(part, word.start, word.end) for part in split_text(env.get(whole.group(1), "")))
             continue
         text = _BRACED.sub(lambda m: env.get(m.group(1), ""), word.text)
         out.append(Word(text, word.start, word.end, "$" in text))

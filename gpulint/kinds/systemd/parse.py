@@ -173,6 +173,11 @@ def split_words(setting: Setting) -> list[Word]:
     return words
 
 
+def split_text(text: str) -> list[str]:
+    """`text` split into words as a command line is (quotes grouped, then removed)."""
+    return [m.group() if _PLAIN.fullmatch(m.group()) else _unquote(m.group()) for m in _WORD.finditer(text)]
+
+
 def _unquote(written: str) -> str:
     out: list[str] = []
     quote = ""
