@@ -189,7 +189,8 @@ def dockerd_nodes(ctx: Context) -> list[NodeConfig]:
             name, path = _runtime_flag(flag)
             # dockerd merges the file's runtimes over the flags': an entry of the file wins
             if name not in config.runtimes:
-                config.runtimes[name] = RuntimeEntry(name, command.doc, flag.value_node(), path, None,
+                where = flag.part_node(flag.value.index(path, flag.value.index("=")))
+                config.runtimes[name] = RuntimeEntry(name, command.doc, where, path, None,
                                                      is_nvidia_handler(name, path))
         file_default = config.kind == "daemon-json" and config.doc.tree.get("default-runtime") is not None
         if defaults and not file_default:

@@ -89,6 +89,16 @@ class Flag:
     def value_node(self) -> Node:
         return Node(self.value, self.value_span, tag="str")
 
+    def part_node(self, start: int) -> Node:
+        """A node for value[start:], placed on that part where the value is written as it
+        reads (no quotes or escapes), else on the whole value."""
+        word = self.value_word or self.word
+        written = self.doc.text[word.start:word.end]
+        if self.value is None or not written.endswith(self.value):
+            return self.value_node()
+        begin = word.end - len(self.value) + start
+        return Node(self.value[start:], self.doc.index.span(begin, word.end), tag="str")
+
 
 @dataclass
 class Command:
