@@ -7,9 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, run_gpulint, validated_sarif, write_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from conftest import FIXTURES, ROOT, run_gpulint, validated_sarif, write_files
 
 NODES = FIXTURES / "nodes"
 

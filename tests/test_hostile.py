@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from conftest import ROOT
 
 TIMEOUT = 10  # seconds for a run

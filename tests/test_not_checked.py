@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+
 from conftest import ROOT, run_gpulint, write_files
 
 UNUSED = "FROM python:3.12-slim\n# gpulint: disable=GL001 -- old workaround\nRUN pip install flask\n"

@@ -4,6 +4,7 @@ through the CLI."""
 from __future__ import annotations
 
 import pytest
+
 from conftest import lint_fixture, run_gpulint, write_files
 
 

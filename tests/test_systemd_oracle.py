@@ -10,6 +10,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from conftest import run_gpulint, write_files
 
 ANALYZE = shutil.which("systemd-analyze")
