@@ -339,3 +339,11 @@ def test_an_environment_file_may_set_any_variable(lint_files):
         "etc/docker/daemon.json": '{"default-runtime": "nvidia", "runtimes": {}}\n',
     })
     assert run.codes() == ["GL201"]  # daemon.json's own; the unit's flags are not all known
+
+
+def test_a_colon_before_the_program_leaves_variables_as_written(lint_files):
+    run = lint_files({
+        UNIT: '[Service]\nType=notify\nEnvironment="OPTS=-H fd://"\nExecStart=:/usr/bin/dockerd $OPTS\n',
+        "etc/docker/daemon.json": '{"hosts": []}\n',
+    })
+    assert run.findings == []

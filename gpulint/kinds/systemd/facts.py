@@ -208,7 +208,9 @@ CONTAINERD_VALUED = {"config", "address", "root", "state", "log-level"}
 def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = None) -> Command:
     """The command of an ExecStart= line, with the flags of dockerd or containerd read as
     each reads its command line; with `env`, the variables systemd substitutes."""
-    words = setting.words() if env is None else substitute(setting.words(), env)
+    words = setting.words()
+    if env is not None and not _unsubstituted(words):
+        words = substitute(words, env)
     program = program_name(words)
     command = Command(doc, setting, program)
     if program == "dockerd":
@@ -216,6 +218,12 @@ def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = N
     elif program == "containerd":
         _read_flags(command, words[1:], (CONTAINERD_FLAGS, frozenset(), CONTAINERD_VALUED))
     return command
+
+
+def _unsubstituted(words: list[Word]) -> bool:
+    """A `:` among the prefixes of the program turns substitution off (systemd.service(5))."""
+    first = words[0].text if words else ""
+    return ":" in first[: len(first) - len(first.lstrip(EXEC_PREFIXES))]
 
 
 _WHOLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
