@@ -347,3 +347,12 @@ def test_a_colon_before_the_program_leaves_variables_as_written(lint_files):
         "etc/docker/daemon.json": '{"hosts": []}\n',
     })
     assert run.findings == []
+
+
+def test_a_flag_no_transcribed_release_has_and_no_known_one_is_near_is_a_warning(tmp_path):
+    write_files(tmp_path, {UNIT: _unit("/usr/bin/dockerd --gpu-telemetry-endpoint=unix:///run/t.sock")})
+    run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert [(f["code"], f["severity"]) for f in run.findings] == [("GL210", "warning")]
+    assert "no dockerd release from 20.10 to 28 has this flag" in run.findings[0]["message"]
+    (tmp_path / ".gpulint.toml").write_text('[fleet]\ndocker-version = "29.1"\n')
+    assert run_gpulint("--format", "json", ".", cwd=tmp_path).findings == []
