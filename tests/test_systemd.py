@@ -356,3 +356,10 @@ def test_a_flag_no_transcribed_release_has_and_no_known_one_is_near_is_a_warning
     assert "no dockerd release from 20.10 to 28 has this flag" in run.findings[0]["message"]
     (tmp_path / ".gpulint.toml").write_text('[fleet]\ndocker-version = "29.1"\n')
     assert run_gpulint("--format", "json", ".", cwd=tmp_path).findings == []
+
+
+def test_a_flag_conflicts_with_the_old_key_its_named_option_replaced(lint_files):
+    run = lint_files({UNIT: _unit("/usr/bin/dockerd --host-gateway-ip 10.0.0.2"),
+                      "etc/docker/daemon.json": '{"host-gateway-ip": "10.0.0.1"}\n'})
+    assert run.codes() == ["GL208"]
+    assert "host-gateway-ip: (from flag: [10.0.0.2], from file: 10.0.0.1)" in run.findings[0]["message"]

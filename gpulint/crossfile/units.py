@@ -121,6 +121,7 @@ def conflicts(ctx: Context, command: Command, tree: Node) -> list[tuple[str, lis
     letters = {flag: letter for letter, flag in short.items()}
     skip = frozenset().union(*(dockerd_config.skip_duplicates(r) for r in releases))
     flat = frozenset().union(*(dockerd_config.flat_options(r) for r in releases))
+    migrated = {old for r in releases for old in dockerd_config.migrated_keys(r)}
     keys = _file_keys(tree, flat)
     by_name: dict[str, list[Flag]] = {}
     for flag in command.flags:
@@ -129,7 +130,7 @@ def conflicts(ctx: Context, command: Command, tree: Node) -> list[tuple[str, lis
     for name in sorted(by_name):  # pflag visits the flags set in the order of their names
         if name not in known:
             continue  # dockerd stops at an unknown flag first (GL210)
-        candidates = [named[name]] if name in named else [name, letters.get(name, "")]
+        candidates = [named[name]] + [name] * (name in migrated) if name in named else [name, letters.get(name, "")]
         key = next((k for k in candidates if k in keys and k not in skip), None)
         if key is not None:
             found.append((key, by_name[name], keys[key]))

@@ -99,6 +99,12 @@ def flags(releases_named: tuple[str, ...]) -> tuple[dict[str, str], dict[str, st
     return named, short, frozenset(bools)
 
 
+def migrated_keys(release: str) -> dict[str, str]:
+    """Old daemon.json keys `release` still reads that a flag's NamedOption replaced
+    (`host-gateway-ip` -> `host-gateway-ips`): the flag conflicts with either."""
+    return dict(dict(releases())[release].get("migrated_named_config") or {})
+
+
 def skip_duplicates(release: str) -> frozenset[str]:
     """daemon.json keys dockerd lets a flag set as well (`runtimes`: `--add-runtime` adds to them)."""
     return frozenset(dict(releases())[release].get("skip_duplicates") or ())

@@ -40,6 +40,7 @@ CASES = {
     "http-proxy-beside-proxies": ("--http-proxy http://p:3128", '{"proxies": {"http-proxy": "http://p:3128"}}'),
     "containerd-beside-containerd": ("--containerd=/run/containerd/containerd.sock",
                                      '{"containerd": "/run/containerd/containerd.sock"}'),
+    "host-gateway-ip-beside-its-old-key": ("--host-gateway-ip 10.0.0.2", '{"host-gateway-ip": "10.0.0.1"}'),
     "unknown-flag": ("--add-runtimes nvidia=/usr/bin/nvidia-container-runtime", "{}"),
     "add-runtime-twice": ("--add-runtime nvidia=/a --add-runtime NVIDIA=/b", "{}"),
     "add-runtime-runc": ("--add-runtime runc=/usr/bin/runc", "{}"),
