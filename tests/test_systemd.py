@@ -363,3 +363,11 @@ def test_a_flag_conflicts_with_the_old_key_its_named_option_replaced(lint_files)
                       "etc/docker/daemon.json": '{"host-gateway-ip": "10.0.0.1"}\n'})
     assert run.codes() == ["GL208"]
     assert "host-gateway-ip: (from flag: [10.0.0.2], from file: 10.0.0.1)" in run.findings[0]["message"]
+
+
+def test_a_runtime_a_unit_adds_without_a_daemon_json_is_known_to_compose(lint_files):
+    compose = "services:\n  train:\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    runtime: nvidia-legacy\n"
+    run = lint_files({"a/etc/docker/daemon.json": '{"runtimes": {}}\n', "compose.yaml": compose})
+    assert run.codes() == ["GL908"]
+    run = lint_files({f"b/{UNIT}": _unit("/usr/bin/dockerd --add-runtime nvidia-legacy=/usr/bin/nvidia-container-runtime")})
+    assert "GL908" not in run.codes()
