@@ -46,18 +46,21 @@ class Kind:
     """A file kind: how a file of it is recognised, parsed and checked.
 
     by_name(name) -> bool: the (lowercased, template-suffix-free) name alone makes it one.
+    by_folder(folder, name) -> bool: the name in a folder of that name (both lowercased)
+    makes it one (a systemd drop-in, `docker.service.d/*.conf`).
     wants(name) -> bool: a name whose content may make it one.
     by_content(name, text) -> True (it is one), False (it is none of gpulint's kinds: a
     name that claims the file, whose content says otherwise) or None (not this kind).
     Kinds are asked in `precedence` order; the first answer that is not None wins.
     """
 
-    __slots__ = ("name", "precedence", "by_name", "wants", "by_content", "parse", "families",
+    __slots__ = ("name", "precedence", "by_name", "by_folder", "wants", "by_content", "parse", "families",
                  "templated", "shared", "defines_shared", "suppressions", "block_strings")
 
     def __init__(self, name: str, *, precedence: int, parse: str = "", families: tuple[str, ...] = (),
                  by_name: Callable[[str], bool] | None = None, wants: Callable[[str], bool] | None = None,
-                 by_content: Callable[[str, str], bool | None] | None = None, templated: bool = False,
+                 by_content: Callable[[str, str], bool | None] | None = None,
+                 by_folder: Callable[[str, str], bool] | None = None, templated: bool = False,
                  shared: str = "always", defines_shared: str = "", suppressions: bool = True,
                  block_strings: bool = False) -> None:
         self.name = name
@@ -65,6 +68,7 @@ class Kind:
         self.parse = parse  # "module:function" (text, document) -> tree; raises ParseError
         self.families = families  # modules whose import registers this kind's checks
         self.by_name, self.wants, self.by_content = by_name, wants, by_content
+        self.by_folder = by_folder
         self.templated = templated  # `{{ }}` in the text marks the file templated
         # whether other files' checks consult a file of this kind: "always", "never",
         # "if-defines" (defines_shared(text) says so), "if-mapped" (an image mapping names

@@ -78,6 +78,7 @@ HOOK = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())[0]
     "etc/containerd/config.toml", "conf.d/99-nvidia.toml", "config.toml.tmpl", "config-v3.toml.tmpl",
     "k8s/pod.yaml", "k8s/job.yml", "k8s/pod.json", "templates/config.toml.j2",
     "compose.yaml", "docker-compose.gpu.yml", "README.md", "docs/setup.rst", "scripts/run-gpu.sh",
+    "lib/systemd/system/docker.service", "etc/systemd/system/containerd.service.d/10-config.conf",
     "Makefile", "gpu.mk",
 ])
 def test_hook_pattern_matches_every_discovered_name(name):

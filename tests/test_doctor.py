@@ -402,3 +402,18 @@ def test_any_node_is_checked_without_an_internal_error(tmp_path_factory, files):
     result = run_gpulint("doctor", "--isolated", "--failure-threshold", "none", "--root", str(root))
     assert result.rc == 0, result.err
     assert "Traceback" not in result.err
+
+
+def test_the_daemons_units_and_drop_ins_are_read_from_the_node(tmp_path):
+    write_files(tmp_path, {
+        "proc/modules": "ext4 1114112 2 - Live 0x0000000000000000\n",
+        "lib/systemd/system/docker.service": "[Service]\nType=notify\nExecStart=/usr/bin/dockerd -H fd://\n",
+        "etc/systemd/system/docker.service.d/nvidia.conf":
+            "[Service]\nExecStart=\nExecStart=/usr/bin/dockerd -H fd:// --add-runtime nvidia=/usr/bin/nvidia-container-runtime\n",
+        "etc/docker/daemon.json": '{"hosts": ["tcp://0.0.0.0:2375"]}\n',
+    })
+    result = doctor(root=tmp_path)
+    found = sorted((f["code"], f["path"].rsplit("/", 1)[-1], f["line"], f["column"]) for f in result.findings
+                   if f["code"] != "GL801")
+    # dockerd refuses -H beside hosts; the runtime the drop-in adds points at a missing binary
+    assert found == [("GL208", "nvidia.conf", 3, 28), ("GL806", "nvidia.conf", 3, 58)]

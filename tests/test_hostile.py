@@ -148,6 +148,9 @@ NUMBERS: dict[str, dict[str, str]] = {
               f"docker run --gpus device={BIG} -e NVIDIA_VISIBLE_DEVICES={BIG} nvidia/cuda:12.{BIG}-base x\n"
               f"docker run --gpus count={BIG} nvidia/cuda:12.4.1-base-ubuntu{BIG}.04\n"},
     "markdown": {"README.md": f"```bash\ndocker run --gpus {BIG} nvidia/cuda:{BIG}.0-base-ubuntu22.04\n```\n"},
+    "unit-continued-100k": {"docker.service": "[Service]\nExecStart=/usr/bin/dockerd \\\n"
+                            + "  -D --add-runtime=x=/y --host \\\n" * 100_000 + "  -H fd://\n"},
+    "unit-execstart-100k": {"docker.service.d/x.conf": "[Service]\n" + "ExecStart=/usr/bin/dockerd -D\n" * 100_000},
     "gitlab-ci": {".gitlab-ci.yml": f"job:\n  image: nvidia/cuda:{BIG}.0-base\n  script:\n"
                   f"    - docker run --gpus {BIG} nvidia/cuda:12.{BIG}-base\n"},
 }
@@ -159,7 +162,8 @@ FORMATS = {"Dockerfile": "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN nvidia-s
            "compose.yaml": "services: {a: {image: nvidia/cuda:12.4.1-base, gpus: all}}\n",
            "run.sh": "docker run --gpus all nvidia/cuda:12.4.1-base nvidia-smi\n",
            "README.md": "```bash\ndocker run --gpus all nvidia/cuda:12.4.1-base\n```\n",
-           ".gitlab-ci.yml": "job:\n  script:\n    - docker run --gpus all x\n"}
+           ".gitlab-ci.yml": "job:\n  script:\n    - docker run --gpus all x\n",
+           "docker.service": "[Service]\nType=notify\nExecStart=/usr/bin/dockerd -H fd://\n"}
 for _name, _text in FORMATS.items():
     _key = _name.lstrip(".").replace(".", "-")
     CASES[f"invalid-utf8-{_key}"] = {_name: _text.encode() + _BAD_UTF8}
@@ -211,6 +215,11 @@ RECORDED: dict[str, list[str]] = {
     'utf16-bom-compose-yaml': ['GL301', 'GL906'],
     'utf16-bom-config-toml': ['GL001', 'GL101'],
     'utf16-bom-daemon-json': ['GL201'],
+    'utf16-bom-docker-service': ['GL001'],
+    'invalid-utf8-docker-service': ['GL001'],
+    'nul-bytes-docker-service': ['GL001'],
+    'unit-continued-100k': [],
+    'unit-execstart-100k': ['GL209'],
     'utf16-bom-gitlab-ci-yml': [],
     'utf16-bom-pod-yaml': [],
     'utf16-bom-run-sh': ['GL301'],

@@ -304,10 +304,10 @@ def test_telling_a_files_kind_has_the_budget_too(tmp_path, monkeypatch):
 
     classify = kinds.classify
 
-    def slow_classify(name, text):
+    def slow_classify(name, text, folder=""):
         if name == "slow.yaml" and text is not None:  # by content, not by name
             time.sleep(30)
-        return classify(name, text)
+        return classify(name, text, folder)
 
     monkeypatch.setattr(kinds, "classify", slow_classify)
     write_files(tmp_path, {"slow.yaml": GPU_POD, "Dockerfile": UNUSED})

@@ -40,7 +40,8 @@ def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | No
     if not name or "$" in name:
         return None
     configs = _daemon_configs(ctx)
-    if any(c.defines(name) for c in configs):
+    # a unit's `--add-runtime` counts too where no daemon.json of its node is linted
+    if any(c.defines(name) for c in ctx.fact("node-configs") if c.kind in ("daemon-json", "dockerd")):
         return None
     refused = f"Docker refuses the container (`unknown or invalid runtime name: {name}`)"
     binary = name in NVIDIA_BINARIES or name in NOT_RUNTIMES

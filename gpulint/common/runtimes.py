@@ -24,10 +24,10 @@ class RuntimeEntry:
 @dataclass
 class NodeConfig:
     doc: Document  # the main file
-    kind: str  # "containerd" | "daemon-json"
+    kind: str  # "containerd" | "daemon-json" | "dockerd" (a systemd unit's flags, no daemon.json linted)
     runtimes: dict[str, RuntimeEntry]
     default_runtime: str | None
-    docs: list[Document] = field(default_factory=list)  # main + merged drop-ins, load order
+    docs: list[Document] = field(default_factory=list)  # main + merged drop-ins (+ dockerd's unit), load order
 
     def defines(self, name: str) -> bool:
         """Whether a runtime handler `name` exists on this node: declared, built in
@@ -35,6 +35,6 @@ class NodeConfig:
         template expression that stands for a runtime name."""
         if name in self.runtimes or name == "runc":
             return True
-        if self.kind == "daemon-json" and is_shim_name(name):
+        if self.kind in ("daemon-json", "dockerd") and is_shim_name(name):
             return True
         return any(is_placeholder(n) for n in self.runtimes) or any(map(includes_template, self.docs))

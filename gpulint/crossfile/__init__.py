@@ -17,6 +17,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.checks": ("kubernetes",),
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
                                  "devcontainer"),
+    "gpulint.crossfile.units": ("systemd", "daemon-json"),
 }
 
 

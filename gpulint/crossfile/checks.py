@@ -126,7 +126,7 @@ def _first_runtime(config):
 
 def _searched(config) -> str:
     names = ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
-    what = "containerd config" if config.kind == "containerd" else "daemon.json"
+    what = {"containerd": "containerd config", "daemon-json": "daemon.json"}.get(config.kind, "dockerd's flags")
     return f"{what} searched (runtimes: {names})"
 
 

@@ -7,17 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpulint.common.runtimes import NodeConfig
+from gpulint.crossfile.units import dockerd_nodes
 from gpulint.kinds.containerd.facts import containerd_nodes
-from gpulint.kinds.daemon_json.facts import daemon_node
 from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
 from gpulint.model import Document, Node
 
 
 def node_configs(ctx) -> list[NodeConfig]:
-    """One NodeConfig per main containerd config (drop-ins merged) and per daemon.json."""
+    """One NodeConfig per main containerd config (drop-ins merged) and per daemon.json
+    (with the runtimes its node's systemd unit gives dockerd on the command line), and one
+    per unit that gives dockerd runtimes without a linted daemon.json."""
     if "node_configs" not in ctx.cache:
-        ctx.cache["node_configs"] = (containerd_nodes(ctx)
-                                     + [daemon_node(doc) for doc in ctx.of_kind("daemon-json")])
+        ctx.cache["node_configs"] = containerd_nodes(ctx) + dockerd_nodes(ctx)
     return ctx.cache["node_configs"]
 
 

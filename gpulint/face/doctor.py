@@ -21,7 +21,7 @@ from pathlib import Path
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 LAYERS = (("host", "Host"), ("runtime", "Container runtime"), ("kubernetes", "Kubernetes"),
           ("workloads", "Checked against this node"))
-_RUNTIME_KINDS = ("containerd", "daemon-json", "nvidia-toolkit", "cdi")
+_RUNTIME_KINDS = ("containerd", "daemon-json", "nvidia-toolkit", "cdi", "systemd")
 
 
 def doctor_parser():

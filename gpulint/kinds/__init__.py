@@ -19,6 +19,7 @@ from gpulint.kinds import (
     kubernetes,
     node,
     operator_values,
+    systemd,
     toolkit,
 )
 from gpulint.registry import Kind, resolve
@@ -26,7 +27,7 @@ from gpulint.registry import Kind, resolve
 # in the order `--kind` lists them
 KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
                            operator_values.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND, commands.KIND,
-                           devcontainer.KIND)
+                           devcontainer.KIND, systemd.KIND)
 NODE = node.KIND  # `gpulint doctor`'s live node
 NAMES = tuple(k.name for k in KINDS)
 BY_NAME = {k.name: k for k in KINDS + (NODE,)}
@@ -39,9 +40,14 @@ def _plain(name: str) -> str:
     return strip_template_suffix(name)[0].lower()
 
 
-def kind_by_name(name: str) -> str | None:
+def kind_by_name(name: str, folder: str = "") -> str | None:
+    """The kind the file's name, or its name in the folder holding it, makes it."""
     lower = _plain(name)
-    return next((k.name for k in _ASKED if k.by_name is not None and k.by_name(lower)), None)
+    found = next((k.name for k in _ASKED if k.by_name is not None and k.by_name(lower)), None)
+    if found is None and folder:
+        found = next((k.name for k in _ASKED if k.by_folder is not None and k.by_folder(folder.lower(), lower)),
+                     None)
+    return found
 
 
 def may_need_content(name: str) -> bool:
@@ -60,8 +66,8 @@ def kind_by_content(name: str, text: str) -> str | None:
     return None
 
 
-def classify(name: str, text: str | None) -> str | None:
-    kind = kind_by_name(name)
+def classify(name: str, text: str | None, folder: str = "") -> str | None:
+    kind = kind_by_name(name, folder)
     if kind is None and text is not None and (may_need_content(name) or "." not in name):
         kind = kind_by_content(name, text)
     return kind
@@ -77,6 +83,7 @@ _UTF8_ONLY = {
     "dockerfile": "`docker build` reads a Dockerfile as UTF-8 only and fails on its first line",
     "containerd": "containerd refuses it: a TOML file must be UTF-8",
     "nvidia-toolkit": "the NVIDIA Container Toolkit refuses it: a TOML file must be UTF-8",
+    "systemd": "systemd reads unit files as UTF-8 text only",
 }
 
 

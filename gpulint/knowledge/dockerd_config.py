@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+from gpulint.numbers import whole
 from gpulint.resources import load_yaml
 
 DATA = "dockerd-decode.yaml"
@@ -23,6 +24,16 @@ def option_types() -> dict[str, str]:
         if plain is not None:
             out[key] = plain
     return out
+
+
+def fleet_release(settings) -> tuple[int, int] | None:
+    """The Docker Engine release the nodes run, from `docker-version` in the fleet
+    configuration ("20.10", "24.0.7"); None when it is not stated."""
+    stated = str(((getattr(settings, "fleet", None) or {}).get("docker-version")) or "")
+    parts = stated.split(".")
+    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return (whole(parts[0]), 0) if parts[0].isdigit() else None
+    return whole(parts[0]), whole(parts[1])
 
 
 def _release_key(name: str) -> tuple[int, ...]:
@@ -70,3 +81,55 @@ def status(key: str, release: str) -> str:
     if key in (spec.get("flag_names_without_json_tag") or ()):
         return "flag-only"
     return "refused"
+
+
+@functools.lru_cache(maxsize=None)
+def flags(releases_named: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    """How dockerd of the releases named reads its command line, joined over them:
+    (flag -> the daemon.json key its value is compared with where that is not the flag's
+    own name, shorthand letter -> flag, flags that take no value)."""
+    spec = dict(releases())
+    named: dict[str, str] = {}
+    short: dict[str, str] = {}
+    bools: set[str] = set()
+    for release in releases_named:
+        named.update(spec[release].get("flag_named_options") or {})
+        short.update({letter: flag for flag, letter in (spec[release].get("flag_shorthands") or {}).items()})
+        bools.update(spec[release].get("bool_flags") or ())
+    return named, short, frozenset(bools)
+
+
+def migrated_keys(release: str) -> dict[str, str]:
+    """Old daemon.json keys `release` still reads that a flag's NamedOption replaced
+    (`host-gateway-ip` -> `host-gateway-ips`): the flag conflicts with either."""
+    return dict(dict(releases())[release].get("migrated_named_config") or {})
+
+
+def skip_duplicates(release: str) -> frozenset[str]:
+    """daemon.json keys dockerd lets a flag set as well (`runtimes`: `--add-runtime` adds to them)."""
+    return frozenset(dict(releases())[release].get("skip_duplicates") or ())
+
+
+def flat_options(release: str) -> frozenset[str]:
+    """daemon.json keys whose object value is kept whole; any other object is read as its members."""
+    return frozenset(dict(releases())[release].get("flat_options") or ())
+
+
+@functools.lru_cache(maxsize=None)
+def flag_names(release: str) -> frozenset[str]:
+    """Every long flag dockerd of `release` accepts on its command line, hidden and
+    deprecated ones included: the json tags accepted as flags, the flags without one, the
+    value-less flags, and `help`."""
+    spec = dict(releases())[release]
+    at = _release_key(release)
+    out = {"help"}
+    for part in ("flag_names_without_json_tag", "bool_flags", "hidden_flags", "flag_named_options",
+                 "deprecated_flags"):
+        out.update(spec.get(part) or ())
+    for key, found in load_yaml(DATA)["keys"].items():
+        accepted = found.get("accepted_as")
+        accepted = accepted.get(release) if isinstance(accepted, dict) else accepted
+        until = found.get("until")
+        if accepted == "flag" and _release_key(found["since"]) <= at and (until is None or at < _release_key(until)):
+            out.add(key)
+    return frozenset(out)

@@ -101,7 +101,7 @@ def load(source: Source, forced_kind: str | None,
     display = source.display or display_path(source.path)
     data = source.text
     if data is None:
-        name_kind = forced_kind or kinds.kind_by_name(source.path.name)
+        name_kind = forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name)
         if name_kind is None and not source.named and not kinds.may_need_content(source.path.name) \
                 and not may_be_script(source.path):
             return None, None
@@ -133,7 +133,7 @@ def load(source: Source, forced_kind: str | None,
         # bytes that are not text: a file of a kind by its name, or whose content still shows
         # a kind's markers, is GL001; one named on the command line GL006; any other is
         # none of gpulint's (a binary .json in a folder walked)
-        kind = kind or kinds.classify(source.path.name, data.decode("utf-8", "replace"))
+        kind = kind or kinds.classify(source.path.name, data.decode("utf-8", "replace"), source.path.parent.name)
         if kind is None:
             return _not_checked(source, display, None,
                                 f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
@@ -141,7 +141,7 @@ def load(source: Source, forced_kind: str | None,
         doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
-    kind = kind or kinds.classify(source.path.name, text)
+    kind = kind or kinds.classify(source.path.name, text, source.path.parent.name)
     if kind is None:
         return None, None
     _, templated = strip_template_suffix(source.path.name)
@@ -170,7 +170,7 @@ def _kind_of_head(path: Path, size: int) -> str | None:
         text = documents.decode(head)[0]
     except UnicodeDecodeError:  # cut inside a character, or not text
         text = head.decode("utf-8", "replace")
-    return kinds.classify(path.name, text)
+    return kinds.classify(path.name, text, path.parent.name)
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -182,7 +182,7 @@ def _not_checked(source: Source, display: str, kind: str | None,
                  why: str) -> tuple[Document | None, Finding | None]:
     """The document of a file gpulint does not read, and its GL006: an error for a file named
     on the command line (or stdin), the rule's own severity for one found in a folder."""
-    kind = kind or kinds.classify(source.path.name, None)
+    kind = kind or kinds.classify(source.path.name, None, source.path.parent.name)
     if kind is None and not source.named:  # a name gpulint reads only for what is inside: skipped
         return None, None
     doc = Document(display, os.path.abspath(source.path), kind or "", "", unread=True)
@@ -215,7 +215,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
             # reported even where its kind is still unknown: it was read as a candidate
             display = source.display or display_path(source.path)
             doc = Document(display, os.path.abspath(source.path),
-                           options.kind or kinds.kind_by_name(source.path.name) or "", "", unread=True)
+                           options.kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "", "", unread=True)
             early = not_checked_finding(display, f"it took longer than {settings.file_timeout:g} s to read "
                                                  f"and tell its kind (raise the limit with `--file-timeout` "
                                                  f"or `file-timeout` in the configuration)", source.named)

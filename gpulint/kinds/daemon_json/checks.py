@@ -16,7 +16,6 @@ from gpulint.kinds.daemon_json.facts import runtime_field
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, is_nvidia_handler, is_shim_name
 from gpulint.model import Document, Edit, Fix, Node, apply_edits, str_value
-from gpulint.numbers import whole
 from gpulint.registry import check, finding, related
 from gpulint.spelling import closest_key
 
@@ -51,13 +50,7 @@ WRONG_PATHS = dict(NOT_RUNTIMES, **{"docker-runc": None})
 
 
 def docker_version(ctx) -> tuple[int, int] | None:
-    """The Docker Engine release the nodes run, from `docker-version` in the fleet
-    configuration ("20.10", "24.0.7"); None when it is not stated."""
-    stated = str(((getattr(ctx.settings, "fleet", None) or {}).get("docker-version")) or "")
-    parts = stated.split(".")
-    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
-        return (whole(parts[0]), 0) if parts[0].isdigit() else None
-    return whole(parts[0]), whole(parts[1])
+    return dockerd_config.fleet_release(ctx.settings)
 
 
 # Docker 24.0 reads a runtime as a runc-compatible binary (`path`) or a containerd shim
@@ -87,6 +80,12 @@ def _rename_key(doc: Document, node: Node, new: str) -> Edit:
     return Edit(doc.abspath, start, end, json.dumps(new))
 
 
+def _flag_runtimes(doc: Document, ctx) -> set[str]:
+    """Runtimes dockerd gets besides the file's: `--add-runtime` in the node's systemd unit."""
+    return {name for config in ctx.fact("node-configs") if config.doc is doc
+            for name, entry in config.runtimes.items() if entry.doc is not doc}
+
+
 @check("GL201", kinds=("daemon-json",))
 def default_runtime_undefined(doc, ctx):
     value = doc.tree.get("default-runtime")
@@ -94,7 +93,7 @@ def default_runtime_undefined(doc, ctx):
     if not name or is_placeholder(name):  # empty: dockerd uses its built-in default
         return
     runtimes = dict(_entries(doc))
-    if name in runtimes or name in BUILTIN_RUNTIMES:
+    if name in runtimes or name in BUILTIN_RUNTIMES or name in _flag_runtimes(doc, ctx):
         return
     if name == V1_LINUX:
         yield from _v1_default(doc, ctx, value)

@@ -185,8 +185,8 @@ def _runtime_programs(ctx: Context):
             if config.kind == "containerd":
                 value = entry.node.get("options", "BinaryName") or entry.node.get("options", "Runtime")
                 what = f"BinaryName of runtime `{entry.name}`"
-            else:
-                value = entry.node.get("path")
+            else:  # daemon.json's `path`, or dockerd's `--add-runtime NAME=PATH` in its unit
+                value = entry.node.get("path") if entry.node.is_map else entry.node
                 what = f"path of runtime `{entry.name}`"
             if value is not None:
                 yield entry.doc, value, what, entry.binary, _INSTALL

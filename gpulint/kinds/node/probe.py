@@ -57,6 +57,10 @@ CONTAINERD_FILES = (
     ("/etc/k0s/containerd.toml", "containerd"),
     ("/etc/k0s/containerd.d/*.toml", "containerd"),
     ("/etc/docker/daemon.json", "daemon-json"),
+    # the units that start the daemons, with their drop-ins, where systemd reads them
+    *((f"{folder}/{unit}{tail}", "systemd") for unit in ("docker.service", "containerd.service")
+      for folder in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
+      for tail in ("", ".d/*.conf")),
     ("/etc/nvidia-container-runtime/config.toml", "nvidia-toolkit"),
     # the GPU Operator's toolkit installer writes its own beside its binaries
     (f"{OPERATOR_TOOLKIT}/.config/nvidia-container-runtime/config.toml", "nvidia-toolkit"),

@@ -1,0 +1,297 @@
+"""What the units of dockerd and containerd mean: which unit a file belongs to, the
+files systemd merges for it (the unit, then its drop-ins), the `ExecStart=` command
+that is left, and the daemon's flags on it with their places."""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from gpulint.kinds.systemd.parse import Setting, UnitFile, Word, split_text
+from gpulint.knowledge import dockerd_config
+from gpulint.model import Document, Node, Span
+
+# where systemd reads units, highest priority first: a file in /etc hides one of the
+# same name in /run or /lib (systemd.unit(5), "Unit File Load Path")
+UNIT_DIRS = ("etc/systemd/system/", "run/systemd/system/", "usr/lib/systemd/system/", "lib/systemd/system/")
+DAEMONS = {"dockerd": "docker.service", "containerd": "containerd.service"}
+# prefixes systemd reads before an ExecStart program (systemd.service(5), "Command lines")
+EXEC_PREFIXES = "-@:+!"
+
+
+@dataclass(frozen=True)
+class Placement:
+    root: str  # the node's file tree the unit belongs to, ending in "/"
+    unit: str  # docker.service, containerd.service ...
+    priority: int  # index in UNIT_DIRS; len(UNIT_DIRS) outside them
+    dropin: bool
+
+
+def placement(doc: Document) -> Placement:
+    path = doc.abspath.replace("\\", "/")
+    folder, name = posixpath.split(path)
+    dropin = name.endswith(".conf")
+    unit = name
+    if dropin:
+        base, owner = posixpath.split(folder)
+        unit = owner[:-2] if owner.endswith(".service.d") else _unit_of_program(doc) or owner
+        folder = base if owner.endswith(".service.d") else folder
+    folder += "/"
+    for priority, unit_dir in enumerate(UNIT_DIRS):
+        if folder.endswith("/" + unit_dir):
+            return Placement(folder[: -len(unit_dir)], unit, priority, dropin)
+    return Placement(folder, unit, len(UNIT_DIRS), dropin)
+
+
+def _unit_of_program(doc: Document) -> str | None:
+    for setting in _exec_starts(doc):
+        program = program_name(setting.words())
+        if program in DAEMONS:
+            return DAEMONS[program]
+    return None
+
+
+def _exec_starts(doc: Document) -> list[Setting]:
+    tree = doc.tree if isinstance(doc.tree, UnitFile) else None
+    return tree.get("Service", "ExecStart") if tree is not None else []
+
+
+def program_name(words: list[Word]) -> str | None:
+    """The program an ExecStart command runs, by its file name (`dockerd`)."""
+    if not words:
+        return None
+    return posixpath.basename(words[0].text.lstrip(EXEC_PREFIXES)) or None
+
+
+@dataclass
+class Flag:
+    """A flag of a daemon's command line: `name` its long name without dashes."""
+
+    name: str
+    written: str
+    value: str | None
+    doc: Document
+    word: Word
+    value_word: Word | None  # the separate word of its value, or the flag's own word
+
+    @property
+    def span(self) -> Span:
+        end = self.value_word.end if self.value_word is not None else self.word.end
+        return self.doc.index.span(self.word.start, end)
+
+    @property
+    def value_span(self) -> Span:
+        word = self.value_word or self.word
+        return self.doc.index.span(word.start, word.end)
+
+    def value_node(self) -> Node:
+        return Node(self.value, self.value_span, tag="str")
+
+    def part_node(self, start: int) -> Node:
+        """A node for value[start:], placed on that part where the value is written as it
+        reads (no quotes or escapes), else on the whole value."""
+        word = self.value_word or self.word
+        written = self.doc.text[word.start:word.end]
+        if self.value is None or not written.endswith(self.value):
+            return self.value_node()
+        begin = word.end - len(self.value) + start
+        return Node(self.value[start:], self.doc.index.span(begin, word.end), tag="str")
+
+
+@dataclass
+class Command:
+    doc: Document
+    setting: Setting
+    program: str | None
+    flags: list[Flag] = field(default_factory=list)
+    opaque: bool = False  # a word systemd expands ($OPTIONS): flags unseen here may be set
+
+    def get(self, name: str) -> list[Flag]:
+        return [f for f in self.flags if f.name == name]
+
+
+@dataclass
+class DaemonUnit:
+    """One unit of a node as systemd merges it: its file and drop-ins in load order."""
+
+    name: str
+    root: str
+    docs: list[Document]
+    starts: list[tuple[Document, Setting]]  # the ExecStart= lines left after resets
+    unit_linted: bool  # the unit file itself is among the linted files
+    reset: bool = False  # a drop-in clears ExecStart= (an empty ExecStart=)
+    in_node_tree: bool = False  # a file of it lies in one of UNIT_DIRS (`root` is a node's /)
+
+    @functools.cached_property
+    def command(self) -> Command | None:
+        """The command systemd runs: the last ExecStart= left (more than one is refused)."""
+        if not self.starts:
+            return None
+        doc, setting = self.starts[-1]
+        return read_command(doc, setting, self.environment)
+
+    @functools.cached_property
+    def environment(self) -> dict[str, str] | None:
+        """The variables systemd substitutes in the command (`Environment=`); None when
+        they are not all known here: an `EnvironmentFile=` may set any, and so may the
+        packaged unit when it is not among the linted files."""
+        if not self.unit_linted:
+            return None
+        env: dict[str, str] = {}
+        for doc in self.docs:
+            if any(s.value.strip() for s in doc.tree.get("Service", "EnvironmentFile")):
+                return None
+            for setting in doc.tree.get("Service", "Environment"):
+                if not setting.value.strip():
+                    env = {}  # an empty Environment= clears the list
+                for word in setting.words():
+                    name, equals, value = word.text.partition("=")
+                    if equals and name:
+                        env[name] = value
+        return env
+
+
+def linted_units(ctx) -> list[DaemonUnit]:
+    """The linted units of the run, merged (once per run)."""
+    return ctx.memo("systemd.units", lambda: daemon_units(ctx.of_kind("systemd")))
+
+
+def daemon_units(docs: list[Document]) -> list[DaemonUnit]:
+    """The linted units grouped by node tree and unit name, each merged as systemd does."""
+    groups: dict[tuple[str, str], list[tuple[Placement, Document]]] = {}
+    for doc in docs:
+        if not isinstance(doc.tree, UnitFile):
+            continue
+        where = placement(doc)
+        groups.setdefault((where.root, where.unit), []).append((where, doc))
+    return [_merge(root, name, found) for (root, name), found in groups.items()]
+
+
+def _merge(root: str, name: str, found: list[tuple[Placement, Document]]) -> DaemonUnit:
+    units = sorted((p.priority, d.abspath, d) for p, d in found if not p.dropin)
+    # a drop-in of the same file name in a directory of higher priority hides the other
+    dropins: dict[str, tuple[int, Document]] = {}
+    for where, doc in found:
+        if where.dropin:
+            base = posixpath.basename(doc.abspath)
+            if base not in dropins or where.priority < dropins[base][0]:
+                dropins[base] = (where.priority, doc)
+    order = ([units[0][2]] if units else []) + [dropins[b][1] for b in sorted(dropins)]
+    starts: list[tuple[Document, Setting]] = []
+    reset = False
+    for doc in order:
+        for setting in _exec_starts(doc):
+            if not setting.value.strip():
+                starts, reset = [], True  # an empty ExecStart= clears the list
+            else:
+                starts.append((doc, setting))
+    tree = any(p.priority < len(UNIT_DIRS) for p, _ in found)
+    return DaemonUnit(name, root, order, starts, bool(units), reset, tree)
+
+
+def service_type(unit: DaemonUnit) -> str | None:
+    """The unit's Type= (the last one set), None when no linted file sets it."""
+    found = None
+    for doc in unit.docs:
+        for setting in doc.tree.get("Service", "Type"):
+            found = setting.value.strip()
+    return found
+
+
+# containerd's flags that take a value (urfave/cli reads `-c`, `-config` and `--config`)
+CONTAINERD_FLAGS = {"c": "config", "a": "address", "l": "log-level"}
+CONTAINERD_VALUED = {"config", "address", "root", "state", "log-level"}
+
+
+def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = None) -> Command:
+    """The command of an ExecStart= line, with the flags of dockerd or containerd read as
+    each reads its command line; with `env`, the variables systemd substitutes."""
+    words = setting.words()
+    if env is not None and not _unsubstituted(words):
+        words = substitute(words, env)
+    program = program_name(words)
+    command = Command(doc, setting, program)
+    if program == "dockerd":
+        _read_flags(command, words[1:], _dockerd_model())
+    elif program == "containerd":
+        _read_flags(command, words[1:], (CONTAINERD_FLAGS, frozenset(), CONTAINERD_VALUED))
+    return command
+
+
+def _unsubstituted(words: list[Word]) -> bool:
+    """A `:` among the prefixes of the program turns substitution off (systemd.service(5))."""
+    first = words[0].text if words else ""
+    return ":" in first[: len(first) - len(first.lstrip(EXEC_PREFIXES))]
+
+
+_WHOLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def substitute(words: list[Word], env: dict[str, str]) -> list[Word]:
+    """The words after systemd's substitution (systemd.service(5), "Command lines"): a word
+    that is `$NAME` becomes the value split into words (quotes respected, then removed),
+    `${NAME}` the value as it is; an
+    unset variable is empty. Substituted words keep the place of what was written."""
+    out: list[Word] = []
+    for word in words:
+        if not word.expands or "%" in word.text:
+            out.append(word)
+            continue
+        whole = _WHOLE.fullmatch(word.text)
+        if whole is not None:
+            out.extend(Word(part, word.start, word.end) for part in split_text(env.get(whole.group(1), "")))
+            continue
+        text = _BRACED.sub(lambda m: env.get(m.group(1), ""), word.text)
+        out.append(Word(text, word.start, word.end, "$" in text))
+    return out
+
+
+def _dockerd_model():
+    _, short, bools = dockerd_config.flags(tuple(dockerd_config.applicable(None)))
+    return short, bools, None
+
+
+def _read_flags(command: Command, words: list[Word], model) -> None:
+    """pflag's reading of a command line: `--name=value`, `--name value`, `-Xvalue`,
+    `-X value`, `-X=value`; a flag that takes no value (`bools`) stands alone. `valued`,
+    when given, names the flags that take a value (containerd's single-dash long names)."""
+    short, bools, valued = model
+
+    def takes_value(name: str) -> bool:
+        return name in valued if valued is not None else name not in bools
+
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word.expands:
+            command.opaque = True
+            continue
+        text = word.text
+        if text == "--":
+            break
+        if not text.startswith("-") or text == "-":
+            continue
+        if text.startswith("--") or (valued is not None and len(text) > 2 and text[1:].split("=")[0] in valued):
+            name, equals, value = text.lstrip("-").partition("=")
+            written = text[: len(text) - len(value) - len(equals)] if equals else text
+        else:
+            letter, rest = text[1], text[2:]
+            # value-less shorthands may share a word (`-Dl debug`): each is a flag of its own
+            while letter in short and short[letter] in bools and rest and rest[0] != "=":
+                command.flags.append(Flag(short[letter], "-" + letter, "true", command.doc, word, None))
+                letter, rest = rest[0], rest[1:]
+            name = short.get(letter, letter)
+            written = "-" + letter
+            equals, value = ("=", rest[1:]) if rest.startswith("=") else ("=" if rest else "", rest)
+        if equals:
+            command.flags.append(Flag(name, written, value, command.doc, word, None))
+        elif takes_value(name) and i < len(words):
+            command.flags.append(Flag(name, written, words[i].text, command.doc, word, words[i]))
+            command.opaque = command.opaque or words[i].expands
+            i += 1
+        else:
+            command.flags.append(Flag(name, written, None if takes_value(name) else "true", command.doc, word, None))
