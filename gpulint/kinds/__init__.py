@@ -14,6 +14,7 @@ from gpulint.kinds import (
     compose,
     containerd,
     daemon_json,
+    device_plugin,
     devcontainer,
     dockerfile,
     kubernetes,
@@ -25,8 +26,8 @@ from gpulint.registry import Kind, resolve
 
 # in the order `--kind` lists them
 KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
-                           operator_values.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND, commands.KIND,
-                           devcontainer.KIND)
+                           operator_values.KIND, device_plugin.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND,
+                           commands.KIND, devcontainer.KIND)
 NODE = node.KIND  # `gpulint doctor`'s live node
 NAMES = tuple(k.name for k in KINDS)
 BY_NAME = {k.name: k for k in KINDS + (NODE,)}

@@ -1,0 +1,348 @@
+"""GL451-GL456: the NVIDIA device plugin's config file, judged by what the plugin's own
+decoder and flag validation do with it (rules/device-plugin.yaml, with its sources)."""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.kinds.device_plugin import facts
+from gpulint.knowledge import device_plugin as known
+from gpulint.model import Document, Node, sequence, str_value
+from gpulint.registry import Context, check, finding, related
+from gpulint.spelling import closest_key
+
+_PLUGIN_EXITS = "the plugin exits at start"
+_DECODE = "unable to parse config file: error parsing config file: unmarshal error: ..."
+
+
+def _item_tables() -> set[str]:
+    """The tables whose mappings are the items of a list (`sharing.mps.resources`)."""
+    return {f"{t}.{k}" for t, spec in known.tables().items() for k, f in spec["keys"].items()
+            if f["type"] == "list" and known.table(f"{t}.{k}") is not None}
+
+
+def _where(table: str) -> str:
+    if not table:
+        return "at the top level"
+    return f"in the entries of `{table}`" if table in _item_tables() else f"under `{table}`"
+
+
+def _homes(key: str, table: str) -> list[list[str]]:
+    """The other tables that read `key` (written exactly), those of one shape together
+    (`sharing.mps` reads what `sharing.timeSlicing` reads)."""
+    shapes: dict[int, list[str]] = {}
+    for path, spec in known.tables().items():
+        if path != table and key in spec["keys"]:
+            shapes.setdefault(id(spec), []).append(path)
+    return list(shapes.values())
+
+
+@check("GL451", kinds=("device-plugin",))
+def key_ignored(doc: Document, ctx: Context):
+    for config in facts.configs(doc):
+        yield from _set_aside(doc, config.root)
+        for key in facts.keys(config.root):
+            if key.spec is not None:
+                continue
+            known_keys = known.table(key.table)["keys"]
+            near = closest_key(key.key, known_keys)
+            homes = _homes(key.key, key.table)
+            if near is not None:
+                hint = f"did you mean `{near}`?"
+            elif len(homes) == 1:
+                hint = f"`{key.key}` belongs {' or '.join(_where(path) for path in homes[0])}"
+            else:
+                hint = f"the plugin reads {', '.join(f'`{k}`' for k in known_keys)} here"
+            yield finding(doc, "GL451", key.node.key_span,
+                          f"the device plugin has no `{key.key}` {_where(key.table)} and drops it "
+                          f"without a word, so the setting has no effect; {hint}")
+
+
+def _set_aside(doc: Document, root: Node):
+    """The keys the plugin reads, then sets aside with a warning in its log."""
+    resources = root.get("resources")
+    if resources is not None and resources.is_map and any(sequence(v) for v in resources.value.values()):
+        yield finding(doc, "GL451", _key_of(root, "resources"),
+                      f"the plugin reads `resources` but sets it aside (`{known.set_aside('resources')}`): "
+                      f"GPUs keep the names `nvidia.com/gpu` and `nvidia.com/mig-<profile>`")
+    for strategy, table in facts.sharing_tables(root):
+        by_default = table.get("renameByDefault")
+        renamed = by_default is not None and by_default.value is True
+        for entry in sequence(table.get("resources")):
+            if not entry.is_map:
+                continue
+            name, rename = str_value(entry.get("name")), entry.get("rename")
+            name = facts.prefixed(name) if name else None
+            default = f"{name}{known.resource_names()['shared_suffix']}" if name else None
+            written = str_value(rename)
+            if rename is not None and not (renamed and written and facts.prefixed(written) == default):
+                shown = default if renamed else name
+                said = known.set_aside("rename").format(table=strategy)
+                yield finding(doc, "GL451", _key_of(entry, "rename"),
+                              f"the plugin sets `rename` aside (`{said}`) and advertises `{shown}`; "
+                              f"`renameByDefault: true` is the one renaming it applies")
+            devices = entry.get("devices")
+            if devices is not None and devices.value != "all":
+                said = known.set_aside("devices").format(table=strategy)
+                yield finding(doc, "GL451", _key_of(entry, "devices"),
+                              f"the plugin sets `devices` aside (`{said}`) and shares every GPU")
+
+
+def _key_of(holder: Node, key: str):
+    return next(v.key_span for k, v in holder.items() if k == key)
+
+
+_JSON_TYPE = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
+_GO_TYPE = {"str": "string", "bool": "bool", "int": "int", "ints": "[]int"}
+_WORDS = {"str": "a string", "bool": "true or false", "int": "a whole number", "map": "a mapping",
+          "list": "a list", "ints": "a list of whole numbers", "strings": "a string or a list of strings",
+          "duration": "a duration (`60s`) or a number of nanoseconds",
+          "devices": "`all`, a count, or a list of GPU indexes or UUIDs"}
+
+
+def _fits(node: Node, kind: str, exact: bool) -> bool:
+    value = node.value
+    if node.tag == "null":
+        return True  # JSON null leaves the field unset
+    if kind == "map":
+        return node.is_map
+    if kind == "list":
+        return node.is_seq
+    if kind == "bool":
+        return type(value) is bool
+    if kind == "int":
+        return type(value) is int
+    if kind == "str":
+        # a struct's string field takes a YAML number or boolean as its text
+        # (sigs.k8s.io/yaml); a field with its own decoder does not
+        return type(value) is str or (not exact and node.is_scalar)
+    if kind == "strings":
+        return type(value) is str or (node.is_seq and all(type(v.value) is str for v in value))
+    if kind == "ints":
+        return node.is_seq and all(type(v.value) is int for v in value)
+    if kind == "duration":
+        return type(value) in (int, float, str)
+    return node.is_scalar or node.is_seq  # devices: judged by GL453
+
+
+def _dotted(table: str, key: str) -> str:
+    name = facts.canonical(table, key) or key
+    return f"{table}.{name}" if table else name
+
+
+def _json_type(node: Node) -> str:
+    if node.is_map:
+        return "object"
+    if node.is_seq:
+        return "array"
+    return _JSON_TYPE.get(type(node.value), "string")
+
+
+@check("GL452", kinds=("device-plugin",))
+def value_type(doc: Document, ctx: Context):
+    for config in facts.configs(doc):
+        version = config.root.get("version")
+        if version is not None and str_value(version) != "v1":
+            yield finding(doc, "GL452", version.span,
+                          f"the plugin reads only `version: v1`: {_PLUGIN_EXITS} with `unknown "
+                          f"version: {version.value}`")
+        for key in facts.keys(config.root):
+            if key.spec is None or _fits(key.node, key.spec["type"], key.exact):
+                continue
+            kind = key.spec["type"]
+            if kind in _GO_TYPE:
+                field = "value" if key.exact else \
+                    f"struct field {known.table(key.table)['go']}.{_dotted(key.table, key.key)}"
+                into = f"{field} of type {_GO_TYPE[kind]}"
+            else:  # a table: the error names its decoder's own types
+                into = "..."
+            yield finding(doc, "GL452", key.node.span,
+                          f"`{key.key}` must be {_WORDS[kind]}: {_PLUGIN_EXITS} with `{_DECODE} json: "
+                          f"cannot unmarshal {_json_type(key.node)} into Go {into}`")
+
+
+def _missing(doc: Document, holder: Node, table: str):
+    required = known.table(table).get("required", {})
+    for key, message in required.items():
+        node = holder.get(key)
+        if node is None or (node.is_seq and not node.value):
+            where = node.span if node is not None else _first_key(holder)
+            yield finding(doc, "GL453", where,
+                          f"`{key}` is missing {_where(table)}: {_PLUGIN_EXITS} with `{message}`")
+
+
+def _first_key(holder: Node):
+    first = next(iter(holder.value.values()), None) if holder.value else None
+    return first.key_span if first is not None else holder.span
+
+
+def _devices(doc: Document, node: Node):
+    value = node.value
+    if type(value) is str and value != "all":
+        yield finding(doc, "GL453", node.span,
+                      f"{_PLUGIN_EXITS} with `devices set as '{value}' but the only valid string input "
+                      f"is 'all'`")
+    elif type(value) is int and value <= 0:
+        yield finding(doc, "GL453", node.span,
+                      f"{_PLUGIN_EXITS} with `devices set as '{value}' but a count of devices must be > 0`")
+    for item in sequence(node) if node.is_seq else ():
+        text = str(item.value) if type(item.value) in (int, str) else None
+        if text is None or not _device_ref(text, type(item.value) is int):
+            yield finding(doc, "GL453", item.span,
+                          f"`{item.value}` is no GPU index, MIG index (`0:1`) or GPU/MIG UUID: "
+                          f"{_PLUGIN_EXITS} with `unsupported type for device in devices list`")
+
+
+_UUID = r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
+_DEVICE_REF = re.compile(rf"\d+|\d+:\d+|GPU-{_UUID}|MIG-{_UUID}|MIG-GPU-{_UUID}/\d+/\d+")
+
+
+def _device_ref(text: str, number: bool) -> bool:
+    return (number and int(text) >= 0) or _DEVICE_REF.fullmatch(text) is not None
+
+
+@check("GL453", kinds=("device-plugin",))
+def shared_entry_refused(doc: Document, ctx: Context):
+    for config in facts.configs(doc):
+        for name, table in facts.sharing_tables(config.root):
+            path = f"sharing.{name}"
+            yield from _missing(doc, table, path)
+            for entry in sequence(table.get("resources")):
+                if not entry.is_map:
+                    continue
+                yield from _missing(doc, entry, f"{path}.resources")
+                replicas = entry.get("replicas")
+                if replicas is not None and type(replicas.value) is int and replicas.value < 2:
+                    yield finding(doc, "GL453", replicas.span,
+                                  f"`replicas: {replicas.value}` shares nothing: {_PLUGIN_EXITS} with "
+                                  f"`number of replicas must be >= 2`")
+                devices = entry.get("devices")
+                if devices is not None:
+                    yield from _devices(doc, devices)
+        resources = config.root.get("resources")
+        for name in ("gpus", "mig"):
+            for entry in sequence(resources.get(name) if resources is not None and resources.is_map else None):
+                if entry.is_map:
+                    yield from _missing(doc, entry, f"resources.{name}")
+
+
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_MIG_RESOURCE = re.compile(r"mig-\d+g\.\d+gb(\+me)?|mig-\d+c\.\d+g\.\d+gb")
+
+
+def _name_problem(name: str) -> str | None:
+    """What resources.go says of a resource name it refuses (NewResourceName)."""
+    rules = known.resource_names()
+    full = name if name.startswith(rules["prefix"] + "/") else f"{rules['prefix']}/{name}"
+    if len(full) > rules["max_length"]:
+        return (f"fully-qualified resource name must be {rules['max_length']} characters or less: "
+                f"{full}")
+    short = full.split("/", 1)[1]
+    if len(short) > 253 or not _DNS_SUBDOMAIN.fullmatch(short):
+        return f"incorrect format for resource name '{full}'"
+    return None
+
+
+def _advertised_by_strategy(name: str, mig: str) -> str | None:
+    """Why the plugin advertises no `name` under MIG strategy `mig` (None: it may)."""
+    short = name.split("/", 1)[1]
+    if _MIG_RESOURCE.fullmatch(short):
+        if mig == "mixed":
+            return None
+        return (f"only `migStrategy: mixed` advertises `{name}` (with `{mig}`, MIG devices are "
+                f"`nvidia.com/gpu` or not shown at all)")
+    if short == "gpu":
+        return None
+    return "the plugin advertises only `nvidia.com/gpu` and `nvidia.com/mig-<profile>`"
+
+
+@check("GL454", kinds=("device-plugin",))
+def shared_resource_name(doc: Document, ctx: Context):
+    for config in facts.configs(doc):
+        mig = facts.mig_strategy(config.root)
+        for _, table in facts.sharing_tables(config.root):
+            yield from _names(doc, table, mig)
+        yield from _twice(doc, config.root)
+
+
+def _names(doc: Document, table: Node, mig: str):
+    for entry in sequence(table.get("resources")):
+        node = entry.get("name") if entry.is_map else None
+        value = str_value(node)
+        if value is None:
+            continue
+        problem = _name_problem(value)
+        if problem is not None:
+            yield finding(doc, "GL454", node.span, f"{_PLUGIN_EXITS} with `{problem}`")
+            continue
+        full = value if "/" in value else f"nvidia.com/{value}"
+        why = _advertised_by_strategy(full, mig)
+        if why is not None:
+            yield finding(doc, "GL454", node.span,
+                          f"no resource `{full}` to share: {why}, so these replicas never exist",
+                          severity="warning")
+
+
+def _twice(doc: Document, root: Node):
+    seen: dict[str, Node] = {}
+    for item in facts.shared(root):
+        first = seen.setdefault(item.name, item.node)
+        if first is not item.node:
+            yield finding(doc, "GL454", item.node.get("name"),
+                          f"`{item.name}` is shared by two entries: the plugin gives their replicas the same "
+                          f"IDs (device_map.go), so the node gets the larger `replicas`, not the sum",
+                          severity="warning",
+                          related=[related(doc, first.get("name"), "shared first here")])
+
+
+@check("GL455", kinds=("device-plugin",))
+def flag_value(doc: Document, ctx: Context):
+    for config in facts.configs(doc):
+        for path in ("migStrategy", "deviceDiscoveryStrategy", "plugin.deviceListStrategy",
+                     "plugin.deviceIDStrategy", "plugin.sharedDevicesAllocationPolicy"):
+            node = facts.flag(config.root, *path.split("."))
+            allowed = known.allowed_values(f"flags.{path}")
+            values = sequence(node) if node is not None and node.is_seq else [node] if node is not None else []
+            for value in values:
+                if not value.is_scalar or value.tag == "null":
+                    continue
+                text = _as_text(value)
+                if text in allowed["allowed"]:
+                    continue
+                near = closest_key(text, allowed["allowed"])
+                hint = f"; did you mean `{near}`?" if near else f" (it accepts {', '.join(allowed['allowed'])})"
+                yield finding(doc, "GL455", value.span,
+                              f"{_PLUGIN_EXITS} with `{allowed['message'].format(value=text)}`{hint}")
+
+
+def _as_text(node: Node) -> str:
+    """The text sigs.k8s.io/yaml gives a string field for a YAML scalar."""
+    if type(node.value) is bool:
+        return "true" if node.value else "false"
+    return str(node.value)
+
+
+@check("GL456", kinds=("device-plugin",))
+def sharing_conflict(doc: Document, ctx: Context):
+    for config in facts.configs(doc):
+        tables = dict(facts.sharing_tables(config.root))
+        mps = tables.get("mps")
+        if mps is None:
+            continue
+        sharing = config.root.get("sharing")
+        if "timeSlicing" in tables:
+            yield finding(doc, "GL456", next(n for k, n in sharing.items() if k == "timeSlicing").key_span,
+                          "both `timeSlicing` and `mps` are set: the plugin shares with MPS and ignores "
+                          "`timeSlicing` entirely", severity="warning",
+                          related=[related(doc, next(n for k, n in sharing.items() if k == "mps").key_span,
+                                           "MPS is used")])
+        mig = facts.mig_strategy(config.root)
+        node = facts.flag(config.root, "migStrategy")
+        if mig == "mixed":
+            yield finding(doc, "GL456", node.span,
+                          f"{_PLUGIN_EXITS} with `using --mig-strategy=mixed is not supported with MPS`")
+        elif mig == "single":
+            yield finding(doc, "GL456", node.span,
+                          "MPS cannot share MIG devices: on a node with MIG enabled the plugin exits with "
+                          "`sharing using MPS is not supported for MIG devices`", severity="warning")

@@ -1,0 +1,125 @@
+"""What a device plugin config means: its keys placed in the plugin's tables, the shared
+resources it advertises, the sharing strategy the plugin picks."""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple
+
+from gpulint.kinds.device_plugin.parse import Config
+from gpulint.knowledge import device_plugin as known
+from gpulint.model import Document, Node, sequence, str_value
+
+
+class Key(NamedTuple):
+    table: str  # the plugin's table the key is written in (`sharing.mps.resources`)
+    key: str  # as written
+    node: Node
+    spec: dict | None  # the plugin's field (type, since), None when it reads no such key
+    exact: bool  # the table looks its keys up exactly (no case folding)
+
+
+def field(table: str, key: str) -> tuple[dict | None, bool]:
+    spec = known.table(table)
+    exact = spec["decode"] == "exact"
+    if key in spec["keys"]:
+        return spec["keys"][key], exact
+    if not exact:
+        # encoding/json matches a struct's keys in any case
+        folded = {k.lower(): v for k, v in spec["keys"].items()}
+        return folded.get(key.lower()), exact
+    return None, exact
+
+
+def canonical(table: str, key: str) -> str | None:
+    """The plugin's spelling of `key` in `table` (a case variant of a struct key)."""
+    spec = known.table(table)
+    return next((k for k in spec["keys"] if k.lower() == key.lower()), None)
+
+
+def keys(root: Node, table: str = "") -> Iterator[Key]:
+    """Every key of the config, each with the plugin's table it sits in."""
+    for key, child in root.items():
+        spec, exact = field(table, key)
+        yield Key(table, key, child, spec, exact)
+        if spec is None:
+            continue
+        name = canonical(table, key)
+        inner = f"{table}.{name}" if table else name
+        if known.table(inner) is None:
+            continue
+        if spec["type"] == "map" and child.is_map:
+            yield from keys(child, inner)
+        elif spec["type"] == "list" and child.is_seq:
+            for item in child.value:
+                if item.is_map:
+                    yield from keys(item, inner)
+
+
+def configs(doc: Document) -> list[Config]:
+    return doc.tree or []
+
+
+def flag(root: Node, *path: str) -> Node | None:
+    """A key of `flags` in any case, as the plugin matches it."""
+    node = root
+    for part in ("flags", *path):
+        if node is None or not node.is_map:
+            return None
+        node = next((v for k, v in node.items() if k.lower() == part.lower()), None)
+    return node
+
+
+def mig_strategy(root: Node) -> str:
+    value = str_value(flag(root, "migStrategy"))
+    return value if value is not None else "none"
+
+
+class Shared(NamedTuple):
+    strategy: str  # "timeSlicing" or "mps"
+    name: str  # the resource shared, prefixed as the plugin prefixes it
+    advertised: str  # the name pods ask for: the name, or with `renameByDefault` name.shared
+    replicas: int
+    node: Node  # the entry
+
+
+def prefixed(name: str) -> str:
+    prefix = known.resource_names()["prefix"] + "/"
+    return name if name.startswith(prefix) else prefix + name
+
+
+def sharing_tables(root: Node) -> list[tuple[str, Node]]:
+    sharing = root.get("sharing")
+    if sharing is None or not sharing.is_map:
+        return []
+    return [(name, node) for name, node in sharing.items() if name in ("timeSlicing", "mps") and node.is_map]
+
+
+def shared(root: Node) -> list[Shared]:
+    """The shared resources the config declares, in the table the plugin uses: with `mps`
+    written, the plugin reads only it (sharing.go: ReplicatedResources)."""
+    tables = dict(sharing_tables(root))
+    strategy = "mps" if "mps" in tables else "timeSlicing"
+    table = tables.get(strategy)
+    if table is None:
+        return []
+    by_default = table.get("renameByDefault")
+    out = []
+    for entry in sequence(table.get("resources")):
+        name, replicas = str_value(entry.get("name")), entry.get("replicas")
+        if name is None or replicas is None or type(replicas.value) is not int:
+            continue
+        name = prefixed(name)
+        # the plugin sets any other `rename` aside (DisableResourceNamingInConfig)
+        renamed = by_default is not None and by_default.value is True
+        advertised = name + known.resource_names()["shared_suffix"] if renamed else name
+        out.append(Shared(strategy, name, advertised, replicas.value, entry))
+    return out
+
+
+def fails_requests_over_one(root: Node, strategy: str) -> bool:
+    """Whether the plugin refuses a request for more than one shared device: MPS defaults
+    to true (config.go), time-slicing to false."""
+    node = root.get("sharing", strategy, "failRequestsGreaterThanOne")
+    if node is not None and isinstance(node.value, bool):
+        return node.value
+    return strategy == "mps"

@@ -1,0 +1,81 @@
+"""Device plugin configs: the file itself, or each config held as text by a ConfigMap or the
+chart's values. An embedded config is read where it is written, so its nodes carry the
+file's own lines and columns."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gpulint.formats.errors import ParseError
+from gpulint.formats.yamlpos import parse_yaml_documents
+from gpulint.model import LineIndex, Node
+
+
+class Config(NamedTuple):
+    name: str  # the ConfigMap / `config.map` key holding it; "" for the file itself
+    root: Node
+
+
+_MARKERS = ("version", "flags", "sharing")
+
+
+def _is_config(node: Node) -> bool:
+    return node.is_map and "version" in node.value and any(k in node.value for k in _MARKERS[1:])
+
+
+def parse(text: str, doc) -> list[Config]:
+    roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+    configs: list[Config] = []
+    for root in roots:
+        if not root.is_map:
+            raise ParseError("a device plugin config must be a YAML mapping")
+        if "apiVersion" not in root.value and (_is_config(root) or "config" not in root.value):
+            configs.append(Config("", root))
+            continue
+        for name, value in _text_values(root):
+            embedded = _embedded(text, doc, value)
+            if embedded is not None:
+                configs.append(Config(name, embedded))
+    return configs
+
+
+def _text_values(root: Node):
+    """(key, node) of the string values that may hold a config: a ConfigMap's `data`, the
+    chart's `config.map`."""
+    for holder in (root.get("data"), root.get("config", "map")):
+        if holder is not None and holder.is_map:
+            for name, value in holder.items():
+                if isinstance(value.value, str) and "version" in value.value:
+                    yield name, value
+
+
+def _embedded(text: str, doc, value: Node) -> Node | None:
+    start, end = doc.index.offsets(value.span)
+    if text[start:start + 1] == "|":
+        # a literal block keeps its text as written: read it in place, every other character
+        # of the file blanked, so positions are the file's own
+        body = text.index("\n", start) + 1 if "\n" in text[start:end] else end
+        masked = "".join(c if c == "\n" else " " for c in text[:body]) + text[body:end] + \
+            "".join(c if c == "\n" else " " for c in text[end:])
+        try:
+            roots = [r for r in parse_yaml_documents(masked, doc.index) if r is not None]
+        except ParseError as exc:
+            raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
+                             exc.line, exc.column) from None
+    else:
+        # a quoted or folded value: read on its own, every node placed at the value
+        try:
+            roots = [_placed(r, value) for r in parse_yaml_documents(value.value, LineIndex(value.value))
+                     if r is not None]
+        except ParseError as exc:
+            raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
+                             value.span.line, value.span.column) from None
+    return roots[0] if len(roots) == 1 and _is_config(roots[0]) else None
+
+
+def _placed(node: Node, value: Node) -> Node:
+    node._span = value.span
+    node._key_span = value.span if node._key_span is not None else None
+    for child in node.children():
+        _placed(child, value)
+    return node

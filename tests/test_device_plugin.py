@@ -1,0 +1,111 @@
+"""The NVIDIA device plugin's config file, on its own, in a ConfigMap and in chart values."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, run_gpulint, write_files
+
+
+def lint(path, *args):
+    return run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", *args, str(path))
+
+
+def test_a_documented_time_slicing_config_is_clean():
+    result = lint(FIXTURES / "device_plugin" / "time-slicing.yaml")
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.findings == []
+
+
+def test_broken_config_findings_point_at_the_key_or_value():
+    result = lint(FIXTURES / "device_plugin" / "broken.yaml")
+    assert result.at() == [("GL455", 3, 16), ("GL452", 4, 20), ("GL451", 5, 3), ("GL451", 6, 3),
+                           ("GL455", 8, 23), ("GL451", 10, 3), ("GL453", 13, 9), ("GL451", 14, 9),
+                           ("GL454", 15, 15), ("GL453", 16, 19), ("GL451", 17, 9), ("GL453", 17, 22)]
+    messages = {(f["line"], f["code"]): f["message"] for f in result.findings}
+    assert "`deviceListStrategy` belongs under `flags.plugin`" in messages[(5, "GL451")]
+    assert "`renameByDefault` belongs under `sharing.timeSlicing` or under `sharing.mps`" in messages[(6, "GL451")]
+    assert "in the entries of `sharing.timeSlicing.resources`" in messages[(10, "GL451")]
+    assert messages[(14, "GL451")].endswith("did you mean `replicas`?")
+    assert "`no replicas specified`" in messages[(13, "GL453")]
+    assert "`number of replicas must be >= 2`" in messages[(16, "GL453")]
+    assert "Go struct field CommandLineFlags.flags.failOnInitError of type bool" in messages[(4, "GL452")]
+    assert "`unknown MIG strategy: mixd`; did you mean `mixed`?" in messages[(3, "GL455")]
+
+
+def test_configs_in_a_configmap_are_read_where_they_are_written():
+    result = lint(FIXTURES / "device_plugin" / "configmap.yaml")
+    assert result.at() == [("GL456", 14, 20), ("GL452", 19, 23)]
+    assert "value of type int" in result.findings[1]["message"]
+
+
+def test_configs_in_the_chart_values_are_read_where_they_are_written():
+    result = lint(FIXTURES / "device_plugin" / "values.yaml")
+    assert result.at() == [("GL454", 14, 15)]
+    assert "the node gets the larger `replicas`" in result.findings[0]["message"]
+
+
+def test_a_quoted_embedded_config_is_placed_at_its_value(tmp_path):
+    write_files(tmp_path, {"cm.yaml": 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n'
+                                      '  any: "version: v1\\nflags:\\n  migStrategy: mixd\\n"\n'})
+    assert lint(tmp_path).at() == [("GL455", 5, 8)]
+
+
+def test_configmap_beside_a_daemonset_stays_a_manifest(tmp_path):
+    write_files(tmp_path, {"plugin.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+                                          "  any: |-\n    version: v1\n    flags:\n      migStrategy: mixd\n---\n"
+                                          "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\n"})
+    result = lint(tmp_path)
+    assert result.json["summary"]["files_checked"] == 1
+    assert "GL455" not in result.codes()
+
+
+def test_invalid_embedded_yaml_is_a_parse_error_at_its_line(tmp_path):
+    write_files(tmp_path, {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+                                      "  any: |-\n    version: v1\n    flags:\n      migStrategy: [none\n"})
+    (finding,) = lint(tmp_path).findings
+    assert finding["code"] == "GL001" and finding["line"] >= 8
+    assert "embedded device plugin config" in finding["message"]
+
+
+def test_set_aside_fields_and_case_folded_struct_keys(tmp_path):
+    write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  MigStrategy: single\nresources:\n"
+                                          "  gpus:\n    - pattern: '*A100*'\n      name: a100\n"
+                                          "sharing:\n  timeSlicing:\n    resources:\n"
+                                          "      - name: nvidia.com/gpu\n        rename: gpu-shared\n"
+                                          "        replicas: 2\n"})
+    result = lint(tmp_path)
+    # encoding/json reads a struct's keys in any case: `MigStrategy` is read
+    assert result.at() == [("GL451", 4, 1), ("GL451", 12, 9)]
+    assert "Customizing the 'resources' field is not yet supported" in result.findings[0]["message"]
+
+
+def test_mps_beside_time_slicing_and_mig_strategies(tmp_path):
+    write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  migStrategy: single\nsharing:\n"
+                                          "  timeSlicing:\n    resources:\n"
+                                          "      - {name: nvidia.com/gpu, replicas: 2}\n"
+                                          "  mps:\n    resources:\n"
+                                          "      - {name: nvidia.com/mig-1g.5gb, replicas: 2}\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL456", 3, 16), ("GL456", 5, 3), ("GL454", 10, 16)]
+    severities = [f["severity"] for f in result.findings]
+    assert severities == ["warning", "warning", "warning"]
+
+
+def test_resource_names_the_plugin_refuses(tmp_path):
+    long = "x" * 60
+    write_files(tmp_path, {"config.yaml": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                                          f"      - {{name: amd.com/gpu, replicas: 2}}\n"
+                                          f"      - {{name: {long}, replicas: 2}}\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL454", 5, 16), ("GL454", 6, 16)]
+    assert "incorrect format for resource name 'nvidia.com/amd.com/gpu'" in result.findings[0]["message"]
+    assert "63 characters or less" in result.findings[1]["message"]
+
+
+def test_kind_option_reads_a_config_under_any_name(tmp_path):
+    write_files(tmp_path, {"plugin-config": "version: v1\nflags:\n  migStrategy: mixd\n"})
+    assert lint(tmp_path / "plugin-config", "--kind", "device-plugin").at() == [("GL455", 3, 16)]
+
+
+def test_other_yaml_with_a_version_is_not_a_device_plugin_config(tmp_path):
+    write_files(tmp_path, {"app.yaml": "version: v1\nname: app\nsettings:\n  flags: 1\n"})
+    assert lint(tmp_path).json["summary"]["files_checked"] == 0
