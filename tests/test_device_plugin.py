@@ -109,3 +109,38 @@ def test_kind_option_reads_a_config_under_any_name(tmp_path):
 def test_other_yaml_with_a_version_is_not_a_device_plugin_config(tmp_path):
     write_files(tmp_path, {"app.yaml": "version: v1\nname: app\nsettings:\n  flags: 1\n"})
     assert lint(tmp_path).json["summary"]["files_checked"] == 0
+
+
+def test_pods_against_the_linted_plugin_configs():
+    result = lint(FIXTURES / "device_plugin" / "mps-pool")
+    assert [(f["path"].rsplit("/", 1)[1], f["code"], f["line"], f["column"], f["severity"])
+            for f in result.findings] == [("training.yaml", "GL457", 14, 31, "error"),
+                                          ("training.yaml", "GL457", 27, 11, "warning")]
+    refused, mig = result.findings
+    assert "`maximum request size for shared resources is 1; found 2`" in refused["message"]
+    assert refused["related"][0]["line"] == 14
+    assert mig["related"][0]["line"] == 10 and mig["related"][0]["column"] == 20
+
+
+def test_a_pool_without_sharing_serves_several_gpus(tmp_path):
+    write_files(tmp_path, {
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+                   "  plain: |-\n    version: v1\n    flags:\n      migStrategy: mixed\n"
+                   "  mps: |-\n    version: v1\n    sharing:\n      mps:\n        resources:\n"
+                   "          - {name: nvidia.com/gpu, replicas: 2}\n",
+        "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                    "  - name: a\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
+                    "      limits: {nvidia.com/gpu: 2, nvidia.com/mig-1g.10gb: 1}\n"})
+    assert lint(tmp_path).findings == []
+
+
+def test_time_slicing_allows_several_unless_told(tmp_path):
+    config = ("version: v1\nsharing:\n  timeSlicing:\n{extra}    resources:\n"
+              "      - {{name: nvidia.com/gpu, replicas: 4}}\n")
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+           "  - name: a\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
+           "      limits: {nvidia.com/gpu: 2}\n")
+    write_files(tmp_path, {"config.yaml": config.format(extra=""), "pod.yaml": pod})
+    assert lint(tmp_path).findings == []
+    write_files(tmp_path, {"config.yaml": config.format(extra="    failRequestsGreaterThanOne: true\n")})
+    assert lint(tmp_path).at() == [("GL457", 9, 32)]

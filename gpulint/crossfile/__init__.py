@@ -15,6 +15,7 @@ FACTS = {
 # rule families that join kinds -> the file kinds that make them worth importing
 FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.checks": ("kubernetes",),
+    "gpulint.crossfile.sharing": ("device-plugin",),
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
                                  "devcontainer"),
 }
