@@ -144,3 +144,23 @@ def test_time_slicing_allows_several_unless_told(tmp_path):
     assert lint(tmp_path).findings == []
     write_files(tmp_path, {"config.yaml": config.format(extra="    failRequestsGreaterThanOne: true\n")})
     assert lint(tmp_path).at() == [("GL457", 9, 32)]
+
+
+def test_odd_shapes_are_reported_never_a_traceback(tmp_path):
+    write_files(tmp_path, {
+        "a.yaml": "version: v1\nflags: 3\nsharing: [1, 2]\n",
+        "b.yaml": "version: v1\nflags:\nsharing:\n  timeSlicing:\n",
+        "c.yaml": "version: v1\nsharing:\n  timeSlicing:\n    resources: [1, null, {name: gpu, replicas: null}]\n"
+                  "  mps: 5\n",
+        "d.yaml": "version: v2\nflags:\n  plugin: {deviceListStrategy: [envvar, 3, cdi]}\n",
+        "e.yaml": "- version: v1\n- flags: {}\n"})
+    result = lint(tmp_path, "--kind", "device-plugin")
+    assert [(f["path"].rsplit("/", 1)[1], f["code"], f["line"], f["column"]) for f in result.findings] == [
+        ("a.yaml", "GL452", 2, 8), ("a.yaml", "GL452", 3, 10), ("b.yaml", "GL453", 4, 3),
+        ("c.yaml", "GL453", 4, 17), ("c.yaml", "GL453", 4, 20), ("c.yaml", "GL453", 4, 48),
+        ("c.yaml", "GL452", 5, 8), ("d.yaml", "GL452", 1, 10), ("d.yaml", "GL452", 3, 32),
+        ("d.yaml", "GL455", 3, 44), ("e.yaml", "GL001", 1, 1)]
+    messages = [f["message"] for f in result.findings]
+    assert "`no resources specified`" in messages[2]
+    assert "`no resource name specified`" in messages[4]
+    assert "`replicas: null`" in messages[5]

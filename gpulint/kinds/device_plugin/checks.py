@@ -75,14 +75,14 @@ def _set_aside(doc: Document, root: Node):
             name = facts.prefixed(name) if name else None
             default = f"{name}{known.resource_names()['shared_suffix']}" if name else None
             written = str_value(rename)
-            if rename is not None and not (renamed and written and facts.prefixed(written) == default):
+            if written is not None and not (renamed and facts.prefixed(written) == default):
                 shown = default if renamed else name
                 said = known.set_aside("rename").format(table=strategy)
                 yield finding(doc, "GL451", _key_of(entry, "rename"),
                               f"the plugin sets `rename` aside (`{said}`) and advertises `{shown}`; "
                               f"`renameByDefault: true` is the one renaming it applies")
             devices = entry.get("devices")
-            if devices is not None and devices.value != "all":
+            if devices is not None and not devices.is_map and devices.tag != "null" and devices.value != "all":
                 said = known.set_aside("devices").format(table=strategy)
                 yield finding(doc, "GL451", _key_of(entry, "devices"),
                               f"the plugin sets `devices` aside (`{said}`) and shares every GPU")
@@ -176,6 +176,17 @@ def _first_key(holder: Node):
     return first.key_span if first is not None else holder.span
 
 
+def _empty_time_slicing(doc: Document, root: Node):
+    """`timeSlicing:` left empty: its decoder is called with null too and finds no resources
+    (`mps`, a pointer, is simply left unset)."""
+    sharing = root.get("sharing")
+    table = sharing.get("timeSlicing") if sharing is not None and sharing.is_map else None
+    if table is not None and table.tag == "null":
+        yield finding(doc, "GL453", table.key_span,
+                      f"`timeSlicing` is empty: {_PLUGIN_EXITS} with `no resources specified`; remove it "
+                      f"for a node that should not share")
+
+
 def _devices(doc: Document, node: Node):
     value = node.value
     if type(value) is str and value != "all":
@@ -204,17 +215,31 @@ def _device_ref(text: str, number: bool) -> bool:
 @check("GL453", kinds=("device-plugin",))
 def shared_entry_refused(doc: Document, ctx: Context):
     for config in facts.configs(doc):
+        yield from _empty_time_slicing(doc, config.root)
         for name, table in facts.sharing_tables(config.root):
             path = f"sharing.{name}"
             yield from _missing(doc, table, path)
             for entry in sequence(table.get("resources")):
+                if entry.tag == "null":
+                    yield finding(doc, "GL453", entry.span,
+                                  f"an empty entry of `{path}.resources`: {_PLUGIN_EXITS} with `no resource "
+                                  f"name specified`")
+                    continue
                 if not entry.is_map:
+                    yield finding(doc, "GL453", entry.span,
+                                  f"each entry of `{path}.resources` must be a mapping with `name` and "
+                                  f"`replicas`: {_PLUGIN_EXITS} with `{_DECODE} json: cannot unmarshal "
+                                  f"{_json_type(entry)} into Go value of type map[string]json.RawMessage`")
                     continue
                 yield from _missing(doc, entry, f"{path}.resources")
                 replicas = entry.get("replicas")
-                if replicas is not None and type(replicas.value) is int and replicas.value < 2:
+                # null leaves the count at 0 (json.Unmarshal of null into an int)
+                count = 0 if replicas is not None and replicas.tag == "null" else \
+                    replicas.value if replicas is not None and type(replicas.value) is int else None
+                if count is not None and count < 2:
+                    shown = "null" if replicas.tag == "null" else replicas.value
                     yield finding(doc, "GL453", replicas.span,
-                                  f"`replicas: {replicas.value}` shares nothing: {_PLUGIN_EXITS} with "
+                                  f"`replicas: {shown}` shares nothing: {_PLUGIN_EXITS} with "
                                   f"`number of replicas must be >= 2`")
                 devices = entry.get("devices")
                 if devices is not None:
@@ -305,7 +330,8 @@ def flag_value(doc: Document, ctx: Context):
             allowed = known.allowed_values(f"flags.{path}")
             values = sequence(node) if node is not None and node.is_seq else [node] if node is not None else []
             for value in values:
-                if not value.is_scalar or value.tag == "null":
+                # a list's items are decoded as they are written (no number turned into text)
+                if not value.is_scalar or value.tag == "null" or (node.is_seq and type(value.value) is not str):
                     continue
                 text = _as_text(value)
                 if text in allowed["allowed"]:
