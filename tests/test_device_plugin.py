@@ -164,3 +164,19 @@ def test_odd_shapes_are_reported_never_a_traceback(tmp_path):
     assert "`no resources specified`" in messages[2]
     assert "`no resource name specified`" in messages[4]
     assert "`replicas: null`" in messages[5]
+
+
+def test_configs_in_the_gpu_operator_values_are_judged_in_place():
+    result = lint(FIXTURES / "device_plugin" / "operator")
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings if f["code"].startswith("GL45")] == [
+        ("GL456", 28, 24), ("GL451", 29, 11), ("GL453", 34, 27)]
+
+
+def test_operator_values_configs_serve_the_cross_file_check(tmp_path):
+    values = (FIXTURES / "device_plugin" / "operator" / "values.yaml").read_text()
+    write_files(tmp_path, {
+        "values.yaml": values.replace("replicas: 1", "replicas: 2"),
+        "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                    "  - name: a\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
+                    "      limits: {nvidia.com/mig-1g.10gb: 1}\n"})
+    assert [f["code"] for f in lint(tmp_path).findings if f["path"].endswith("pod.yaml")] == ["GL457"]

@@ -55,7 +55,13 @@ def keys(root: Node, table: str = "") -> Iterator[Key]:
                     yield from keys(item, inner)
 
 
+# where a file of another kind keeps the configs it holds (the GPU Operator's values)
+HELD = "device-plugin.configs"
+
+
 def configs(doc: Document) -> list[Config]:
+    if HELD in doc.cache:
+        return doc.cache[HELD]
     return doc.tree or []
 
 

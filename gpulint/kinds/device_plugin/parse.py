@@ -33,9 +33,9 @@ def parse(text: str, doc) -> list[Config]:
             configs.append(Config("", root))
             continue
         for name, value in _text_values(root):
-            embedded = _embedded(text, doc, value)
-            if embedded is not None:
-                configs.append(Config(name, embedded))
+            found = embedded(text, doc, value)
+            if found is not None:
+                configs.append(Config(name, found))
     return configs
 
 
@@ -49,7 +49,8 @@ def _text_values(root: Node):
                     yield name, value
 
 
-def _embedded(text: str, doc, value: Node) -> Node | None:
+def embedded(text: str, doc, value: Node) -> Node | None:
+    """The device plugin config a string value of the file holds, or None."""
     start, end = doc.index.offsets(value.span)
     if text[start:start + 1] == "|":
         # a literal block keeps its text as written: read it in place, every other character
