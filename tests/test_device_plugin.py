@@ -49,13 +49,13 @@ def test_a_quoted_embedded_config_is_placed_at_its_value(tmp_path):
     assert lint(tmp_path).at() == [("GL455", 5, 8)]
 
 
-def test_configmap_beside_a_daemonset_stays_a_manifest(tmp_path):
+def test_configmap_beside_a_daemonset_stays_a_manifest_and_is_judged(tmp_path):
     write_files(tmp_path, {"plugin.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
                                           "  any: |-\n    version: v1\n    flags:\n      migStrategy: mixd\n---\n"
                                           "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\n"})
     result = lint(tmp_path)
     assert result.json["summary"]["files_checked"] == 1
-    assert "GL455" not in result.codes()
+    assert result.at() == [("GL455", 8, 20)]
 
 
 def test_invalid_embedded_yaml_is_a_parse_error_at_its_line(tmp_path):
@@ -180,3 +180,19 @@ def test_operator_values_configs_serve_the_cross_file_check(tmp_path):
                     "  - name: a\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
                     "      limits: {nvidia.com/mig-1g.10gb: 1}\n"})
     assert [f["code"] for f in lint(tmp_path).findings if f["path"].endswith("pod.yaml")] == ["GL457"]
+
+
+def test_configmap_beside_the_daemonset_is_judged_and_serves_pods(tmp_path):
+    write_files(tmp_path, {
+        "plugin.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n"
+                       "  any: |-\n    version: v1\n    sharing:\n      mps:\n        resources:\n"
+                       "          - name: nvidia.com/gpu\n            replicas: 1\n"
+                       "  big: |-\n    version: v1\n    sharing:\n      mps:\n        resources:\n"
+                       "          - name: nvidia.com/gpu\n            replicas: 4\n---\n"
+                       "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\n",
+        "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                    "  - name: a\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
+                    "      limits: {nvidia.com/gpu: 3}\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[1], f["code"], f["line"], f["column"]) for f in result.findings] == [
+        ("plugin.yaml", "GL453", 11, 23), ("pod.yaml", "GL457", 9, 32)]

@@ -15,8 +15,8 @@ FACTS = {
 # rule families that join kinds -> the file kinds that make them worth importing
 FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.checks": ("kubernetes",),
-    "gpulint.crossfile.sharing": ("device-plugin", "gpu-operator-values"),
-    "gpulint.crossfile.operator_plugin_config": ("gpu-operator-values",),
+    "gpulint.crossfile.sharing": ("device-plugin", "gpu-operator-values", "kubernetes"),
+    "gpulint.crossfile.held_plugin_configs": ("gpu-operator-values", "kubernetes"),
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
                                  "devcontainer"),
 }

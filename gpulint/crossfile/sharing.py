@@ -7,7 +7,7 @@ config), so a pod is faulted only when every linted config that could serve it r
 
 from __future__ import annotations
 
-from gpulint.crossfile.operator_plugin_config import held_configs
+from gpulint.crossfile.held_plugin_configs import held_configs
 from gpulint.kinds.device_plugin.facts import configs, fails_requests_over_one, flag, mig_strategy, shared
 from gpulint.kinds.kubernetes.facts import gpu_limits, is_kustomize_patch, pod_specs, quantity
 from gpulint.model import Document
@@ -21,7 +21,8 @@ def _plugin_configs(ctx: Context) -> list:
     """(document, config root) of every linted device plugin config."""
     def compute() -> list:
         out = [(doc, c.root) for doc in ctx.of_kind("device-plugin") for c in configs(doc)]
-        out += [(doc, c.root) for doc in ctx.of_kind("gpu-operator-values") for c in held_configs(doc)]
+        out += [(doc, c.root) for kind in ("gpu-operator-values", "kubernetes") for doc in ctx.of_kind(kind)
+                for c in held_configs(doc)]
         return out
 
     return ctx.memo("crossfile.device-plugin-configs", compute)

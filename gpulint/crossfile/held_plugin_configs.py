@@ -1,6 +1,7 @@
-"""GL451-GL456 on the device plugin configs the GPU Operator's values hold
-(`devicePlugin.config.data`, the ConfigMap the chart creates with `create: true`): judged
-as the device plugin's own files are, at their lines in the values file."""
+"""GL451-GL456 on the device plugin configs that files of other kinds hold: the GPU
+Operator's values (`devicePlugin.config.data`, the ConfigMap the chart creates with
+`create: true`) and ConfigMaps in a manifest beside other objects (the plugin's DaemonSet).
+They are judged as the device plugin's own files are, at their lines in the file."""
 
 from __future__ import annotations
 
@@ -22,11 +23,21 @@ def held_configs(doc: Document) -> list[Config]:
     return doc.cache[HELD]
 
 
+def _holders(doc: Document) -> list:
+    """The mappings whose string values may be device plugin configs."""
+    if doc.kind == "gpu-operator-values":
+        tree = doc.tree
+        return [tree.get("devicePlugin", "config", "data")] if tree is not None and tree.is_map else []
+    return [obj.get("data") for obj in doc.tree or () if obj.is_map and obj.get("kind") is not None
+            and obj.get("kind").value == "ConfigMap"]
+
+
 def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
-    data = doc.tree.get("devicePlugin", "config", "data") if doc.tree is not None and doc.tree.is_map else None
     found, errors = [], []
-    for name, value in data.items() if data is not None and data.is_map else ():
-        if not isinstance(value.value, str):
+    pairs = [(name, value) for data in _holders(doc) if data is not None and data.is_map
+             for name, value in data.items()]
+    for name, value in pairs:
+        if not isinstance(value.value, str) or "version" not in value.value:
             continue
         try:
             root = embedded(doc.text, doc, value)
@@ -38,8 +49,8 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
     return found, errors
 
 
-@check("GL451", "GL452", "GL453", "GL454", "GL455", "GL456", kinds=("gpu-operator-values",))
-def device_plugin_config_in_values(doc: Document, ctx: Context):
+@check("GL451", "GL452", "GL453", "GL454", "GL455", "GL456", kinds=("gpu-operator-values", "kubernetes"))
+def device_plugin_config_held(doc: Document, ctx: Context):
     if not held_configs(doc) and not doc.cache[HELD + ".errors"]:
         return
     for exc in doc.cache[HELD + ".errors"]:
