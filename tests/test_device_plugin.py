@@ -196,3 +196,18 @@ def test_configmap_beside_the_daemonset_is_judged_and_serves_pods(tmp_path):
     result = lint(tmp_path)
     assert [(f["path"].rsplit("/", 1)[1], f["code"], f["line"], f["column"]) for f in result.findings] == [
         ("plugin.yaml", "GL453", 11, 23), ("pod.yaml", "GL457", 9, 32)]
+
+
+def test_keys_and_values_newer_than_the_linted_plugin_release(tmp_path):
+    write_files(tmp_path, {
+        "config.yaml": "version: v1\nflags:\n  plugin:\n    deviceListStrategy: [envvar, cdi-cri]\n"
+                       "sharing:\n  mps:\n    resources:\n      - {name: nvidia.com/gpu, replicas: 2}\n",
+        "plugin.yaml": "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec:\n  template:\n"
+                       "    spec:\n      containers:\n      - name: plugin\n"
+                       "        image: nvcr.io/nvidia/k8s-device-plugin:v0.14.5\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL455", 4, 34), ("GL451", 6, 3)]
+    assert "`cdi-cri` arrived in device plugin v0.15.0: device plugin v0.14.5" in result.findings[0]["message"]
+    assert "`mps` arrived in device plugin v0.15.0" in result.findings[1]["message"]
+    write_files(tmp_path, {"plugin.yaml": (tmp_path / "plugin.yaml").read_text().replace("v0.14.5", "v0.17.0")})
+    assert lint(tmp_path).findings == []

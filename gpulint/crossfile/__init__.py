@@ -10,6 +10,7 @@ FACTS = {
     "node-configs": "gpulint.crossfile.nodes:node_configs",
     "kubelet-cgroup-driver": "gpulint.crossfile.nodes:kubelet_cgroup_driver",
     "devcontainer-dockerfiles": "gpulint.crossfile.devcontainers:built_dockerfiles",
+    "device-plugin-releases": "gpulint.crossfile.plugin_releases:plugin_releases",
 }
 
 # rule families that join kinds -> the file kinds that make them worth importing

@@ -39,10 +39,15 @@ def _homes(key: str, table: str) -> list[list[str]]:
 
 @check("GL451", kinds=("device-plugin",))
 def key_ignored(doc: Document, ctx: Context):
+    newest = _newest_release(ctx)
     for config in facts.configs(doc):
         yield from _set_aside(doc, config.root)
         for key in facts.keys(config.root):
             if key.spec is not None:
+                if newest is not None and _release(key.spec["since"]) > newest:
+                    yield finding(doc, "GL451", key.node.key_span,
+                                  f"`{key.key}` arrived in device plugin {key.spec['since']}; the linted "
+                                  f"manifests run {_shown_release(newest)}, which drops it without a word")
                 continue
             known_keys = known.table(key.table)["keys"]
             near = closest_key(key.key, known_keys)
@@ -56,6 +61,20 @@ def key_ignored(doc: Document, ctx: Context):
             yield finding(doc, "GL451", key.node.key_span,
                           f"the device plugin has no `{key.key}` {_where(key.table)} and drops it "
                           f"without a word, so the setting has no effect; {hint}")
+
+
+def _release(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.lstrip("v").split("."))
+
+
+def _newest_release(ctx: Context) -> tuple[int, ...] | None:
+    """The newest device plugin release the linted manifests run (None: none is linted)."""
+    releases = ctx.fact("device-plugin-releases")
+    return releases[-1] if releases else None
+
+
+def _shown_release(release: tuple[int, ...]) -> str:
+    return "device plugin v" + ".".join(str(part) for part in release)
 
 
 def _set_aside(doc: Document, root: Node):
@@ -323,6 +342,7 @@ def _twice(doc: Document, root: Node):
 
 @check("GL455", kinds=("device-plugin",))
 def flag_value(doc: Document, ctx: Context):
+    newest = _newest_release(ctx)
     for config in facts.configs(doc):
         for path in ("migStrategy", "deviceDiscoveryStrategy", "plugin.deviceListStrategy",
                      "plugin.deviceIDStrategy", "plugin.sharedDevicesAllocationPolicy"):
@@ -334,6 +354,13 @@ def flag_value(doc: Document, ctx: Context):
                 if not value.is_scalar or value.tag == "null" or (node.is_seq and type(value.value) is not str):
                     continue
                 text = _as_text(value)
+                since = allowed.get("since", {}).get(text)
+                if since is not None and newest is not None and _release(since) > newest:
+                    yield finding(doc, "GL455", value.span,
+                                  f"`{text}` arrived in device plugin {since}: {_shown_release(newest)}, which "
+                                  f"the linted manifests run, exits at start with "
+                                  f"`{allowed['message'].format(value=text)}`")
+                    continue
                 if text in allowed["allowed"]:
                     continue
                 near = closest_key(text, allowed["allowed"])

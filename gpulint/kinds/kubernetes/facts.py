@@ -104,14 +104,15 @@ def scalar_str(node: Node | None) -> str | None:
 # The objects whose facts other files' checks consult: a RuntimeClass (the handler a pod's
 # class runs), a ClusterPolicy or NVIDIADriver (the driver the GPU nodes get), a
 # KubeletConfiguration (the cgroup driver), and node objects and node-provisioning configs
-# (the GPU nodes' taints), and a ConfigMap holding a device plugin config (the sharing the
-# GPU nodes advertise). A manifest with none of them is checked on its own.
+# (the GPU nodes' taints), a ConfigMap holding a device plugin config (the sharing the
+# GPU nodes advertise) and the device plugin's own pods (the release that reads that
+# config). A manifest with none of them is checked on its own.
 SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
                 "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig")
 _NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
 
 
-_PLUGIN_CONFIG = lazy(r"\bkind\W+ConfigMap\b(?s:.*)\bversion\W+v1\b")
+_PLUGIN_CONFIG = lazy(r"\bkind\W+ConfigMap\b(?s:.*)\bversion\W+v1\b|k8s-device-plugin:v?\d")
 
 
 def may_define_shared_object(text: str) -> bool:
