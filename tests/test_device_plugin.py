@@ -211,3 +211,14 @@ def test_keys_and_values_newer_than_the_linted_plugin_release(tmp_path):
     assert "`mps` arrived in device plugin v0.15.0" in result.findings[1]["message"]
     write_files(tmp_path, {"plugin.yaml": (tmp_path / "plugin.yaml").read_text().replace("v0.14.5", "v0.17.0")})
     assert lint(tmp_path).findings == []
+
+
+def test_a_helm_template_of_the_config_is_read_with_its_expressions_set_aside(tmp_path):
+    write_files(tmp_path, {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
+                                      "data:\n  config.yaml: |-\n    version: v1\n    flags:\n"
+                                      "      migStrategy: {{ .Values.migStrategy }}\n      failOnInitError: x\n"
+                                      "    sharing:\n      timeSlicing:\n        resources:\n"
+                                      "          - name: {{ .Values.resource }}\n"
+                                      "            devices: {{ .Values.devices }}\n"
+                                      "            replicas: {{ .Values.replicas }}\n"})
+    assert lint(tmp_path).at() == [("GL452", 10, 24)]

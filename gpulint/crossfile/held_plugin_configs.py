@@ -6,6 +6,7 @@ They are judged as the device plugin's own files are, at their lines in the file
 from __future__ import annotations
 
 from gpulint.formats.errors import ParseError
+from gpulint.formats.template import neutralise
 from gpulint.kinds.device_plugin import checks
 from gpulint.kinds.device_plugin.facts import HELD
 from gpulint.kinds.device_plugin.parse import Config, embedded
@@ -36,11 +37,13 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
     found, errors = [], []
     pairs = [(name, value) for data in _holders(doc) if data is not None and data.is_map
              for name, value in data.items()]
+    # the text the tree was read from: a template's expressions set aside
+    text = neutralise(doc.text) if doc.templated else doc.text
     for name, value in pairs:
         if not isinstance(value.value, str) or "version" not in value.value:
             continue
         try:
-            root = embedded(doc.text, doc, value)
+            root = embedded(text, doc, value)
         except ParseError as exc:
             errors.append(exc)
             continue

@@ -6,4 +6,5 @@ from gpulint.registry import Kind
 
 KIND = Kind("device-plugin", precedence=45, wants=recognise.wants, by_content=recognise.by_content,
             parse="gpulint.kinds.device_plugin.parse:parse",
-            families=("gpulint.kinds.device_plugin.checks",), shared="always")
+            families=("gpulint.kinds.device_plugin.checks",), shared="always",
+            templated=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
 from gpulint.knowledge import device_plugin as known
 from gpulint.model import Document, Node, sequence, str_value
@@ -101,7 +102,8 @@ def _set_aside(doc: Document, root: Node):
                               f"the plugin sets `rename` aside (`{said}`) and advertises `{shown}`; "
                               f"`renameByDefault: true` is the one renaming it applies")
             devices = entry.get("devices")
-            if devices is not None and not devices.is_map and devices.tag != "null" and devices.value != "all":
+            if devices is not None and not devices.is_map and devices.tag != "null" \
+                    and devices.value != "all" and not is_placeholder(devices.value):
                 said = known.set_aside("devices").format(table=strategy)
                 yield finding(doc, "GL451", _key_of(entry, "devices"),
                               f"the plugin sets `devices` aside (`{said}`) and shares every GPU")
@@ -121,8 +123,8 @@ _WORDS = {"str": "a string", "bool": "true or false", "int": "a whole number", "
 
 def _fits(node: Node, kind: str, exact: bool) -> bool:
     value = node.value
-    if node.tag == "null":
-        return True  # JSON null leaves the field unset
+    if node.tag == "null" or is_placeholder(value):
+        return True  # JSON null leaves the field unset; a template fills a placeholder in
     if kind == "map":
         return node.is_map
     if kind == "list":
@@ -208,6 +210,8 @@ def _empty_time_slicing(doc: Document, root: Node):
 
 def _devices(doc: Document, node: Node):
     value = node.value
+    if is_placeholder(value):
+        return
     if type(value) is str and value != "all":
         yield finding(doc, "GL453", node.span,
                       f"{_PLUGIN_EXITS} with `devices set as '{value}' but the only valid string input "
@@ -314,7 +318,7 @@ def _names(doc: Document, table: Node, mig: str):
     for entry in sequence(table.get("resources")):
         node = entry.get("name") if entry.is_map else None
         value = str_value(node)
-        if value is None:
+        if value is None or is_placeholder(value):
             continue
         problem = _name_problem(value)
         if problem is not None:
@@ -351,7 +355,8 @@ def flag_value(doc: Document, ctx: Context):
             values = sequence(node) if node is not None and node.is_seq else [node] if node is not None else []
             for value in values:
                 # a list's items are decoded as they are written (no number turned into text)
-                if not value.is_scalar or value.tag == "null" or (node.is_seq and type(value.value) is not str):
+                if not value.is_scalar or value.tag == "null" or is_placeholder(value.value) \
+                        or (node.is_seq and type(value.value) is not str):
                     continue
                 text = _as_text(value)
                 since = allowed.get("since", {}).get(text)
