@@ -91,7 +91,7 @@ def test_mps_beside_time_slicing_and_mig_strategies(tmp_path):
 
 
 def test_resource_names_the_plugin_refuses(tmp_path):
-    long = "x" * 60
+    long = "a" * 60
     write_files(tmp_path, {"config.yaml": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
                                           f"      - {{name: amd.com/gpu, replicas: 2}}\n"
                                           f"      - {{name: {long}, replicas: 2}}\n"})
