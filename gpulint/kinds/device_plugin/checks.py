@@ -276,7 +276,9 @@ def shared_entry_refused(doc: Document, ctx: Context):
 
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
-_MIG_RESOURCE = re.compile(r"mig-\d+g\.\d+gb(\+me)?|mig-\d+c\.\d+g\.\d+gb")
+# a MIG profile's resource: `mig-1g.10gb`, `mig-1c.2g.10gb`, with its media or graphics
+# suffixes (`mig-1g.10gb.me`)
+_MIG_RESOURCE = re.compile(r"mig-\d+(c\.\d+)?g\.\d+gb([.+-][a-z]+)*")
 
 
 def _name_problem(name: str) -> str | None:
