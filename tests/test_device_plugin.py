@@ -222,3 +222,29 @@ def test_a_helm_template_of_the_config_is_read_with_its_expressions_set_aside(tm
                                       "            devices: {{ .Values.devices }}\n"
                                       "            replicas: {{ .Values.replicas }}\n"})
     assert lint(tmp_path).at() == [("GL452", 10, 24)]
+
+
+def test_a_default_config_that_does_not_exist(tmp_path):
+    chart = (FIXTURES / "device_plugin" / "values.yaml").read_text()
+    operator = (FIXTURES / "device_plugin" / "operator" / "values.yaml").read_text()
+    write_files(tmp_path, {"chart/values.yaml": chart.replace("default: time-sliced", "default: timesliced"),
+                           "operator/values.yaml": operator.replace("default: any", "default: all")})
+    result = lint(tmp_path)
+    found = [(f["path"].split("/")[-2], f["line"], f["column"], f["message"]) for f in result.findings
+             if f["code"] == "GL458"]
+    assert [f[:3] for f in found] == [("chart", 4, 12), ("operator", 13, 14)]
+    assert found[0][3].endswith("did you mean `time-sliced`?")
+    assert "`specified config all does not exist`" in found[1][3]
+
+
+def test_the_operator_default_is_looked_up_in_the_linted_configmap(tmp_path):
+    write_files(tmp_path, {
+        "values.yaml": "driver:\n  version: '570.172.08'\ntoolkit:\n  enabled: true\ndevicePlugin:\n"
+                       "  config:\n    name: time-slicing-config\n    default: tesla-t4\n",
+        "configmap.yaml": (FIXTURES / "device_plugin" / "configmap.yaml").read_text()
+                          .replace("name: device-plugin-config", "name: time-slicing-config")})
+    result = lint(tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings if f["code"] == "GL458"] == [
+        ("GL458", 8, 14)]
+    assert "the configs of the linted ConfigMap `time-slicing-config`" in [
+        f["message"] for f in result.findings if f["code"] == "GL458"][0]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from gpulint.formats.errors import ParseError
 from gpulint.formats.template import neutralise
 from gpulint.kinds.device_plugin import checks
-from gpulint.kinds.device_plugin.facts import HELD
-from gpulint.kinds.device_plugin.parse import Config, embedded
+from gpulint.kinds.device_plugin.facts import HELD, configs
+from gpulint.kinds.device_plugin.parse import Config, configmap_name, embedded
 from gpulint.model import Document, Span
 from gpulint.registry import Context, check, finding
 
@@ -25,21 +25,23 @@ def held_configs(doc: Document) -> list[Config]:
 
 
 def _holders(doc: Document) -> list:
-    """The mappings whose string values may be device plugin configs."""
+    """(ConfigMap name, mapping) whose string values may be device plugin configs."""
     if doc.kind == "gpu-operator-values":
         tree = doc.tree
-        return [tree.get("devicePlugin", "config", "data")] if tree is not None and tree.is_map else []
-    return [obj.get("data") for obj in doc.tree or () if obj.is_map and obj.get("kind") is not None
-            and obj.get("kind").value == "ConfigMap"]
+        config = tree.get("devicePlugin", "config") if tree is not None and tree.is_map else None
+        name = config.get("name") if config is not None and config.is_map else None
+        return [(name.value if name is not None and isinstance(name.value, str) else "", config.get("data"))] \
+            if config is not None and config.is_map else []
+    return [(configmap_name(obj), obj.get("data")) for obj in doc.tree or () if obj.is_map and configmap_name(obj)]
 
 
 def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
     found, errors = [], []
-    pairs = [(name, value) for data in _holders(doc) if data is not None and data.is_map
+    pairs = [(configmap, name, value) for configmap, data in _holders(doc) if data is not None and data.is_map
              for name, value in data.items()]
     # the text the tree was read from: a template's expressions set aside
     text = neutralise(doc.text) if doc.templated else doc.text
-    for name, value in pairs:
+    for configmap, name, value in pairs:
         if not isinstance(value.value, str) or "version" not in value.value:
             continue
         try:
@@ -48,7 +50,7 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
             errors.append(exc)
             continue
         if root is not None:
-            found.append(Config(name, root))
+            found.append(Config(name, root, configmap))
     return found, errors
 
 
@@ -61,3 +63,27 @@ def device_plugin_config_held(doc: Document, ctx: Context):
                       f"{exc.message}: the device plugin cannot read it and exits at start")
     for rule in _RULES:
         yield from rule(doc, ctx)
+
+
+@check("GL458", kinds=("gpu-operator-values",))
+def operator_default_config_missing(doc: Document, ctx: Context):
+    config = doc.tree.get("devicePlugin", "config") if doc.tree is not None and doc.tree.is_map else None
+    default = config.get("default") if config is not None and config.is_map else None
+    if default is None:
+        return
+    data, name = config.get("data"), config.get("name")
+    if data is not None and data.is_map and data.value:
+        yield from checks.default_missing(doc, default, list(data.value), "the keys of `devicePlugin.config.data`")
+    elif name is not None and isinstance(name.value, str) and name.value:
+        names = _linted_configmap_keys(ctx, name.value)
+        if names is not None:
+            yield from checks.default_missing(doc, default, names,
+                                              f"the configs of the linted ConfigMap `{name.value}`")
+
+
+def _linted_configmap_keys(ctx: Context, configmap: str) -> list[str] | None:
+    """The config names of the linted ConfigMaps called `configmap` (None: none is linted)."""
+    held = [c for doc in ctx.of_kind("kubernetes") for c in held_configs(doc)]
+    held += [c for doc in ctx.of_kind("device-plugin") for c in configs(doc)]
+    names = [c.name for c in held if c.configmap == configmap]
+    return names or None

@@ -7,6 +7,7 @@ import re
 
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
+from gpulint.kinds.device_plugin.parse import CHART_DEFAULT
 from gpulint.knowledge import device_plugin as known
 from gpulint.model import Document, Node, sequence, str_value
 from gpulint.registry import Context, check, finding, related
@@ -406,3 +407,23 @@ def sharing_conflict(doc: Document, ctx: Context):
             yield finding(doc, "GL456", node.span,
                           "MPS cannot share MIG devices: on a node with MIG enabled the plugin exits with "
                           "`sharing using MPS is not supported for MIG devices`", severity="warning")
+
+
+def default_missing(doc: Document, default: Node, names: list[str], where: str):
+    """GL458 when `default` names no config of `names` (the keys `where` describes)."""
+    value = str_value(default)
+    if not value or is_placeholder(value) or value in names or not names:
+        return
+    near = closest_key(value, names)
+    hint = f"did you mean `{near}`?" if near else f"it holds {', '.join(f'`{n}`' for n in names)}"
+    yield finding(doc, "GL458", default.span,
+                  f"the default config `{value}` is not among {where}: on every node without a "
+                  f"`nvidia.com/device-plugin.config` label the config manager exits with `specified config "
+                  f"{value} does not exist` and the plugin does not start; {hint}")
+
+
+@check("GL458", kinds=("device-plugin",))
+def chart_default_missing(doc: Document, ctx: Context):
+    found = doc.cache.get(CHART_DEFAULT)
+    if found is not None:
+        yield from default_missing(doc, found[0], found[1], "the keys of `config.map`")

@@ -14,6 +14,11 @@ from gpulint.model import LineIndex, Node
 class Config(NamedTuple):
     name: str  # the ConfigMap / `config.map` key holding it; "" for the file itself
     root: Node
+    configmap: str = ""  # the metadata.name of the ConfigMap holding it
+
+
+# where parse keeps the chart values' `config.default` node and the `config.map` keys
+CHART_DEFAULT = "device-plugin.chart-default"
 
 
 _MARKERS = ("version", "flags", "sharing")
@@ -32,11 +37,23 @@ def parse(text: str, doc) -> list[Config]:
         if "apiVersion" not in root.value and (_is_config(root) or "config" not in root.value):
             configs.append(Config("", root))
             continue
+        default, names = root.get("config", "default"), root.get("config", "map")
+        if default is not None and names is not None and names.is_map:
+            doc.cache[CHART_DEFAULT] = (default, list(names.value))
+        configmap = configmap_name(root)
         for name, value in _text_values(root):
             found = embedded(text, doc, value)
             if found is not None:
-                configs.append(Config(name, found))
+                configs.append(Config(name, found, configmap))
     return configs
+
+
+def configmap_name(obj: Node) -> str:
+    """A ConfigMap's metadata.name ("" for anything else)."""
+    kind, name = obj.get("kind"), obj.get("metadata", "name")
+    if kind is None or kind.value != "ConfigMap" or name is None or not isinstance(name.value, str):
+        return ""
+    return name.value
 
 
 def _text_values(root: Node):
