@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from gpulint.formats.errors import ParseError
-from gpulint.formats.yamlpos import parse_yaml_documents
 from gpulint.model import LineIndex, Node
 
 
@@ -29,6 +28,9 @@ def _is_config(node: Node) -> bool:
 
 
 def parse(text: str, doc) -> list[Config]:
+    # PyYAML only when a config is read: the checks import this module's records
+    from gpulint.formats.yamlpos import parse_yaml_documents
+
     roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
     configs: list[Config] = []
     for root in roots:
@@ -68,6 +70,8 @@ def _text_values(root: Node):
 
 def embedded(text: str, doc, value: Node) -> Node | None:
     """The device plugin config a string value of the file holds, or None."""
+    from gpulint.formats.yamlpos import parse_yaml_documents
+
     start, end = doc.index.offsets(value.span)
     if text[start:start + 1] == "|":
         # a literal block keeps its text as written: read it in place, every other character
