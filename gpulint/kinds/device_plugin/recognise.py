@@ -7,13 +7,14 @@ import re
 
 from gpulint.regex import lazy
 
-_VERSION = lazy(r"^(\s*)version:\s*[\"']?v1[\"']?\s*(#.*)?$", re.MULTILINE)
-_SECTION = lazy(r"^(\s*)(flags|sharing):\s*(#.*)?$", re.MULTILINE)
+_VERSION = lazy(r"^([ \t]*)version:[ \t]*[\"']?v1[\"']?[ \t]*(#.*)?$", re.MULTILINE)
+_SECTION = lazy(r"^([ \t]*)(flags|sharing):[ \t]*(#.*)?$", re.MULTILINE)
 # the same text in a double-quoted YAML string, its line breaks written `\n`
-_QUOTED = lazy(r"version:\s*v1\\n(.*\\n)?\s*(flags|sharing):\\n")
+_QUOTED = lazy(r"version:[ \t]*v1\\n(.{0,200}?\\n)?[ \t]*(flags|sharing):\\n")
 _TOP_KIND = lazy(r"^kind:\s*[\"']?([A-Za-z]+)", re.MULTILINE)
 _TOP_API = lazy(r"^apiVersion:", re.MULTILINE)
-_CHART_MAP = lazy(r"^config:\s*(#.*)?\n(?:\s*(#.*)?\n|[ \t]+.*\n)*?[ \t]+map:", re.MULTILINE)
+_CHART_CONFIG = lazy(r"^config:[ \t]*(#.*)?$", re.MULTILINE)
+_CHART_MAP = lazy(r"^[ \t]+map:[ \t]*(#.*)?$", re.MULTILINE)
 
 
 def wants(lower: str) -> bool:
@@ -37,4 +38,4 @@ def by_content(lower: str, text: str) -> bool | None:
         return None
     if _VERSION.search(text) and any(m[1] == "" for m in _VERSION.finditer(text)):
         return True
-    return True if _CHART_MAP.search(text) else None
+    return True if _CHART_CONFIG.search(text) and _CHART_MAP.search(text) else None

@@ -112,13 +112,16 @@ SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfigu
 _NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
 
 
-_PLUGIN_CONFIG = lazy(r"\bkind\W+ConfigMap\b(?s:.*)\bversion\W+v1\b|k8s-device-plugin:v?\d")
+_CONFIGMAP = lazy(r"\bkind\W+ConfigMap\b")
+_PLUGIN_CONFIG_VERSION = lazy(r"\bversion\W+v1\b")
+_PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
 
 
 def may_define_shared_object(text: str) -> bool:
     """Whether a manifest's text may hold one of SHARED_KINDS or a device plugin config
     (decided before parsing; a `kind` written through a YAML alias is not seen)."""
-    return _NAMES_SHARED_KIND.search(text) is not None or _PLUGIN_CONFIG.search(text) is not None
+    return _NAMES_SHARED_KIND.search(text) is not None or _PLUGIN_IMAGE.search(text) is not None \
+        or (_CONFIGMAP.search(text) is not None and _PLUGIN_CONFIG_VERSION.search(text) is not None)
 
 
 def object_kind(obj: Node) -> str | None:
