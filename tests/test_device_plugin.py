@@ -248,3 +248,11 @@ def test_the_operator_default_is_looked_up_in_the_linted_configmap(tmp_path):
         ("GL458", 8, 14)]
     assert "the configs of the linted ConfigMap `time-slicing-config`" in [
         f["message"] for f in result.findings if f["code"] == "GL458"][0]
+
+
+def test_a_rename_the_plugin_refuses_stops_it_before_it_is_set_aside(tmp_path):
+    write_files(tmp_path, {"config.yaml": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                                          "      - {name: nvidia.com/gpu, rename: GPU_Shared, replicas: 2}\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL451", 5, 32), ("GL454", 5, 40)]
+    assert "incorrect format for resource name 'nvidia.com/GPU_Shared'" in result.findings[1]["message"]

@@ -319,20 +319,32 @@ def shared_resource_name(doc: Document, ctx: Context):
 
 def _names(doc: Document, table: Node, mig: str):
     for entry in sequence(table.get("resources")):
-        node = entry.get("name") if entry.is_map else None
-        value = str_value(node)
-        if value is None or is_placeholder(value):
+        if not entry.is_map:
             continue
-        problem = _name_problem(value)
+        # a `rename` is decoded (and refused) like a name, though the plugin then sets it aside
+        rename = entry.get("rename")
+        problem = _name_problem(str_value(rename)) if _judged(rename) else None
+        if problem is not None:
+            yield finding(doc, "GL454", rename.span, f"{_PLUGIN_EXITS} with `{problem}`")
+        node = entry.get("name")
+        if not _judged(node):
+            continue
+        problem = _name_problem(node.value)
         if problem is not None:
             yield finding(doc, "GL454", node.span, f"{_PLUGIN_EXITS} with `{problem}`")
             continue
-        full = value if "/" in value else f"nvidia.com/{value}"
+        full = facts.prefixed(node.value)
         why = _advertised_by_strategy(full, mig)
         if why is not None:
             yield finding(doc, "GL454", node.span,
                           f"no resource `{full}` to share: {why}, so these replicas never exist",
                           severity="warning")
+
+
+def _judged(node: Node | None) -> bool:
+    """A resource name written out (not absent, empty, or filled in by a template)."""
+    value = str_value(node)
+    return bool(value) and not is_placeholder(value)
 
 
 def _twice(doc: Document, root: Node):
