@@ -256,3 +256,12 @@ def test_a_rename_the_plugin_refuses_stops_it_before_it_is_set_aside(tmp_path):
     result = lint(tmp_path)
     assert result.at() == [("GL451", 5, 32), ("GL454", 5, 40)]
     assert "incorrect format for resource name 'nvidia.com/GPU_Shared'" in result.findings[1]["message"]
+
+
+def test_imex_channels_other_than_zero(tmp_path):
+    write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  migStrategy: none\nimex:\n  channelIDs: [1, 2]\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL455", 5, 15)]
+    assert "channelIDs must be [] or [0]; found [1 2]" in result.findings[0]["message"]
+    write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  migStrategy: none\nimex:\n  channelIDs: [0]\n"})
+    assert lint(tmp_path).findings == []

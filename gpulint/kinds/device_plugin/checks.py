@@ -363,6 +363,7 @@ def _twice(doc: Document, root: Node):
 def flag_value(doc: Document, ctx: Context):
     newest = _newest_release(ctx)
     for config in facts.configs(doc):
+        yield from _imex_channels(doc, config.root)
         for path in ("migStrategy", "deviceDiscoveryStrategy", "plugin.deviceListStrategy",
                      "plugin.deviceIDStrategy", "plugin.sharedDevicesAllocationPolicy"):
             node = facts.flag(config.root, *path.split("."))
@@ -387,6 +388,21 @@ def flag_value(doc: Document, ctx: Context):
                 hint = f"; did you mean `{near}`?" if near else f" (it accepts {', '.join(allowed['allowed'])})"
                 yield finding(doc, "GL455", value.span,
                               f"{_PLUGIN_EXITS} with `{allowed['message'].format(value=text)}`{hint}")
+
+
+def _imex_channels(doc: Document, root: Node):
+    """imex.go AssertChannelIDsValid: no channel, or channel 0 alone."""
+    imex = root.get("imex")
+    node = next((v for k, v in imex.items() if k.lower() == "channelids"), None) \
+        if imex is not None and imex.is_map else None
+    if node is None or not node.is_seq or not all(type(v.value) is int for v in node.value):
+        return
+    ids = [v.value for v in node.value]
+    if ids and ids != [0]:
+        shown = " ".join(str(i) for i in ids)
+        yield finding(doc, "GL455", node.span,
+                      f"{_PLUGIN_EXITS} with `invalid IMEX channel IDs: invalid IMEX config: channelIDs must be "
+                      f"[] or [0]; found [{shown}]`")
 
 
 def _as_text(node: Node) -> str:
