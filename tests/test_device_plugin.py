@@ -265,3 +265,16 @@ def test_imex_channels_other_than_zero(tmp_path):
     assert "channelIDs must be [] or [0]; found [1 2]" in result.findings[0]["message"]
     write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  migStrategy: none\nimex:\n  channelIDs: [0]\n"})
     assert lint(tmp_path).findings == []
+
+
+def test_a_node_label_naming_a_config_no_linted_configmap_holds(tmp_path):
+    write_files(tmp_path, {
+        "configmap.yaml": (FIXTURES / "device_plugin" / "configmap.yaml").read_text(),
+        "nodes.yaml": "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels:\n"
+                      "    nvidia.com/device-plugin.config: a100-mp\n---\n"
+                      "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n"
+                      "    metadata:\n      labels:\n        nvidia.com/device-plugin.config: default\n"})
+    result = lint(tmp_path)
+    found = [f for f in result.findings if f["path"].endswith("nodes.yaml")]
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("GL458", 6, 38)]
+    assert found[0]["message"].endswith("did you mean `a100-mps`?")

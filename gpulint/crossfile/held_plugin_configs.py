@@ -83,7 +83,38 @@ def operator_default_config_missing(doc: Document, ctx: Context):
 
 def _linted_configmap_keys(ctx: Context, configmap: str) -> list[str] | None:
     """The config names of the linted ConfigMaps called `configmap` (None: none is linted)."""
-    held = [c for doc in ctx.of_kind("kubernetes") for c in held_configs(doc)]
-    held += [c for doc in ctx.of_kind("device-plugin") for c in configs(doc)]
-    names = [c.name for c in held if c.configmap == configmap]
+    names = [c.name for c in _all_linted_configs(ctx) if c.configmap == configmap]
     return names or None
+
+
+_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+
+
+@check("GL458", kinds=("kubernetes",))
+def node_label_config_missing(doc: Document, ctx: Context):
+    labelled = [(obj, labels.get(_CONFIG_LABEL)) for obj, labels in _node_labels(doc)]
+    labelled = [(obj, label) for obj, label in labelled if label is not None]
+    if not labelled:
+        return
+    names = sorted({c.name for c in _all_linted_configs(ctx) if c.name})
+    for _, label in labelled:
+        yield from checks.default_missing(doc, label, names, "the configs of the linted device plugin ConfigMaps",
+                                          unlabelled=False)
+
+
+def _node_labels(doc: Document):
+    """(object, labels mapping) of the Node objects and Karpenter NodePools of a manifest."""
+    for obj in doc.tree or ():
+        kind = obj.get("kind") if obj.is_map else None
+        path = {"Node": ("metadata", "labels"), "NodePool": ("spec", "template", "metadata", "labels")}.get(
+            kind.value if kind is not None else None)
+        labels = obj.get(*path) if path else None
+        if labels is not None and labels.is_map:
+            yield obj, labels
+
+
+def _all_linted_configs(ctx: Context) -> list[Config]:
+    return ctx.memo("crossfile.all-device-plugin-configs", lambda: [
+        *(c for doc in ctx.of_kind("kubernetes") for c in held_configs(doc)),
+        *(c for doc in ctx.of_kind("gpu-operator-values") for c in held_configs(doc)),
+        *(c for doc in ctx.of_kind("device-plugin") for c in configs(doc))])

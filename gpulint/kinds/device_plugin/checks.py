@@ -437,17 +437,19 @@ def sharing_conflict(doc: Document, ctx: Context):
                           "`sharing using MPS is not supported for MIG devices`", severity="warning")
 
 
-def default_missing(doc: Document, default: Node, names: list[str], where: str):
-    """GL458 when `default` names no config of `names` (the keys `where` describes)."""
+def default_missing(doc: Document, default: Node, names: list[str], where: str, unlabelled: bool = True):
+    """GL458 when `default` (or a node's config label: not `unlabelled`) names no config of
+    `names` (the keys `where` describes)."""
     value = str_value(default)
     if not value or is_placeholder(value) or value in names or not names:
         return
     near = closest_key(value, names)
     hint = f"did you mean `{near}`?" if near else f"it holds {', '.join(f'`{n}`' for n in names)}"
+    nodes = "every node without a `nvidia.com/device-plugin.config` label" if unlabelled else "this node"
+    named = "the default config" if unlabelled else "the node's config"
     yield finding(doc, "GL458", default.span,
-                  f"the default config `{value}` is not among {where}: on every node without a "
-                  f"`nvidia.com/device-plugin.config` label the config manager exits with `specified config "
-                  f"{value} does not exist` and the plugin does not start; {hint}")
+                  f"{named} `{value}` is not among {where}: on {nodes} the config manager exits with "
+                  f"`specified config {value} does not exist` and the plugin does not start; {hint}")
 
 
 @check("GL458", kinds=("device-plugin",))
