@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from gpulint.formats.errors import ParseError
-from gpulint.model import LineIndex, Node
+from gpulint.model import LineIndex, Node, Span
 
 
 class Config(NamedTuple):
@@ -74,16 +74,15 @@ def embedded(text: str, doc, value: Node) -> Node | None:
 
     start, end = doc.index.offsets(value.span)
     if text[start:start + 1] == "|":
-        # a literal block keeps its text as written: read it in place, every other character
-        # of the file blanked, so positions are the file's own
+        # a literal block keeps its text as written: its lines are read where they stand,
+        # from the start of the first one, so every position is the file's own
         body = text.index("\n", start) + 1 if "\n" in text[start:end] else end
-        masked = "".join(c if c == "\n" else " " for c in text[:body]) + text[body:end] + \
-            "".join(c if c == "\n" else " " for c in text[end:])
+        index = _Within(text[body:end], doc.index, body)
         try:
-            roots = [r for r in parse_yaml_documents(masked, doc.index) if r is not None]
+            roots = [r for r in parse_yaml_documents(index.text, index) if r is not None]
         except ParseError as exc:
             raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
-                             exc.line, exc.column) from None
+                             exc.line + doc.index.position(body)[0] - 1, exc.column) from None
     else:
         # a quoted or folded value: read on its own, every node placed at the value
         try:
@@ -93,6 +92,18 @@ def embedded(text: str, doc, value: Node) -> Node | None:
             raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
                              value.span.line, value.span.column) from None
     return roots[0] if len(roots) == 1 and _is_config(roots[0]) else None
+
+
+class _Within(LineIndex):
+    """The index of a stretch of a file that starts a line: its offsets are turned into the
+    file's lines and columns."""
+
+    def __init__(self, text: str, outer: LineIndex, base: int) -> None:
+        super().__init__(text)
+        self.outer, self.base = outer, base
+
+    def span(self, start: int, end: int) -> Span:
+        return self.outer.span(start + self.base, end + self.base)
 
 
 def _placed(node: Node, value: Node) -> Node:
