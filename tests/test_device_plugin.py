@@ -278,3 +278,9 @@ def test_a_node_label_naming_a_config_no_linted_configmap_holds(tmp_path):
     found = [f for f in result.findings if f["path"].endswith("nodes.yaml")]
     assert [(f["code"], f["line"], f["column"]) for f in found] == [("GL458", 6, 38)]
     assert found[0]["message"].endswith("did you mean `a100-mps`?")
+
+
+def test_struct_keys_are_read_in_any_case_as_the_plugin_reads_them(tmp_path):
+    write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  MigStrategy: mixed\nSharing:\n  MPS:\n"
+                                          "    resources:\n      - {name: nvidia.com/gpu, replicas: 2}\n"})
+    assert lint(tmp_path).at() == [("GL456", 3, 16)]

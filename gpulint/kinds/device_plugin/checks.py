@@ -81,9 +81,9 @@ def _shown_release(release: tuple[int, ...]) -> str:
 
 def _set_aside(doc: Document, root: Node):
     """The keys the plugin reads, then sets aside with a warning in its log."""
-    resources = root.get("resources")
+    resources = facts.folded(root, "resources")
     if resources is not None and resources.is_map and any(sequence(v) for v in resources.value.values()):
-        yield finding(doc, "GL451", _key_of(root, "resources"),
+        yield finding(doc, "GL451", resources.key_span,
                       f"the plugin reads `resources` but sets it aside (`{known.set_aside('resources')}`): "
                       f"GPUs keep the names `nvidia.com/gpu` and `nvidia.com/mig-<profile>`")
     for strategy, table in facts.sharing_tables(root):
@@ -99,19 +99,15 @@ def _set_aside(doc: Document, root: Node):
             if written is not None and not (renamed and facts.prefixed(written) == default):
                 shown = default if renamed else name
                 said = known.set_aside("rename").format(table=strategy)
-                yield finding(doc, "GL451", _key_of(entry, "rename"),
+                yield finding(doc, "GL451", rename.key_span,
                               f"the plugin sets `rename` aside (`{said}`) and advertises `{shown}`; "
                               f"`renameByDefault: true` is the one renaming it applies")
             devices = entry.get("devices")
             if devices is not None and not devices.is_map and devices.tag != "null" \
                     and devices.value != "all" and not is_placeholder(devices.value):
                 said = known.set_aside("devices").format(table=strategy)
-                yield finding(doc, "GL451", _key_of(entry, "devices"),
+                yield finding(doc, "GL451", devices.key_span,
                               f"the plugin sets `devices` aside (`{said}`) and shares every GPU")
-
-
-def _key_of(holder: Node, key: str):
-    return next(v.key_span for k, v in holder.items() if k == key)
 
 
 _JSON_TYPE = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
@@ -201,8 +197,7 @@ def _first_key(holder: Node):
 def _empty_time_slicing(doc: Document, root: Node):
     """`timeSlicing:` left empty: its decoder is called with null too and finds no resources
     (`mps`, a pointer, is simply left unset)."""
-    sharing = root.get("sharing")
-    table = sharing.get("timeSlicing") if sharing is not None and sharing.is_map else None
+    table = facts.folded(root, "sharing", "timeSlicing")
     if table is not None and table.tag == "null":
         yield finding(doc, "GL453", table.key_span,
                       f"`timeSlicing` is empty: {_PLUGIN_EXITS} with `no resources specified`; remove it "
@@ -268,9 +263,8 @@ def shared_entry_refused(doc: Document, ctx: Context):
                 devices = entry.get("devices")
                 if devices is not None:
                     yield from _devices(doc, devices)
-        resources = config.root.get("resources")
         for name in ("gpus", "mig"):
-            for entry in sequence(resources.get(name) if resources is not None and resources.is_map else None):
+            for entry in sequence(facts.folded(config.root, "resources", name)):
                 if entry.is_map:
                     yield from _missing(doc, entry, f"resources.{name}")
 
@@ -392,9 +386,7 @@ def flag_value(doc: Document, ctx: Context):
 
 def _imex_channels(doc: Document, root: Node):
     """imex.go AssertChannelIDsValid: no channel, or channel 0 alone."""
-    imex = root.get("imex")
-    node = next((v for k, v in imex.items() if k.lower() == "channelids"), None) \
-        if imex is not None and imex.is_map else None
+    node = facts.folded(root, "imex", "channelIDs")
     if node is None or not node.is_seq or not all(type(v.value) is int for v in node.value):
         return
     ids = [v.value for v in node.value]
@@ -419,13 +411,11 @@ def sharing_conflict(doc: Document, ctx: Context):
         mps = tables.get("mps")
         if mps is None:
             continue
-        sharing = config.root.get("sharing")
         if "timeSlicing" in tables:
-            yield finding(doc, "GL456", next(n for k, n in sharing.items() if k == "timeSlicing").key_span,
+            yield finding(doc, "GL456", tables["timeSlicing"].key_span,
                           "both `timeSlicing` and `mps` are set: the plugin shares with MPS and ignores "
                           "`timeSlicing` entirely", severity="warning",
-                          related=[related(doc, next(n for k, n in sharing.items() if k == "mps").key_span,
-                                           "MPS is used")])
+                          related=[related(doc, mps.key_span, "MPS is used")])
         mig = facts.mig_strategy(config.root)
         node = facts.flag(config.root, "migStrategy")
         if mig == "mixed":

@@ -65,14 +65,18 @@ def configs(doc: Document) -> list[Config]:
     return doc.tree or []
 
 
-def flag(root: Node, *path: str) -> Node | None:
-    """A key of `flags` in any case, as the plugin matches it."""
-    node = root
-    for part in ("flags", *path):
+def folded(node: Node | None, *path: str) -> Node | None:
+    """The value at `path` through tables decoded as structs: their keys match in any case."""
+    for part in path:
         if node is None or not node.is_map:
             return None
         node = next((v for k, v in node.items() if k.lower() == part.lower()), None)
     return node
+
+
+def flag(root: Node, *path: str) -> Node | None:
+    """A key of `flags` in any case, as the plugin matches it."""
+    return folded(root, "flags", *path)
 
 
 def mig_strategy(root: Node) -> str:
@@ -94,10 +98,9 @@ def prefixed(name: str) -> str:
 
 
 def sharing_tables(root: Node) -> list[tuple[str, Node]]:
-    sharing = root.get("sharing")
-    if sharing is None or not sharing.is_map:
-        return []
-    return [(name, node) for name, node in sharing.items() if name in ("timeSlicing", "mps") and node.is_map]
+    """(the plugin's name, table) of `sharing.timeSlicing` and `sharing.mps`, written in any case."""
+    found = [(name, folded(root, "sharing", name)) for name in ("timeSlicing", "mps")]
+    return [(name, node) for name, node in found if node is not None and node.is_map]
 
 
 def shared(root: Node) -> list[Shared]:
@@ -125,7 +128,8 @@ def shared(root: Node) -> list[Shared]:
 def fails_requests_over_one(root: Node, strategy: str) -> bool:
     """Whether the plugin refuses a request for more than one shared device: MPS defaults
     to true (config.go), time-slicing to false."""
-    node = root.get("sharing", strategy, "failRequestsGreaterThanOne")
+    table = folded(root, "sharing", strategy)
+    node = table.get("failRequestsGreaterThanOne") if table is not None and table.is_map else None
     if node is not None and isinstance(node.value, bool):
         return node.value
     return strategy == "mps"
