@@ -1,5 +1,6 @@
-"""GL451-GL456: the NVIDIA device plugin's config file, judged by what the plugin's own
-decoder and flag validation do with it (rules/device-plugin.yaml, with its sources)."""
+"""GL451-GL456 and GL458: the NVIDIA device plugin's config file, judged by what the
+plugin's own decoder, flag validation and config manager do with it (rules/device-plugin.yaml,
+with its sources)."""
 
 from __future__ import annotations
 
@@ -97,10 +98,10 @@ def _set_aside(doc: Document, root: Node):
             default = f"{name}{known.resource_names()['shared_suffix']}" if name else None
             written = str_value(rename)
             if written is not None and not (renamed and facts.prefixed(written) == default):
-                shown = default if renamed else name
+                shown = f"`{default if renamed else name}`" if name else "the resource's own name"
                 said = known.set_aside("rename").format(table=strategy)
                 yield finding(doc, "GL451", rename.key_span,
-                              f"the plugin sets `rename` aside (`{said}`) and advertises `{shown}`; "
+                              f"the plugin sets `rename` aside (`{said}`) and advertises {shown}; "
                               f"`renameByDefault: true` is the one renaming it applies")
             devices = entry.get("devices")
             if devices is not None and not devices.is_map and devices.tag != "null" \
