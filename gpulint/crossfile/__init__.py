@@ -10,11 +10,14 @@ FACTS = {
     "node-configs": "gpulint.crossfile.nodes:node_configs",
     "kubelet-cgroup-driver": "gpulint.crossfile.nodes:kubelet_cgroup_driver",
     "devcontainer-dockerfiles": "gpulint.crossfile.devcontainers:built_dockerfiles",
+    "device-plugin-releases": "gpulint.crossfile.plugin_releases:plugin_releases",
 }
 
 # rule families that join kinds -> the file kinds that make them worth importing
 FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.checks": ("kubernetes",),
+    "gpulint.crossfile.sharing": ("device-plugin", "gpu-operator-values", "kubernetes"),
+    "gpulint.crossfile.held_plugin_configs": ("gpu-operator-values", "kubernetes"),
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
                                  "devcontainer"),
     "gpulint.crossfile.units": ("systemd", "daemon-json"),

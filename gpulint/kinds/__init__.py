@@ -15,6 +15,7 @@ from gpulint.kinds import (
     containerd,
     daemon_json,
     devcontainer,
+    device_plugin,
     dockerfile,
     kubernetes,
     node,
@@ -26,8 +27,8 @@ from gpulint.registry import Kind, resolve
 
 # in the order `--kind` lists them
 KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
-                           operator_values.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND, commands.KIND,
-                           devcontainer.KIND, systemd.KIND)
+                           operator_values.KIND, device_plugin.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND,
+                           commands.KIND, devcontainer.KIND, systemd.KIND)
 NODE = node.KIND  # `gpulint doctor`'s live node
 NAMES = tuple(k.name for k in KINDS)
 BY_NAME = {k.name: k for k in KINDS + (NODE,)}

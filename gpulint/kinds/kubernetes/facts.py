@@ -104,16 +104,24 @@ def scalar_str(node: Node | None) -> str | None:
 # The objects whose facts other files' checks consult: a RuntimeClass (the handler a pod's
 # class runs), a ClusterPolicy or NVIDIADriver (the driver the GPU nodes get), a
 # KubeletConfiguration (the cgroup driver), and node objects and node-provisioning configs
-# (the GPU nodes' taints). A manifest with none of them is checked on its own.
+# (the GPU nodes' taints), a ConfigMap holding a device plugin config (the sharing the
+# GPU nodes advertise) and the device plugin's own pods (the release that reads that
+# config). A manifest with none of them is checked on its own.
 SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
                 "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig")
 _NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
 
 
+_CONFIGMAP = lazy(r"\bkind\W+ConfigMap\b")
+_PLUGIN_CONFIG_VERSION = lazy(r"\bversion\W+v1\b")
+_PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
+
+
 def may_define_shared_object(text: str) -> bool:
-    """Whether a manifest's text may hold one of SHARED_KINDS (decided before parsing; a
-    `kind` written through a YAML alias is not seen)."""
-    return _NAMES_SHARED_KIND.search(text) is not None
+    """Whether a manifest's text may hold one of SHARED_KINDS or a device plugin config
+    (decided before parsing; a `kind` written through a YAML alias is not seen)."""
+    return _NAMES_SHARED_KIND.search(text) is not None or _PLUGIN_IMAGE.search(text) is not None \
+        or (_CONFIGMAP.search(text) is not None and _PLUGIN_CONFIG_VERSION.search(text) is not None)
 
 
 def object_kind(obj: Node) -> str | None:

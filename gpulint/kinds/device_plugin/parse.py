@@ -1,0 +1,114 @@
+"""Device plugin configs: the file itself, or each config held as text by a ConfigMap or the
+chart's values. An embedded config is read where it is written, so its nodes carry the
+file's own lines and columns."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gpulint.formats.errors import ParseError
+from gpulint.model import LineIndex, Node, Span
+
+
+class Config(NamedTuple):
+    name: str  # the ConfigMap / `config.map` key holding it; "" for the file itself
+    root: Node
+    configmap: str = ""  # the metadata.name of the ConfigMap holding it
+
+
+# where parse keeps the chart values' `config.default` node and the `config.map` keys
+CHART_DEFAULT = "device-plugin.chart-default"
+
+
+_MARKERS = ("version", "flags", "sharing")
+
+
+def _is_config(node: Node) -> bool:
+    return node.is_map and "version" in node.value and any(k in node.value for k in _MARKERS[1:])
+
+
+def parse(text: str, doc) -> list[Config]:
+    # PyYAML only when a config is read: the checks import this module's records
+    from gpulint.formats.yamlpos import parse_yaml_documents
+
+    roots = [r for r in parse_yaml_documents(text, doc.index) if r is not None]
+    configs: list[Config] = []
+    for root in roots:
+        if not root.is_map:
+            raise ParseError("a device plugin config must be a YAML mapping")
+        if "apiVersion" not in root.value and (_is_config(root) or "config" not in root.value):
+            configs.append(Config("", root))
+            continue
+        default, names = root.get("config", "default"), root.get("config", "map")
+        if default is not None and names is not None and names.is_map:
+            doc.cache[CHART_DEFAULT] = (default, list(names.value))
+        configmap = configmap_name(root)
+        for name, value in _text_values(root):
+            found = embedded(text, doc, value)
+            if found is not None:
+                configs.append(Config(name, found, configmap))
+    return configs
+
+
+def configmap_name(obj: Node) -> str:
+    """A ConfigMap's metadata.name ("" for anything else)."""
+    kind, name = obj.get("kind"), obj.get("metadata", "name")
+    if kind is None or kind.value != "ConfigMap" or name is None or not isinstance(name.value, str):
+        return ""
+    return name.value
+
+
+def _text_values(root: Node):
+    """(key, node) of the string values that may hold a config: a ConfigMap's `data`, the
+    chart's `config.map`."""
+    for holder in (root.get("data"), root.get("config", "map")):
+        if holder is not None and holder.is_map:
+            for name, value in holder.items():
+                if isinstance(value.value, str) and "version" in value.value:
+                    yield name, value
+
+
+def embedded(text: str, doc, value: Node) -> Node | None:
+    """The device plugin config a string value of the file holds, or None."""
+    from gpulint.formats.yamlpos import parse_yaml_documents
+
+    start, end = doc.index.offsets(value.span)
+    if text[start:start + 1] == "|":
+        # a literal block keeps its text as written: its lines are read where they stand,
+        # from the start of the first one, so every position is the file's own
+        body = text.index("\n", start) + 1 if "\n" in text[start:end] else end
+        index = _Within(text[body:end], doc.index, body)
+        try:
+            roots = [r for r in parse_yaml_documents(index.text, index) if r is not None]
+        except ParseError as exc:
+            raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
+                             exc.line + doc.index.position(body)[0] - 1, exc.column) from None
+    else:
+        # a quoted or folded value: read on its own, every node placed at the value
+        try:
+            roots = [_placed(r, value) for r in parse_yaml_documents(value.value, LineIndex(value.value))
+                     if r is not None]
+        except ParseError as exc:
+            raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
+                             value.span.line, value.span.column) from None
+    return roots[0] if len(roots) == 1 and _is_config(roots[0]) else None
+
+
+class _Within(LineIndex):
+    """The index of a stretch of a file that starts a line: its offsets are turned into the
+    file's lines and columns."""
+
+    def __init__(self, text: str, outer: LineIndex, base: int) -> None:
+        super().__init__(text)
+        self.outer, self.base = outer, base
+
+    def span(self, start: int, end: int) -> Span:
+        return self.outer.span(start + self.base, end + self.base)
+
+
+def _placed(node: Node, value: Node) -> Node:
+    node._span = value.span
+    node._key_span = value.span if node._key_span is not None else None
+    for child in node.children():
+        _placed(child, value)
+    return node
