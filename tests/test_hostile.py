@@ -86,6 +86,7 @@ CASES: dict[str, dict[str, bytes | str]] = {
         + "services: {a: {image: nvidia/cuda:12.4.1-base, gpus: all}}\n"},
     "run-4mb-line": {"Dockerfile": "FROM nvidia/cuda:12.4.1-base-ubuntu22.04\nRUN " + "a1b2c3d4" * 500_000 + "\n"},
     "arg-doubling-10k": {"Dockerfile": _arg_doubling()},
+    "yaml-blank-lines": {"pod.yaml": "\n" * 400_000 + _POD + "  containers: []\n"},
     "yaml-flow-nesting": {"pod.yaml": _POD + "  x: " + "[" * DEPTH + "]" * DEPTH + "\n"},
     "yaml-block-nesting": {"pod.yaml": _POD + "".join("  " * (i + 1) + "- \n" for i in range(2_000))},
     "json-nesting": {"daemon.json": "[" * DEPTH + "]" * DEPTH},
@@ -224,6 +225,7 @@ RECORDED: dict[str, list[str]] = {
     'utf16-bom-pod-yaml': [],
     'utf16-bom-run-sh': ['GL301'],
     'yaml-alias-bomb': ['GL001'],
+    'yaml-blank-lines': [],
     'yaml-block-nesting': ['GL001'],
     'yaml-flow-nesting': ['GL001'],
 }

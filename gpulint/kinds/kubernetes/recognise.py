@@ -6,8 +6,10 @@ import re
 
 from gpulint.regex import lazy
 
-_K8S_API = lazy(r"^\s*(?:-\s+)?[\"']?apiVersion[\"']?\s*:", re.MULTILINE)
-_K8S_KIND = lazy(r"^\s*(?:-\s+)?[\"']?kind[\"']?\s*:", re.MULTILINE)
+# blanks as spaces and tabs only: `\s*` after `^` would cross lines, and a search over many
+# empty lines would take quadratic time
+_K8S_API = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?apiVersion[\"']?[ \t]*:", re.MULTILINE)
+_K8S_KIND = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?kind[\"']?[ \t]*:", re.MULTILINE)
 
 
 def wants(lower: str) -> bool:
