@@ -41,6 +41,9 @@ CLAIMS_BEYOND_THE_DAEMON = {
         "whether the node has the file (GL116 reports it when the folder is there)"),
     "GL107-bad-config.toml": (
         "possible-false-alarm", "the cgroup-driver mismatch shows in kubelet, not in containerd (GL107)"),
+    "GL458-bad-values.yaml": (
+        "possible-false-alarm", "the device plugin looks up `config.default` among its configs when "
+        "it starts; a manifest schema cannot see that the name is missing (GL458)"),
     "GL501-bad-train.yaml": (
         "possible-false-alarm", "the API server rejects a GPU request without a limit; the schema "
         "does not (GL501)"),
