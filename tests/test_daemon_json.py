@@ -349,3 +349,20 @@ def test_gl206_a_top_level_proxy_is_refused_by_20_10_and_lost_later(version, sev
     (found,) = run.findings
     assert (found["code"], found["severity"]) == ("GL206", severity) and words in found["message"]
     assert _in_daemon_json('{"proxies": {"http-proxy": "http://proxy:3128"}}\n', "24.0", tmp_path).findings == []
+
+
+def test_gl206_an_option_of_other_releases_than_the_fleets(tmp_path):
+    """dockerd 26.1.5 refuses `host-gateway-ips` (an option from 28): with `docker-version`
+    stated, a key the decode model shows added later, or removed, is judged for that release."""
+    (tmp_path / "daemon.json").write_text('{"host-gateway-ips": ["192.0.2.1"], "cdi-spec-dirs": ["/etc/cdi"], '
+                                          '"proxies": {"http-proxy": "http://p:3128"}}\n')
+
+    def gl206(version):
+        (tmp_path / "fleet.toml").write_text(f'[fleet]\ndocker-version = "{version}"\n')
+        run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "daemon.json"))
+        return [(f["column"], f["severity"]) for f in run.findings if f["code"] == "GL206"]
+
+    assert gl206("26.1") == [(2, "error")]
+    assert gl206("24.0") == [(2, "error"), (37, "error")]
+    assert gl206("28.5") == []
+    assert run_gpulint("--isolated", "--format", "json", str(tmp_path / "daemon.json")).findings == []

@@ -133,3 +133,12 @@ def flag_names(release: str) -> frozenset[str]:
         if accepted == "flag" and _release_key(found["since"]) <= at and (until is None or at < _release_key(until)):
             out.add(key)
     return frozenset(out)
+
+
+def key_span(key: str) -> tuple[str | None, str | None] | None:
+    """(since, until) of a daemon.json key the model records, as written there; None for a key
+    it does not record."""
+    spec = load_yaml(DATA)["keys"].get(key)
+    if spec is None:
+        return None
+    return (str(spec["since"]) if spec.get("since") else None, str(spec["until"]) if spec.get("until") else None)

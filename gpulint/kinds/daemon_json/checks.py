@@ -442,6 +442,27 @@ def _flag_only(doc: Document, ctx, key: str, node: Node):
     return finding(doc, "GL206", node.key_span, words, severity="warning", fix=_plural_fix(doc, key, node))
 
 
+def _not_in_release(doc: Document, ctx, key: str, node: Node):
+    """A daemon.json option of other releases than the one the fleet names (`cdi-spec-dirs`
+    came with 25.0, `host-gateway-ips` with 28): that dockerd refuses it by name (dockerd
+    26.1.5 observed refusing `host-gateway-ips`)."""
+    version = docker_version(ctx)
+    span = dockerd_config.key_span(key)
+    if version is None or span is None:
+        return
+    release = dockerd_config.applicable(version)[0]
+    # judged only where the model shows some release reading the key (it cannot tell how
+    # `proxies`, read through flattening, gets past the check)
+    if dockerd_config.status(key, release) != "refused" or not any(
+            dockerd_config.status(key, r) == "decoded" for r, _ in dockerd_config.releases()):
+        return
+    since, until = span
+    when = f"an option dockerd removed in {until}" if until else f"an option of dockerd {since} and later"
+    yield finding(doc, "GL206", node.key_span,
+                  f"`{key}` is {when}: the fleet's dockerd {version[0]}.{version[1]} refuses to start "
+                  f"(\"{_UNKNOWN_DIRECTIVE}{key}\")")
+
+
 def _release_range(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}"
 
@@ -454,6 +475,7 @@ def unknown_daemon_key(doc, ctx):
             yield lost
             continue
         if key in DAEMON_KEYS:
+            yield from _not_in_release(doc, ctx, key, node)
             continue
         if key in REMOVED_KEYS:
             new = REMOVED_KEYS[key]
