@@ -24,7 +24,6 @@ from types import SimpleNamespace
 from gpulint.crossfile.devcontainers import (
     gpu_devcontainer,
     gpu_feature_cuda,
-    overrides_build_args,
 )
 from gpulint.crossfile.fleet import (
     HELM_VALUES,
@@ -36,9 +35,10 @@ from gpulint.crossfile.fleet import (
     operator_declarations,
     pod_driver,
 )
-from gpulint.crossfile.imagemap import dockerfile_at, mapped_dockerfile
+from gpulint.crossfile.imagemap import dockerfile_at, mapped_dockerfile, replaces_arg_default
 from gpulint.crossfile.imageuse import gpu_images
 from gpulint.formats.template import is_placeholder
+from gpulint.kinds.devcontainer.facts import build_args
 from gpulint.kinds.kubernetes.facts import (
     env_vars,
     is_gpu_management,
@@ -519,7 +519,7 @@ def _subjects(doc: Document, ctx: Context):
         if img is not None:
             yield Subject(img, runs[1], fleet_for(ctx))
         dockerfile = dockerfile_at(ctx, Path(built[0])) if built is not None else None
-        if dockerfile is not None and not overrides_build_args(doc, dockerfile):
+        if dockerfile is not None and not replaces_arg_default(build_args(doc), dockerfile):
             yield from _built_image(ctx, built[0], built[1], "the dev container's image")
         feature = gpu_feature_cuda(doc)
         if feature is not None:  # NVIDIA's libraries from its repository: no start check
@@ -556,7 +556,7 @@ def _compose_builds(doc: Document, ctx: Context):
 
     for path, node, name, args in gpu_service_builds(doc) if doc.kind == "compose" else ():
         dockerfile = dockerfile_at(ctx, Path(path))
-        if dockerfile is not None and dockerfile.tree is not None and args & set(dockerfile.tree.global_args):
+        if dockerfile is not None and replaces_arg_default(args, dockerfile):
             continue  # `build.args` replace an ARG default: the image's CUDA may be another
         yield from _built_image(ctx, path, node.key_span or node.span, f"the image service `{name}` builds")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from gpulint.kinds.devcontainer.facts import (
     CudaFeature,
-    build_args,
     cuda_feature,
     dockerfile,
     gpu_request,
@@ -31,13 +30,6 @@ def gpu_devcontainer(doc: Document) -> tuple[tuple[str, Span] | None, tuple[str,
     node, built = image(doc), dockerfile(doc)
     return ((node.value.strip(), string_span(doc, node)[0]) if node is not None else None,
             (built[0], string_span(doc, built[1])[0]) if built is not None else None)
-
-
-def overrides_build_args(doc: Document, dockerfile_doc: Document) -> bool:
-    """Whether the dev container's `build.args` replace a global ARG of the Dockerfile it
-    builds (the CUDA of its FROM may then be another than the defaults say)."""
-    tree = dockerfile_doc.tree
-    return tree is not None and bool(build_args(doc) & set(tree.global_args))
 
 
 def gpu_feature_cuda(doc: Document) -> CudaFeature | None:

@@ -51,3 +51,11 @@ def _dockerfile_document(ctx, path: Path) -> Document | None:
     if key not in ctx.cache:
         ctx.cache[key] = read(path, "dockerfile", parse) if path.is_file() else None
     return ctx.cache[key]
+
+
+def replaces_arg_default(arg_names: set[str], dockerfile_doc: Document) -> bool:
+    """Whether build arguments given by name (`build.args` of a Compose service or a dev
+    container) replace a global ARG of the Dockerfile they build: the CUDA of its FROM may
+    then be another than the defaults say."""
+    tree = dockerfile_doc.tree
+    return tree is not None and bool(arg_names & set(tree.global_args))

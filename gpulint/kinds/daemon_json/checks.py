@@ -11,6 +11,7 @@ import json
 import posixpath
 import re
 
+from gpulint.common.gojson import json_type
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.daemon_json.facts import runtime_field
 from gpulint.knowledge import dockerd_config
@@ -521,28 +522,14 @@ def option_type(key: str) -> str | None:
 RUNTIME_FIELD_TYPES = {"path": _STR, "runtimeType": _STR, "runtimeArgs": _STRINGS}
 
 
-def _json_type(node: Node) -> str:
-    """The JSON type name Go's decoder uses in its errors."""
-    if node.is_map:
-        return "object"
-    if node.is_seq:
-        return "array"
-    value = node.value
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "null" if value is None else "string"
-
-
 def _fits(node: Node, go_type: str) -> bool:
-    kind = _json_type(node)
+    kind = json_type(node)
     if kind == "null":  # Go leaves the field at its zero value
         return True
     if kind == "string" and is_placeholder(node.value):  # a template fills it in
         return True
     if go_type == _STRINGS:
-        return kind == "array" and all(_json_type(item) in ("string", "null") for item in node.value)
+        return kind == "array" and all(json_type(item) in ("string", "null") for item in node.value)
     if go_type.startswith("map["):
         if kind != "object":
             return False
@@ -564,15 +551,15 @@ def _type_finding(doc: Document, node: Node, field: str, go_type: str, go_field:
     the field (`Config.exec-opts`, `Runtime.runtimes.runtimeArgs`)."""
     wrong, wanted = node, go_type
     if node.is_seq and go_type == _STRINGS:
-        wrong = next(item for item in node.value if _json_type(item) not in ("string", "null"))
+        wrong = next(item for item in node.value if json_type(item) not in ("string", "null"))
         wanted, field = _STR, f"{field}[{node.value.index(wrong)}]"
     elif node.is_map and go_type.startswith("map["):
         inner = go_type.rsplit("]", 1)[1]
         key, wrong = next((k, v) for k, v in node.value.items() if not _fits(v, inner))
         wanted, field = inner, f"{field}.{key}"
     return finding(doc, "GL207", wrong.span,
-                   f"`{field}` must be {_WANTED.get(wanted, 'an object')}, not {_json_type(wrong)}: "
-                   f"dockerd refuses to start (`json: cannot unmarshal {_json_type(wrong)} into Go "
+                   f"`{field}` must be {_WANTED.get(wanted, 'an object')}, not {json_type(wrong)}: "
+                   f"dockerd refuses to start (`json: cannot unmarshal {json_type(wrong)} into Go "
                    f"struct field {go_field} of type {wanted}`)")
 
 
@@ -598,23 +585,23 @@ def daemon_option_type(doc, ctx):
 
 def _ulimit_findings(doc: Document, key: str, node: Node):
     """`default-ulimits`: an object of ulimits by name, each {"Name", "Hard", "Soft"}."""
-    if _json_type(node) == "null" or (node.is_scalar and is_placeholder(node.value)):
+    if json_type(node) == "null" or (node.is_scalar and is_placeholder(node.value)):
         return
     if not node.is_map:
         yield finding(doc, "GL207", node.span,
                       f"`{key}` must be an object of ulimits by name (`{{\"nofile\": {{\"Name\": \"nofile\", "
-                      f"\"Hard\": 65536, \"Soft\": 65536}}}}`), not {_json_type(node)}: dockerd refuses to start "
-                      f"(`json: cannot unmarshal {_json_type(node)} into Go struct field Config.{key} of type "
+                      f"\"Hard\": 65536, \"Soft\": 65536}}}}`), not {json_type(node)}: dockerd refuses to start "
+                      f"(`json: cannot unmarshal {json_type(node)} into Go struct field Config.{key} of type "
                       f"{_ULIMITS}`)")
         return
     for name, limit in node.items():
-        if _json_type(limit) == "null":
+        if json_type(limit) == "null":
             continue
         if not limit.is_map:
             yield finding(doc, "GL207", limit.span,
                           f"`{key}.{name}` must be an object (`{{\"Name\": \"{name}\", \"Hard\": ..., "
-                          f"\"Soft\": ...}}`), not {_json_type(limit)}: dockerd refuses to start (`json: cannot "
-                          f"unmarshal {_json_type(limit)} into Go struct field Config.{key} of type units.Ulimit`)")
+                          f"\"Soft\": ...}}`), not {json_type(limit)}: dockerd refuses to start (`json: cannot "
+                          f"unmarshal {json_type(limit)} into Go struct field Config.{key} of type units.Ulimit`)")
             continue
         for field, go_type in ULIMIT_FIELDS.items():
             # encoding/json matches struct fields in any case

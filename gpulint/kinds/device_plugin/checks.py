@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.gojson import json_type
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
 from gpulint.kinds.device_plugin.parse import CHART_DEFAULT
@@ -111,7 +112,6 @@ def _set_aside(doc: Document, root: Node):
                               f"the plugin sets `devices` aside (`{said}`) and shares every GPU")
 
 
-_JSON_TYPE = {bool: "bool", int: "number", float: "number", str: "string", dict: "object", list: "array"}
 _GO_TYPE = {"str": "string", "bool": "bool", "int": "int", "ints": "[]int"}
 _WORDS = {"str": "a string", "bool": "true or false", "int": "a whole number", "map": "a mapping",
           "list": "a list", "ints": "a list of whole numbers", "strings": "a string or a list of strings",
@@ -149,14 +149,6 @@ def _dotted(table: str, key: str) -> str:
     return f"{table}.{name}" if table else name
 
 
-def _json_type(node: Node) -> str:
-    if node.is_map:
-        return "object"
-    if node.is_seq:
-        return "array"
-    return _JSON_TYPE.get(type(node.value), "string")
-
-
 @check("GL452", kinds=("device-plugin",))
 def value_type(doc: Document, ctx: Context):
     for config in facts.configs(doc):
@@ -177,7 +169,7 @@ def value_type(doc: Document, ctx: Context):
                 into = "..."
             yield finding(doc, "GL452", key.node.span,
                           f"`{key.key}` must be {_WORDS[kind]}: {_PLUGIN_EXITS} with `{_DECODE} json: "
-                          f"cannot unmarshal {_json_type(key.node)} into Go {into}`")
+                          f"cannot unmarshal {json_type(key.node)} into Go {into}`")
 
 
 def _missing(doc: Document, holder: Node, table: str):
@@ -249,7 +241,7 @@ def shared_entry_refused(doc: Document, ctx: Context):
                     yield finding(doc, "GL453", entry.span,
                                   f"each entry of `{path}.resources` must be a mapping with `name` and "
                                   f"`replicas`: {_PLUGIN_EXITS} with `{_DECODE} json: cannot unmarshal "
-                                  f"{_json_type(entry)} into Go value of type map[string]json.RawMessage`")
+                                  f"{json_type(entry)} into Go value of type map[string]json.RawMessage`")
                     continue
                 yield from _missing(doc, entry, f"{path}.resources")
                 replicas = entry.get("replicas")
