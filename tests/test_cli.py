@@ -51,6 +51,16 @@ def test_daemon_json_slips_are_named(lint_files, content, line, column, words):
     assert words in result.findings[0]["message"]
 
 
+@pytest.mark.parametrize("content, line, column", [
+    ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  runtimes = [\n', 3, 15),
+    ('version = 2\nimports = """/etc/containerd/conf.d/*.toml\n\n', 2, 43),
+])
+def test_toml_that_ends_too_soon_is_reported_where_it_ends(lint_files, content, line, column):
+    result = lint_files({"config.toml": content})
+    assert result.at() == [("GL001", line, column)]
+    assert "at the end of the file" in result.findings[0]["message"]
+
+
 def test_unclosed_heredoc_is_a_parse_error(lint_files):
     result = lint_files({"Dockerfile": "FROM ubuntu:22.04\nRUN <<EOF\napt-get update\n"})
     assert result.at() == [("GL001", 2, 5)]

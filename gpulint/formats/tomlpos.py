@@ -25,6 +25,7 @@ _WS = lazy(r"[ \t]*")
 _WSNL = lazy(r"(?:[ \t\r\n]|#[^\n]*)*")
 _SCALAR_END = lazy(r"[,\]}\n#]")
 _TOMLLIB_POS = lazy(r"\(at line (\d+), column (\d+)\)")
+_TOMLLIB_AT_END = "(at end of document)"
 
 Path = tuple
 
@@ -39,6 +40,13 @@ def load_toml(text: str) -> dict:
         clean = _TOMLLIB_POS.sub("", msg).strip()
         if match:
             raise ParseError(f"invalid TOML: {clean}", int(match[1]), int(match[2])) from None
+        if _TOMLLIB_AT_END in msg:
+            # The text ran out inside a value or table: point just past its last character.
+            clean = clean.replace(_TOMLLIB_AT_END, "").strip()
+            end = len(text.rstrip())
+            line_start = text.rfind("\n", 0, end) + 1
+            raise ParseError(f"invalid TOML: {clean} at the end of the file",
+                             text.count("\n", 0, end) + 1, end - line_start + 1) from None
         raise ParseError(f"invalid TOML: {clean}") from None
 
 
