@@ -1,6 +1,8 @@
 """The reviewed snapshot of gpulint's findings on the shared corpus of real files.
 
-Every finding gpulint makes on ../shared/corpus/, in each of the runs below, has one record in
+Every finding gpulint makes on ../shared/corpus/ and on the real files of tests/corpus/files/
+(kinds the shared corpus lacks, each with its source in tests/corpus/files/SOURCES.tsv; their
+paths are recorded under `project/`), in each of the runs below, has one record in
 tests/corpus/findings.tsv with a verdict: `tp` (a real problem, message right) or `judgement`
 (defensible either way; the evidence says why). A record with `fp` or `unreviewed` fails the
 test, as does any finding that appears, disappears or changes severity.
@@ -27,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # GPULINT_CORPUS points at another copy of the corpus (a checkout that is not beside ../shared).
 CORPUS = Path(os.environ.get("GPULINT_CORPUS") or ROOT.parent / "shared" / "corpus")
 SNAPSHOT = ROOT / "tests" / "corpus" / "findings.tsv"
+# Real files of kinds the shared corpus lacks, linted as a corpus of their own.
+PROJECT_CORPUS = ROOT / "tests" / "corpus" / "files"
+PROJECT_PREFIX = "project/"
 
 RUNS: dict[str, tuple[str, ...]] = {
     "default": (),
@@ -53,13 +58,13 @@ class Record:
         return (self.run, self.path, self.line, self.code)
 
 
-def lint(run: str) -> list[Record]:
-    """One gpulint run over the corpus, in-process, paths relative to the corpus root."""
+def lint(run: str, corpus: Path = CORPUS, prefix: str = "") -> list[Record]:
+    """One gpulint run over a corpus, in-process, paths relative to the corpus root."""
     from gpulint.face.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     old = os.getcwd()
-    os.chdir(CORPUS)
+    os.chdir(corpus)
     try:
         with redirect_stdout(out), redirect_stderr(err):
             rc = main(["--isolated", "--format", "json", "--failure-threshold", "none", *RUNS[run], "."])
@@ -68,13 +73,14 @@ def lint(run: str) -> list[Record]:
     if rc != 0:
         raise RuntimeError(f"gpulint exited {rc} on the corpus ({run}): {err.getvalue()[-2000:]}")
     return [
-        Record(run, f["path"], f["line"], f["code"], f["severity"], message=f["message"])
+        Record(run, prefix + f["path"], f["line"], f["code"], f["severity"], message=f["message"])
         for f in json.loads(out.getvalue())["findings"]
     ]
 
 
 def current() -> list[Record]:
-    return [record for run in RUNS for record in lint(run)]
+    records = [record for run in RUNS for record in lint(run)]
+    return records + [record for run in RUNS for record in lint(run, PROJECT_CORPUS, PROJECT_PREFIX)]
 
 
 def load(path: Path = SNAPSHOT) -> list[Record]:
