@@ -364,3 +364,21 @@ def test_same_finding_in_many_combinations_names_a_few_and_counts_the_rest(lint_
     assert [f["code"] for f in run.findings] == ["GL910"]
     shown = run.findings[0]["message"].split("]")[0]
     assert shown.count("gpus unset, cuda=") == 6 and shown.endswith("; and 2 more") and "12.8.1" not in shown
+
+
+def test_gitlab_variables_reach_images_and_scripts():
+    found = lint_fixture("commands/variables-gitlab").findings
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in found] == [
+        # the file's variables, one naming another; not for the job that does not inherit them
+        ("GL301", 14, 10, "[variables: BASE_IMAGE=nvidia/cuda:11.0-base"),
+        # from the job it extends, in the shell
+        ("GL913", 21, 25, "[variables: GPUS=0"),
+        # a matrix value wins over the file's variable of the same name
+        ("GL301", 39, 10, "[matrix: CUDA_VERSION=12.9.2"),
+    ]
+    assert [(r["line"], r["message"]) for r in found[1]["related"]] == [(11, 'variable `GPUS: "0"`')]
+
+
+def test_gitlab_ci_file_with_gpu_images_and_no_tool_named_is_read(lint_files):
+    run = lint_files({".gitlab-ci.yml": "build:\n  image: nvidia/cuda:11.0-base\n  script: [make]\n"})
+    assert run.at() == [("GL301", 2, 10)]

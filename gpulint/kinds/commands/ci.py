@@ -20,8 +20,11 @@ from gpulint.kinds.commands.matrix import (
     Value,
     github_matrix,
     github_substitute,
+    github_text,
     gitlab_matrix,
+    gitlab_substitute,
     substitute,
+    with_variables,
 )
 from gpulint.model import LineIndex, Node, sequence
 
@@ -98,7 +101,12 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         for name, job in (jobs if github else root).items():
             if not job.is_map:
                 continue
-            matrix = github_matrix(job) if github else gitlab_matrix(job)
+            if github:
+                matrix = github_matrix(job)
+            elif name in _GITLAB_GLOBAL:
+                continue
+            else:
+                matrix = with_variables(gitlab_matrix(job), gitlab_variables(root, job))
             if matrix is not None:
                 expanded.append((name, job, matrix))
             else:
@@ -168,6 +176,60 @@ def _gitlab_job(root: Node, job: Node) -> tuple[list[Node], list[_Image], dict]:
                for item in (found[key].value if found[key].is_seq else [found[key]]) if isinstance(item.value, str)]
     images = [(found["image"], None, "name")] + [(service, None, "name") for service in sequence(found["services"])]
     return scripts, images, {}
+
+
+# top-level keys of a GitLab CI file that are not jobs
+_GITLAB_GLOBAL = frozenset(("variables", "default", "stages", "include", "workflow", "image", "services",
+                            "before_script", "after_script", "cache", "spec"))
+
+
+def gitlab_variables(root: Node, job: Node) -> tuple[Value, ...]:
+    """The variables every run of a GitLab job has from the file: the top-level
+    `variables:` (unless `inherit: variables` leaves them out), then those of the jobs it
+    `extends` and its own, later ones winning. A value that names another variable is
+    read with the plain values put in; one that still holds a `$` is left out."""
+    found: dict[str, Node] = {}
+    inherit = job.get("inherit", "variables")
+    if inherit is None or inherit.value is not False:
+        named = {item.str() for item in sequence(inherit)} if inherit is not None and inherit.is_seq else None
+        found.update((k, v) for k, v in _variables_of(root).items() if named is None or k in named)
+    found.update(_job_variables(root, job, set()))
+    values = {name: github_text(node) for name, node in found.items()}
+    plain = tuple(Value(name, text, found[name], variable=True)
+                  for name, text in values.items() if text is not None and "$" not in text)
+    out = list(plain)
+    for name, text in values.items():
+        if text is not None and "$" in text:
+            expanded, _ = gitlab_substitute(text, plain, shell=False)
+            if "$" not in expanded:
+                out.append(Value(name, expanded, found[name], variable=True))
+    return tuple(out)
+
+
+def _variables_of(node: Node) -> dict[str, Node]:
+    """A `variables:` mapping's values: a string or number, or a mapping's `value`."""
+    variables = node.get("variables") if node.is_map else None
+    out = {}
+    for name, value in variables.items() if variables is not None and variables.is_map else ():
+        if value.is_map:
+            value = value.get("value")
+        if value is not None and value.is_scalar:
+            out[name] = value
+    return out
+
+
+def _job_variables(root: Node, job: Node, seen: set[str]) -> dict[str, Node]:
+    """A job's variables over those of the jobs it `extends` (GitLab merges the mappings)."""
+    parents = job.get("extends")
+    names = [parents.value] if parents is not None and isinstance(parents.value, str) else \
+        [item.value for item in sequence(parents) if isinstance(item.value, str)]
+    found: dict[str, Node] = {}
+    for name in names:
+        parent = root.get(name)
+        if name not in seen and parent is not None and parent.is_map:
+            found.update(_job_variables(root, parent, seen | {name}))
+    found.update(_variables_of(job))
+    return found
 
 
 def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:

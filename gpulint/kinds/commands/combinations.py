@@ -62,8 +62,9 @@ def _one(doc: Document, items: list[tuple[ContainerCommand, Finding]], readings:
     if "" in labels or len(every[key]) > 1 and set(labels) >= every[key]:
         return replace(first, related=tuple(related))  # it holds whatever the matrix values
     shown = "; ".join(labels[:_SHOWN]) + (f"; and {len(labels) - _SHOWN} more" if len(labels) > _SHOWN else "")
+    what = _what(_inside(items[0][0], start, end) or items[0][0].matrix)
     # a fix would write one combination's value over the reference the others share
-    return replace(first, message=f"[matrix: {shown}] {first.message}", related=tuple(related),
+    return replace(first, message=f"[{what}: {shown}] {first.message}", related=tuple(related),
                    fix=None if _inside(items[0][0], start, end) else first.fix)
 
 
@@ -71,9 +72,10 @@ def combination(doc: Document, command: ContainerCommand, word: Word) -> tuple[s
     """How a finding about one word of a command names the matrix combination whose
     values are in it (`(matrix: cuda=12.8.1)`), and where they are written; nothing for
     a word the matrix does not reach."""
-    if not _inside(command, word.start, word.end):
+    inside = _inside(command, word.start, word.end)
+    if not inside:
         return "", ()
-    return (f"(matrix: {_label(command, word.start, word.end)})",
+    return (f"({_what(inside)}: {_label(command, word.start, word.end)})",
             tuple(dict.fromkeys(_related(doc, command, word.start, word.end))))
 
 
@@ -85,6 +87,11 @@ def _source(command: ContainerCommand) -> int:
 def _inside(command: ContainerCommand, start: int, end: int) -> list[Use]:
     """The matrix values put into the words a finding at [start, end) points at."""
     return [use for use in command.matrix if use.start < end and start < use.end]
+
+
+def _what(uses: list[Use] | tuple[Use, ...]) -> str:
+    """What put the values in: the job's matrix, or only the variables every run has."""
+    return "matrix" if any(not use.value.variable for use in uses) else "variables"
 
 
 def _label(command: ContainerCommand, start: int, end: int) -> str:
@@ -109,5 +116,6 @@ def _related(doc: Document, command: ContainerCommand, start: int, end: int) -> 
         note = ""
         if value.node.tag == "float" and written != value.text and github_text(value.node) == value.text:
             note = f"; written as a YAML number, it becomes `{value.text}`: quote it to keep `{written}`"
-        out.append(Related(doc.path, span.line, span.column, f"matrix value `{value.name}: {written}`{note}"))
+        what = "variable" if value.variable else "matrix value"
+        out.append(Related(doc.path, span.line, span.column, f"{what} `{value.name}: {written}`{note}"))
     return out

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpulint.model import Node
 from gpulint.regex import lazy
@@ -57,6 +57,7 @@ class Value:
     name: str
     text: str | None  # None: an object or list, which no reference here renders
     node: Node | None  # None: a key the combination lacks, which reads as the empty string
+    variable: bool = False  # a CI variable every run of the job has (GitLab `variables:`)
 
     @property
     def label(self) -> str:
@@ -221,6 +222,20 @@ def gitlab_matrix(job: Node) -> Matrix | None:
             return Matrix("gitlab", node, unknown=f"it makes more than the {GITLAB_LIMIT} jobs GitLab runs "
                           "for one `parallel: matrix`")
     return Matrix("gitlab", node, tuple(combos))
+
+
+def with_variables(matrix: Matrix | None, variables: tuple[Value, ...]) -> Matrix | None:
+    """A GitLab job's matrix with the job's `variables:` added to each combination (a
+    matrix value of the same name wins), or the variables alone as one combination."""
+    if not variables:
+        return matrix
+    if matrix is None:
+        return Matrix("gitlab", None, (variables,))
+    if matrix.unknown is not None:
+        return matrix
+    return replace(matrix, combinations=tuple(
+        combo + tuple(v for v in variables if v.name not in {value.name for value in combo})
+        for combo in matrix.combinations))
 
 
 def gitlab_substitute(text: str, combo: Combination, shell: bool, split: bool = False) -> tuple[str, list[Value]]:

@@ -39,9 +39,10 @@ _RST_DIRECTIVE = lazy(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode|prompt)
                             re.MULTILINE)
 
 
-def worth_reading(text: str) -> bool:
-    """The cheap test that keeps documentation without GPU commands free to lint."""
-    return any(hint in text for hint in _GPU_HINTS) and _TOOL_HINT.search(text) is not None
+def worth_reading(text: str, ci: bool = False) -> bool:
+    """The cheap test that keeps documentation without GPU commands free to lint; a CI
+    file's jobs run in containers (`image:`, `container:`) without naming a tool."""
+    return any(hint in text for hint in _GPU_HINTS) and (ci or _TOOL_HINT.search(text) is not None)
 
 
 def is_shell_script(text: str) -> bool:

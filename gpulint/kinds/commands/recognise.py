@@ -19,7 +19,7 @@ def wants(lower: str) -> bool:
 def by_content(lower: str, text: str) -> bool | None:
     if lower.endswith((".yaml", ".yml")):
         if lower == ".gitlab-ci.yml" or _WORKFLOW.search(text):
-            return _worth_reading(text)
+            return _worth_reading(text, ci=True)
         return None
     if lower.endswith(SCRIPT_SUFFIXES) or lower in MAKEFILES or "." not in lower:
         if "." not in lower and lower not in MAKEFILES:
@@ -32,8 +32,8 @@ def by_content(lower: str, text: str) -> bool | None:
     return None
 
 
-def _worth_reading(text: str) -> bool:
+def _worth_reading(text: str, ci: bool = False) -> bool:
     # the parser: only for such names
     from gpulint.kinds.commands.parse import worth_reading
 
-    return worth_reading(text)
+    return worth_reading(text, ci)
