@@ -382,3 +382,13 @@ def test_gitlab_variables_reach_images_and_scripts():
 def test_gitlab_ci_file_with_gpu_images_and_no_tool_named_is_read(lint_files):
     run = lint_files({".gitlab-ci.yml": "build:\n  image: nvidia/cuda:11.0-base\n  script: [make]\n"})
     assert run.at() == [("GL301", 2, 10)]
+
+
+def test_github_env_values_reach_the_shell_of_steps():
+    found = lint_fixture("commands/variables-github").findings
+    assert [(f["code"], f["line"], f["column"], f["message"].split("]")[0]) for f in found] == [
+        ("GL913", 11, 32, "[variables: GPUS=0"),  # the job's
+        ("GL301", 12, 36, "[variables: CUDA=12.9.2"),  # the step's wins over the workflow's
+        ("GL301", 18, 36, "[variables: CUDA=11.0"),  # the workflow's, in a job without env
+    ]
+    assert [r["line"] for r in found[1]["related"]] == [14]

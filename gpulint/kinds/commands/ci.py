@@ -103,6 +103,9 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
                 continue
             if github:
                 matrix = github_matrix(job)
+                if matrix is None and (_env(root) or _env(job) or any(_env(step) for step in sequence(job.get("steps")))):
+                    # no matrix, but `env:` values the shell of its steps reads
+                    matrix = Matrix("github", None, ((),))
             elif name in _GITLAB_GLOBAL:
                 continue
             else:
@@ -116,7 +119,7 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         skip = frozenset(id(job) for _, job, _ in expanded)
         out += _read(_split(text, index, _scripts(root, skip)), images, text, index)
         for name, job, matrix in expanded:
-            scripts, job_images, env = _github_job(job) if github else _gitlab_job(root, job)
+            scripts, job_images, env = _github_job(root, job) if github else _gitlab_job(root, job)
             out += _expand(text, index, scripts, job_images, name, matrix, env)
     return out
 
@@ -134,18 +137,18 @@ def _gitlab_images(job: Node) -> list[_Image]:
     return [(job.get("image"), None, "name")] + [(service, None, "name") for service in sequence(services)]
 
 
-def _github_job(job: Node) -> tuple[list[Node], list[_Image], dict[int, dict[str, Node]]]:
-    """A GitHub Actions matrix job's `run:` steps, its images, and for each step (by id)
-    the `env:` variables (the job's, the step's; the workflow's cannot name the matrix) that
-    take matrix values: the shell reads them as `$VAR` once GitHub has put the values in."""
-    base = _env(job)
+def _github_job(root: Node, job: Node) -> tuple[list[Node], list[_Image], dict[int, dict[str, Node]]]:
+    """A GitHub Actions job's `run:` steps, its images, and for each step (by id) the
+    `env:` variables it has (the workflow's, the job's, the step's, later ones winning),
+    with the matrix values GitHub puts in them: the shell reads them as `$VAR`."""
+    base = {**_env(root), **_env(job)}
     runs, env = [], {}
     for step in sequence(job.get("steps")):
         run = step.get("run") if step.is_map else None
         if run is not None and isinstance(run.value, str):
             runs.append(run)
             env[id(run)] = {name: value for name, value in {**base, **_env(step)}.items()
-                            if isinstance(value.value, str) and MATRIX_REF.search(value.value)}
+                            if value.is_scalar and value.tag != "null"}
     return runs, _github_images(job), env
 
 
@@ -253,7 +256,8 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
     if matrix.unknown is not None:
         commands = _read(lines, images, text, index)
         # the `env:` variables that take matrix values, as the shell names them
-        names = {f"${brace}{name}" for step in env.values() for name in step for brace in ("", "{")}
+        names = {f"${brace}{name}" for step in env.values() for name, value in step.items()
+                 if isinstance(value.value, str) and MATRIX_REF.search(value.value) for brace in ("", "{")}
         for command in commands:
             if any(matrix.refers(word.text) or any(name in word.text for name in names)
                    for word in _words(command)):
@@ -316,9 +320,9 @@ def _variables(env: dict[str, Node], combo: Combination) -> tuple[Matrix, dict[s
     the shell reads, and the matrix values each holds."""
     values, sources = [], {}
     for name, node in env.items():
-        value, used = github_substitute(node.value, combo, split=True)
+        value, used = github_substitute(github_text(node) or "", combo, split=True)
         if "${{" not in value:
-            values.append(Value(name, value, node))
+            values.append(Value(name, value, node, variable=not used))
             sources[name] = used
     return (Matrix("gitlab", None, (tuple(values),)), sources) if values else None
 
@@ -328,7 +332,8 @@ def _put_variables(words: list[Word], variables: tuple[Matrix, dict[str, list[Va
     matrix, sources = variables
     found: list[Use] = []
     words = _put_all(words, matrix, matrix.combinations[0], found, shell=True)
-    uses += [Use(value, use.start, use.end) for use in found for value in sources[use.value.name]]
+    # a value made of matrix values names them; a plain one names itself
+    uses += [Use(value, use.start, use.end) for use in found for value in sources[use.value.name] or [use.value]]
     return words
 
 
