@@ -284,3 +284,19 @@ def test_struct_keys_are_read_in_any_case_as_the_plugin_reads_them(tmp_path):
     write_files(tmp_path, {"config.yaml": "version: v1\nflags:\n  MigStrategy: mixed\nSharing:\n  MPS:\n"
                                           "    resources:\n      - {name: nvidia.com/gpu, replicas: 2}\n"})
     assert lint(tmp_path).at() == [("GL456", 3, 16)]
+
+
+def test_chart_flag_values_are_judged_as_the_template_passes_them():
+    result = lint(FIXTURES / "device_plugin" / "chart-flags.yaml")
+    assert result.at() == [("GL455", 2, 14), ("GL452", 3, 18), ("GL455", 5, 21)]
+    messages = [f["message"] for f in result.findings]
+    assert "`MIG_STRATEGY=Mixed`" in messages[0] and "`unknown MIG strategy: Mixed`; did you mean `mixed`?" in messages[0]
+    # the chart drops a value of another type: the plugin starts, without the setting
+    assert result.findings[1]["severity"] == "warning" and '`typeIs "bool"`' in messages[1]
+    assert "`invalid --device-list-strategy option: invalid strategy: cdi`" in messages[2]
+
+
+def test_chart_values_without_a_config_are_not_read_as_one(tmp_path):
+    write_files(tmp_path, {"values.yaml": "migStrategy: mixed\nfailOnInitError: false\nnodeSelector: {}\n"})
+    result = lint(tmp_path)
+    assert result.json["summary"]["files_checked"] == 1 and result.findings == []

@@ -31,6 +31,12 @@ def allowed_values(path: str) -> dict | None:
     return data()["values"].get(path)
 
 
+def chart_values() -> dict[str, dict]:
+    """The device plugin chart's values that become the plugin's environment: the YAML
+    type its template passes, the variable, the config key whose values it takes."""
+    return data()["chart_values"]
+
+
 def resource_names() -> dict:
     return data()["resource_names"]
 

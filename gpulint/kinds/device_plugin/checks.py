@@ -9,7 +9,7 @@ import re
 from gpulint.common.gojson import json_type
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
-from gpulint.kinds.device_plugin.parse import CHART_DEFAULT
+from gpulint.kinds.device_plugin.parse import CHART_DEFAULT, CHART_VALUES
 from gpulint.knowledge import device_plugin as known
 from gpulint.model import Document, Node, sequence, str_value
 from gpulint.registry import Context, check, finding, related
@@ -151,6 +151,7 @@ def _dotted(table: str, key: str) -> str:
 
 @check("GL452", kinds=("device-plugin",))
 def value_type(doc: Document, ctx: Context):
+    yield from _chart_value_type(doc)
     for config in facts.configs(doc):
         version = config.root.get("version")
         if version is not None and str_value(version) != "v1":
@@ -170,6 +171,28 @@ def value_type(doc: Document, ctx: Context):
             yield finding(doc, "GL452", key.node.span,
                           f"`{key.key}` must be {_WORDS[kind]}: {_PLUGIN_EXITS} with `{_DECODE} json: "
                           f"cannot unmarshal {json_type(key.node)} into Go {into}`")
+
+
+def _chart_values(doc: Document):
+    """(key, node, spec) of the chart's values that become the plugin's environment."""
+    root = doc.cache.get(CHART_VALUES)
+    for key, spec in known.chart_values().items():
+        node = root.get(key) if root is not None else None
+        if node is not None and node.tag != "null" and not is_placeholder(node.value):
+            yield key, node, spec
+
+
+def _chart_value_type(doc: Document):
+    for key, node, spec in _chart_values(doc):
+        wanted = spec["type"]
+        if (type(node.value) is bool) if wanted == "bool" else (type(node.value) is str):
+            continue
+        shown = f"a {json_type(node)}" if node.is_scalar else "a mapping" if node.is_map else "a list"
+        yield finding(doc, "GL452", node.span,
+                      f"the chart passes `{key}` to the plugin (`{spec['env']}`) only when it is "
+                      f"{'true or false' if wanted == 'bool' else 'a string'} (its template tests "
+                      f"`typeIs \"{wanted}\"`); this is {shown}, so it is dropped without a word and "
+                      f"the plugin keeps its default", severity="warning")
 
 
 def _missing(doc: Document, holder: Node, table: str):
@@ -349,6 +372,7 @@ def _twice(doc: Document, root: Node):
 @check("GL455", kinds=("device-plugin",))
 def flag_value(doc: Document, ctx: Context):
     newest = _newest_release(ctx)
+    yield from _chart_flag_values(doc)
     for config in facts.configs(doc):
         yield from _imex_channels(doc, config.root)
         for path in ("migStrategy", "deviceDiscoveryStrategy", "plugin.deviceListStrategy",
@@ -375,6 +399,24 @@ def flag_value(doc: Document, ctx: Context):
                 hint = f"; did you mean `{near}`?" if near else f" (it accepts {', '.join(allowed['allowed'])})"
                 yield finding(doc, "GL455", value.span,
                               f"{_PLUGIN_EXITS} with `{allowed['message'].format(value=text)}`{hint}")
+
+
+def _chart_flag_values(doc: Document):
+    """The chart's flag values the plugin validates as it starts (a list flag: each of
+    its comma-separated items)."""
+    for key, node, spec in _chart_values(doc):
+        allowed = known.allowed_values(spec["flag"]) if "flag" in spec else None
+        if allowed is None or type(node.value) is not str:
+            continue
+        items = [item.strip() for item in node.value.split(",")] if spec.get("list") else [node.value]
+        for text in items:
+            if text in allowed["allowed"]:
+                continue
+            near = closest_key(text, allowed["allowed"])
+            hint = f"; did you mean `{near}`?" if near else f" (it accepts {', '.join(allowed['allowed'])})"
+            yield finding(doc, "GL455", node.span,
+                          f"the chart passes `{key}` as `{spec['env']}={node.value}`: {_PLUGIN_EXITS} with "
+                          f"`{allowed['message'].format(value=text)}`{hint}")
 
 
 def _imex_channels(doc: Document, root: Node):

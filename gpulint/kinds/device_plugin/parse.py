@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from gpulint.formats.errors import ParseError
+from gpulint.knowledge.device_plugin import chart_values
 from gpulint.model import LineIndex, Node, Span
 
 
@@ -18,6 +19,8 @@ class Config(NamedTuple):
 
 # where parse keeps the chart values' `config.default` node and the `config.map` keys
 CHART_DEFAULT = "device-plugin.chart-default"
+# where parse keeps the chart's values (their flag values become the plugin's environment)
+CHART_VALUES = "device-plugin.chart-values"
 
 
 _MARKERS = ("version", "flags", "sharing")
@@ -36,9 +39,12 @@ def parse(text: str, doc) -> list[Config]:
     for root in roots:
         if not root.is_map:
             raise ParseError("a device plugin config must be a YAML mapping")
-        if "apiVersion" not in root.value and (_is_config(root) or "config" not in root.value):
+        chart = not _is_config(root) and any(key in chart_values() for key in root.value)
+        if "apiVersion" not in root.value and (_is_config(root) or "config" not in root.value and not chart):
             configs.append(Config("", root))
             continue
+        if chart:
+            doc.cache[CHART_VALUES] = root
         default, names = root.get("config", "default"), root.get("config", "map")
         if default is not None and names is not None and names.is_map:
             doc.cache[CHART_DEFAULT] = (default, list(names.value))

@@ -15,6 +15,10 @@ _TOP_KIND = lazy(r"^kind:\s*[\"']?([A-Za-z]+)", re.MULTILINE)
 _TOP_API = lazy(r"^apiVersion:", re.MULTILINE)
 _CHART_CONFIG = lazy(r"^config:[ \t]*(#.*)?$", re.MULTILINE)
 _CHART_MAP = lazy(r"^[ \t]+map:[ \t]*(#.*)?$", re.MULTILINE)
+# the chart's values that become the plugin's environment (rules/device-plugin.yaml chart_values)
+_CHART_FLAGS = lazy(r"^(migStrategy|failOnInitError|compatWithCPUManager|deviceListStrategy|deviceIDStrategy"
+                    r"|nvidiaDriverRoot|nvidiaDevRoot|gdrcopyEnabled|gdsEnabled|mofedEnabled"
+                    r"|deviceDiscoveryStrategy):", re.MULTILINE)
 
 
 def wants(lower: str) -> bool:
@@ -27,8 +31,12 @@ def _looks_like_config(text: str) -> bool:
 
 
 def by_content(lower: str, text: str) -> bool | None:
-    if not wants(lower) or not _looks_like_config(text):
+    if not wants(lower):
         return None
+    if not _looks_like_config(text):
+        # the chart's values without a config: two of its flag values at the top level
+        chart = len({m[1] for m in _CHART_FLAGS.finditer(text)}) >= 2
+        return True if chart and not _TOP_API.search(text) and not _TOP_KIND.search(text) else None
     kinds = {m[1] for m in _TOP_KIND.finditer(text)}
     if _TOP_API.search(text):
         # a manifest: only a file of ConfigMaps is this kind's (a DaemonSet beside the
