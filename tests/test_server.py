@@ -318,11 +318,21 @@ async def test_a_broken_configuration_is_said_and_the_defaults_apply(client, tmp
     assert codes(await diagnostics(client, uri)) == ["GL306"]
     said = [m.message for m in client.messages]
     assert len(said) == 1 and "the configuration does not read" in said[0] and "invalid TOML" in said[0]
+    # and on the configuration itself, where the reader stopped
+    [broken] = await diagnostics(client, config.as_uri())
+    assert (broken.range.start.line, broken.range.start.character) == (1, 17)
+    assert "invalid TOML" in broken.message and broken.severity == types.DiagnosticSeverity.Error
+    config.write_text('[tool.gpulint]\nignore = ["GL306"]\n')  # fixed: the diagnostic is taken back
+    _watched(client, config)
+    assert await diagnostics(client, config.as_uri(), until=lambda found: not found) == []
+    assert await diagnostics(client, uri, until=lambda found: not found) == []
     config.write_text('[tool.gpulint]\nselect = ["GL999"]\n')  # a selector naming no rule
     client.diagnostics.pop(uri, None)
     _watched(client, config)
     assert codes(await diagnostics(client, uri)) == ["GL306"]
     assert "GL999" in client.messages[-1].message
+    [unknown] = await diagnostics(client, config.as_uri(), until=bool)
+    assert (unknown.range.start.line, unknown.range.start.character) == (1, 10) and "GL999" in unknown.message
 
 
 @pytest.mark.asyncio

@@ -122,11 +122,14 @@ def validate(table: dict, path: Path) -> None:
     if errors:
         error = errors[0]
         where = ".".join(str(p) for p in error.absolute_path) or "[tool.gpulint]"
+        steps = list(error.absolute_path)
+        hint, key = "", False
         if error.validator == "additionalProperties":
             expected = sorted(error.schema.get("properties", {}))
             hint = f"; expected one of: {', '.join(expected)}" if expected else ""
-            raise ConfigError(f"{path}: {where}: {error.message}{hint}")
-        raise ConfigError(f"{path}: {where}: {error.message}")
+            extra = [key for key in error.instance if key not in error.schema.get("properties", {})]
+            steps, key = steps + extra[:1], bool(extra)  # the unexpected key itself
+        raise ConfigError(f"{path}{_position(path, steps, key)}: {where}: {error.message}{hint}")
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()
@@ -134,6 +137,23 @@ def validate(table: dict, path: Path) -> None:
         pass  # no writable cache: validate again next time
     else:
         prune("config-")
+
+
+def _position(path: Path, steps: list, key: bool = False) -> str:
+    """`:line:column` of the value at `steps` (its key, with `key`) in the configuration
+    file, so an editor and the reader land on it; "" where it cannot tell."""
+    node = Settings(path=path).tree
+    for step in steps:
+        if node is not None and node.is_map and isinstance(step, str):
+            node = node.get(step)
+        elif node is not None and node.is_seq and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+        else:
+            return ""
+    if node is None or not steps:
+        return ""
+    span = node.key_span if key and node.key_span is not None else node.span
+    return f":{span.line}:{span.column}"
 
 
 def load_settings(config: str | None = None, isolated: bool = False, start: Path | None = None) -> Settings:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from gpulint.run.engine import Result
 
 # seconds of quiet after a keystroke before the buffer is linted again
 DEBOUNCE = 0.075
+# a configuration error: `path[:line:column]: message`
+_CONFIG_ERROR = re.compile(r"(.+?\.toml)(?::(\d+):(\d+))?: (.*)", re.DOTALL)
 
 
 @dataclass
@@ -66,6 +69,7 @@ class GpulintServer(LanguageServer):
         self.init_options: dict = {}
         self.linted: dict[str, Linted] = {}  # uri -> its last run
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.config_uris: set[str] = set()  # configuration files holding an error diagnostic
 
     # -- what the client is and holds ---------------------------------------------------------
 
@@ -168,6 +172,28 @@ class GpulintServer(LanguageServer):
     def tell_config(self, project: Project) -> None:
         if project.config_error is not None:
             self.tell(f"the configuration does not read, gpulint's defaults apply: {project.config_error}")
+        self.config_diagnostic(project.config_error)
+
+    def config_diagnostic(self, error: str | None) -> None:
+        """The configuration's error as a diagnostic where it is written (at its key or value
+        when the message says where); an earlier one is taken back once the file reads."""
+        found = _CONFIG_ERROR.match(error or "")
+        if found is None or self.pulling:
+            return
+        path, line, column, message = found.groups()
+        uri = Path(os.path.abspath(path)).as_uri()
+        place = self.place_of(os.path.abspath(path))
+        start = place.position(int(line or 1), int(column or 1)) if place is not None else \
+            types.Position(line=int(line or 1) - 1, character=int(column or 1) - 1)
+        self.config_uris.add(uri)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[
+            types.Diagnostic(range=types.Range(start=start, end=start), severity=types.DiagnosticSeverity.Error,
+                             source="gpulint", message=f"{message} (gpulint's defaults apply)")]))
+
+    def clear_config_diagnostics(self) -> None:
+        for uri in self.config_uris:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.config_uris.clear()
 
     def files_of(self, projects: list[Project]) -> list[str]:
         """The open files that belong to these projects."""
@@ -205,6 +231,7 @@ class GpulintServer(LanguageServer):
         each is made again, its configuration read and its index built, as its open files are
         judged again."""
         self.projects.forget()
+        self.clear_config_diagnostics()
         self.relint(self.open_uris())
 
     def later(self, uri: str) -> None:
