@@ -341,6 +341,36 @@ def test_an_environment_file_may_set_any_variable(lint_files):
     assert run.codes() == ["GL201"]  # daemon.json's own; the unit's flags are not all known
 
 
+@pytest.mark.parametrize("folder", ["default", "sysconfig"])
+def test_a_linted_environment_file_sets_the_variables_it_holds(lint_files, folder):
+    run = lint_files({
+        UNIT: f"[Service]\nType=notify\nEnvironment=DOCKER_OPTS=--debug\nEnvironmentFile=-/etc/{folder}/docker\n"
+              "ExecStart=/usr/sbin/dockerd $DOCKER_OPTS\n",
+        f"etc/{folder}/docker": '# options for dockerd\nDOCKER_OPTS="--default-runtime=runc"\n',
+        "etc/docker/daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n',
+    })
+    # the file's value wins over Environment=, and is refused beside daemon.json's key
+    assert run.at() == [("GL208", 5, 29)]
+    assert "default-runtime: (from flag: runc, from file: nvidia)" in run.findings[0]["message"]
+    assert run.json["summary"]["files_checked"] == 3
+
+
+def test_a_drop_ins_environment_file_is_read_last_whatever_the_packaged_unit_sets(lint_files):
+    dropin = "etc/systemd/system/docker.service.d/override.conf"
+    files = {
+        dropin: "[Service]\nEnvironmentFile=/etc/default/docker\nExecStart=\nExecStart=/usr/bin/dockerd $DOCKER_OPTS $OTHER\n",
+        "etc/default/docker": "DOCKER_OPTS=--default-runtime=runc\n",
+        "etc/docker/daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n',
+    }
+    assert lint_files(files).at() == [("GL208", 4, 28)]
+    # a line read otherwise than systemd may read it, or a file that is not linted: nothing is known
+    files["etc/default/docker"] = "DOCKER_OPTS=--default-runtime=runc \\\n  --debug\n"
+    assert lint_files(files).findings == []
+    files[dropin] = files[dropin].replace("/etc/default/docker", "/etc/default/dockerd")
+    files["etc/default/docker"] = "DOCKER_OPTS=--default-runtime=runc\n"
+    assert lint_files(files).findings == []
+
+
 def test_a_colon_before_the_program_leaves_variables_as_written(lint_files):
     run = lint_files({
         UNIT: '[Service]\nType=notify\nEnvironment="OPTS=-H fd://"\nExecStart=:/usr/bin/dockerd $OPTS\n',

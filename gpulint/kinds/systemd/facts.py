@@ -9,7 +9,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from gpulint.kinds.systemd.parse import Setting, UnitFile, Word, split_text
+from gpulint.kinds.systemd.parse import EnvironmentFile, Setting, UnitFile, Word, split_text
 from gpulint.knowledge import dockerd_config
 from gpulint.model import Document, Node, Span
 
@@ -123,6 +123,7 @@ class DaemonUnit:
     unit_linted: bool  # the unit file itself is among the linted files
     reset: bool = False  # a drop-in clears ExecStart= (an empty ExecStart=)
     in_node_tree: bool = False  # a file of it lies in one of UNIT_DIRS (`root` is a node's /)
+    env_files: dict[str, Document] = field(default_factory=dict)  # the node's environment files, by path
 
     @functools.cached_property
     def command(self) -> Command | None:
@@ -130,19 +131,19 @@ class DaemonUnit:
         if not self.starts:
             return None
         doc, setting = self.starts[-1]
-        return read_command(doc, setting, self.environment)
+        env, complete = self.environment
+        return read_command(doc, setting, env, complete)
 
     @functools.cached_property
-    def environment(self) -> dict[str, str] | None:
-        """The variables systemd substitutes in the command (`Environment=`); None when
-        they are not all known here: an `EnvironmentFile=` may set any, and so may the
-        packaged unit when it is not among the linted files."""
-        if not self.unit_linted:
-            return None
+    def environment(self) -> tuple[dict[str, str], bool]:
+        """The variables systemd substitutes in the command, and whether they are all known
+        here. `Environment=` lines come first; the files `EnvironmentFile=` names are read
+        after them, in order, and win. A file that is not among the linted files of the node
+        may set any variable, and so may the packaged unit when it is not linted; only what
+        a linted drop-in's last environment file sets is known then (it is read last)."""
         env: dict[str, str] = {}
+        files: list[str] = []
         for doc in self.docs:
-            if any(s.value.strip() for s in doc.tree.get("Service", "EnvironmentFile")):
-                return None
             for setting in doc.tree.get("Service", "Environment"):
                 if not setting.value.strip():
                     env = {}  # an empty Environment= clears the list
@@ -150,7 +151,18 @@ class DaemonUnit:
                     name, equals, value = word.text.partition("=")
                     if equals and name:
                         env[name] = value
-        return env
+            for setting in doc.tree.get("Service", "EnvironmentFile"):
+                files = files + [setting.value.strip()] if setting.value.strip() else []
+        complete = self.unit_linted
+        if not complete:
+            env, files = {}, files[-1:]
+        for written in files:
+            found = self.env_files.get(self.root + written.lstrip("-").lstrip("/"))
+            if found is None or not isinstance(found.tree, EnvironmentFile) or found.tree.unsure:
+                complete = False
+                continue
+            env.update((name, value) for name, (value, _, _) in found.tree.values.items())
+        return env, complete
 
 
 def linted_units(ctx) -> list[DaemonUnit]:
@@ -161,12 +173,16 @@ def linted_units(ctx) -> list[DaemonUnit]:
 def daemon_units(docs: list[Document]) -> list[DaemonUnit]:
     """The linted units grouped by node tree and unit name, each merged as systemd does."""
     groups: dict[tuple[str, str], list[tuple[Placement, Document]]] = {}
+    env_files = {doc.abspath.replace("\\", "/"): doc for doc in docs if isinstance(doc.tree, EnvironmentFile)}
     for doc in docs:
         if not isinstance(doc.tree, UnitFile):
             continue
         where = placement(doc)
         groups.setdefault((where.root, where.unit), []).append((where, doc))
-    return [_merge(root, name, found) for (root, name), found in groups.items()]
+    units = [_merge(root, name, found) for (root, name), found in groups.items()]
+    for unit in units:
+        unit.env_files = env_files
+    return units
 
 
 def _merge(root: str, name: str, found: list[tuple[Placement, Document]]) -> DaemonUnit:
@@ -205,12 +221,14 @@ CONTAINERD_FLAGS = {"c": "config", "a": "address", "l": "log-level"}
 CONTAINERD_VALUED = {"config", "address", "root", "state", "log-level"}
 
 
-def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = None) -> Command:
+def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = None,
+                 complete: bool = True) -> Command:
     """The command of an ExecStart= line, with the flags of dockerd or containerd read as
-    each reads its command line; with `env`, the variables systemd substitutes."""
+    each reads its command line; with `env`, the variables systemd substitutes (all of
+    them when `complete`: another is unset)."""
     words = setting.words()
     if env is not None and not _unsubstituted(words):
-        words = substitute(words, env)
+        words = substitute(words, env, complete)
     program = program_name(words)
     command = Command(doc, setting, program)
     if program == "dockerd":
@@ -230,14 +248,16 @@ _WHOLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def substitute(words: list[Word], env: dict[str, str]) -> list[Word]:
+def substitute(words: list[Word], env: dict[str, str], complete: bool = True) -> list[Word]:
     """The words after systemd's substitution (systemd.service(5), "Command lines"): a word
     that is `$NAME` becomes the value split into words (quotes respected, then removed),
-    `${NAME}` the value as it is; an
-    unset variable is empty. Substituted words keep the place of what was written."""
+    `${NAME}` the value as it is; an unset variable is empty (unless `env` is not
+    `complete`: a word naming one it lacks is left as written). Substituted words keep
+    the place of what was written."""
     out: list[Word] = []
     for word in words:
-        if not word.expands or "%" in word.text:
+        names = {m.group(1) for pattern in (_WHOLE, _BRACED) for m in pattern.finditer(word.text)}
+        if not word.expands or "%" in word.text or not complete and not names <= env.keys():
             out.append(word)
             continue
         whole = _WHOLE.fullmatch(word.text)

@@ -197,7 +197,41 @@ def _unquote(written: str) -> str:
     return "".join(out)
 
 
-def parse(text: str, doc) -> UnitFile:
+@dataclass
+class EnvironmentFile:
+    """A file `EnvironmentFile=` names: `NAME=value` lines (systemd.exec(5)); each value
+    with the file offsets of what is written."""
+
+    values: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+    unsure: bool = False  # a line gpulint does not read as systemd does (escapes, continuations)
+
+
+_ASSIGNMENT = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(.*?)[ \t]*$")
+
+
+def parse_environment(text: str) -> EnvironmentFile:
+    """Lines starting with `#` or `;` are comments; a value in single or double quotes is
+    taken without them (systemd reads such files as a shell's variable assignments)."""
+    env = EnvironmentFile()
+    for offset, line in _lines(text):
+        stripped = line.lstrip(BLANKS)
+        if not stripped or stripped[0] in COMMENTS:
+            continue
+        found = _ASSIGNMENT.fullmatch(line)
+        if found is None or "\\" in line:
+            env.unsure = True
+            continue
+        value, start, end = found.group(2), offset + found.start(2), offset + found.end(2)
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value, start, end = value[1:-1], start + 1, end - 1
+        env.values[found.group(1)] = (value, start, end)
+    return env
+
+
+def parse(text: str, doc) -> UnitFile | EnvironmentFile:
+    name = doc.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if "." not in name:  # /etc/default/docker: a daemon's environment file, not a unit
+        return parse_environment(text)
     unit = parse_unit(text, doc.index.position, doc.path.endswith(".conf"))
     if unit.ignored:  # the rest of the file is still read, as systemd does
         offset, why = unit.ignored[0]

@@ -1,7 +1,8 @@
 """The systemd units of dockerd and containerd and their drop-ins: `docker.service`,
 `containerd.service` and the `*.conf` drop-ins in `docker.service.d/` and
 `containerd.service.d/` by name; any other `.service` or `.conf` file by a `[Service]`
-section whose `ExecStart=` runs dockerd or containerd."""
+section whose `ExecStart=` runs dockerd or containerd; and the environment files their
+units read (`/etc/default/docker`, `/etc/sysconfig/containerd` ...) by name and folder."""
 
 from __future__ import annotations
 
@@ -18,8 +19,14 @@ def by_name(lower: str) -> bool:
     return lower in UNITS
 
 
+# the folders Debian and Red Hat packages keep a daemon's environment file in, and its names
+ENV_FOLDERS = ("default", "sysconfig")
+ENV_NAMES = ("docker", "containerd")
+
+
 def by_folder(folder: str, lower: str) -> bool:
-    return folder in tuple(u + ".d" for u in UNITS) and lower.endswith(".conf")
+    return (folder in tuple(u + ".d" for u in UNITS) and lower.endswith(".conf")) \
+        or (folder in ENV_FOLDERS and lower in ENV_NAMES)
 
 
 def wants(lower: str) -> bool:
