@@ -9,7 +9,13 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from gpulint.kinds.systemd.parse import EnvironmentFile, Setting, UnitFile, Word, split_text
+from gpulint.kinds.systemd.parse import (
+    EnvironmentFile,
+    Setting,
+    UnitFile,
+    Word,
+    split_text,
+)
 from gpulint.knowledge import dockerd_config
 from gpulint.model import Document, Node, Span
 
