@@ -272,6 +272,21 @@ async def test_hover_on_a_finding_and_on_a_suppression_shows_the_rule(client, tm
 
 
 @pytest.mark.asyncio
+async def test_hover_on_a_suppression_annotation_shows_the_rule(client, tmp_path):
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
+            "    gpulint.io/disable: \"GL505, GL506 -- the smoke test needs every GPU\"\n"
+            "spec:\n  containers:\n  - name: c\n    image: nvidia/cuda:12.9.1-base-ubuntu24.04\n"
+            "    securityContext: {privileged: true}\n    resources: {limits: {nvidia.com/gpu: 1}}\n"
+            "  - name: d\n    image: nvidia/cuda:12.9.1-base-ubuntu24.04\n"
+            "    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]\n")
+    uri = await workspace_with(client, tmp_path, {"pod.yaml": text}, "pod.yaml")
+    assert await diagnostics(client, uri) == []  # both silenced
+    assert (await hover_text(client, uri, 5, 33)).startswith("**GL506**")
+    assert (await hover_text(client, uri, 5, 26)).startswith("**GL505**")
+    assert await hover_text(client, uri, 5, 60) is None  # the reason
+
+
+@pytest.mark.asyncio
 async def test_hover_on_a_cuda_image_shows_what_gpulint_image_says(client, tmp_path):
     text = "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n"
     uri = await workspace_with(client, tmp_path, {"Dockerfile": text}, "Dockerfile", options={"driver": "535"})

@@ -182,14 +182,27 @@ def _comments(doc: Document, allowed: set[int] | None = None) -> list[Suppressio
     return out
 
 
+def _placed(doc: Document, value: Node, spans: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """The codes' offsets in the file, where the annotation is written as it reads (plain
+    or quoted on one line, without escapes); none otherwise."""
+    start, end = doc.index.offsets(value.span)
+    written = doc.text[start:end]
+    if written[:1] in "'\"" and written[-1:] == written[:1]:
+        written, start = written[1:-1], start + 1
+    if written != value.str():
+        return {}
+    return {code: (start + a, start + b) for code, (a, b) in spans.items()}
+
+
 def _annotations(node: Node, doc: Document, out: list[Suppression]) -> None:
     if node.is_map:
         value = node.get("metadata", "annotations", ANNOTATION)
         if value is not None and value.str():
             text, _, reason = value.str().partition("--")
-            codes = tuple(re.findall(r"[A-Za-z0-9_-]+", text))
+            codes, spans = _codes(text, 0)
             out.append(Suppression(codes=codes, span=value.span, first_line=node.span.line,
-                                   last_line=node.span.end_line, reason=reason.strip() or None))
+                                   last_line=node.span.end_line, reason=reason.strip() or None,
+                                   code_spans=_placed(doc, value, spans)))
     for child in node.children():
         if not child.is_scalar:
             _annotations(child, doc, out)
