@@ -12,6 +12,18 @@ from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_
 from gpulint.model import Related, Span
 from gpulint.regex import lazy
 
+# Flags of `docker run`/`create` (and podman's and nerdctl's) that take no value; any
+# other flag takes the next argument unless written `--flag=value`.
+FLAGS_WITHOUT_VALUE = frozenset({
+    "--rm", "--privileged", "--init", "--read-only", "--publish-all", "--detach", "--interactive",
+    "--tty", "--sig-proxy", "--no-healthcheck", "--oom-kill-disable", "--help", "--quiet",
+    "--disable-content-trust", "--use-api-socket", "--replace", "--rmi", "--no-hosts",
+    "--env-host", "--read-only-tmpfs", "--http-proxy", "--tls-verify", "--passwd", "--no-hostname",
+    "--net-host", "--null-io", "--cni", "--privileged-without-host-devices", "--rootfs",
+    "--systemd-cgroup", "--all-platforms", "--remote", "-d", "-i", "-t", "-P", "-q", "--attach-stdin",
+})
+# the one-letter ones, which combine (`-it`, `-dit`)
+SHORT_FLAGS_WITHOUT_VALUE = frozenset("ditPq")
 _GPUS_KEYS = ("driver", "count", "device", "capabilities", "options")
 # NVIDIA_VISIBLE_DEVICES values that select GPUs: `all`, indices, UUIDs, MIG devices
 DEVICE_LIST = lazy(r"all|(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+))*$")
