@@ -32,6 +32,7 @@ def _image(ref: str, *args: str) -> dict | None:
     # vLLM: the X.Y the image's start check demanded in user reports
     ("vllm/vllm-openai:v0.5.0", "12.4", True, "serving"),
     ("docker.io/vllm/vllm-openai:v0.9.0", "12.8", True, "serving"),
+    ("vllm/vllm-openai:v0.14.1", "12.9", True, "serving"),
 ])
 def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     data = _image(ref)
