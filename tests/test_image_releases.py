@@ -19,6 +19,8 @@ def _image(ref: str, *args: str) -> dict | None:
     ("nvcr.io/nvidia/pyg:23.11-py3", "12.3.0", True, "ngc"),
     ("nvcr.io/nvidia/cuda-dl-base:25.01-cuda12.8-devel-ubuntu24.04", "12.8.0", True, "ngc"),
     ("nvcr.io/nvidia/mxnet:24.05-py3", "12.4.1", True, "ngc"),
+    # NeMo 24.05 is built on PyTorch 24.02, a month without its own row: 12.3 at least
+    ("nvcr.io/nvidia/nemo:24.05", "12.3", False, "ngc"),
     # MXNet 24.06 stayed on 12.4.1 while the month moved to 12.5.0
     ("nvcr.io/nvidia/mxnet:24.06-py3", "12.4.1", True, "ngc"),
     ("nvcr.io/nvidia/tritonserver:24.06-py3", "12.5.0", True, "ngc"),
@@ -42,6 +44,7 @@ def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
 
 @pytest.mark.parametrize("ref", [
     "nvcr.io/nvidia/jax:24.04-py3",  # no source states its CUDA per month
+    "nvcr.io/nvidia/nemo:24.07",  # no source states the PyTorch month of this NeMo release
     "vllm/vllm-openai:v0.6.3",  # a release without a row is not guessed from its neighbours
     "vllm/vllm-openai:latest",
     "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
