@@ -93,3 +93,12 @@ def test_lint_judges_serving_images_and_says_why_jetson_images_are_not_judged(li
         ("GL601", 7, "warning"), ("GL605", 10, "info")]
     assert "is a Jetson (L4T) image" in run.findings[1]["message"]
     assert "cannot tell which CUDA" not in run.findings[1]["message"]
+
+
+def test_dockerfile_on_a_serving_image_is_judged_by_what_its_release_is_built_on(lint_files):
+    """TGI 3.3.7 ships on nvidia/cuda's base flavor, which has no nvcc; a vLLM release known only
+    by its start check has contents gpulint cannot tell, so nothing is said about nvcc there."""
+    files = {"Dockerfile.tgi": "FROM ghcr.io/huggingface/text-generation-inference:3.3.7\nRUN nvcc --version\n",
+             "Dockerfile.vllm": "FROM vllm/vllm-openai:v0.9.0\nRUN nvcc --version\n"}
+    run = lint_files(files, "--select", "GL304")
+    assert [(f["path"], f["line"]) for f in run.findings] == [("Dockerfile.tgi", 2)]
