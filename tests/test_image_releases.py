@@ -72,6 +72,9 @@ def test_serving_image_is_refused_by_the_toolkit_like_nvidia_cuda():
     ("nvcr.io/nvidia/l4t-cuda:11.4.19-runtime", "11.4.19"),
     ("nvcr.io/nvidia/l4t-jetpack:r36.2.0", None),
     ("nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3", None),
+    ("nvcr.io/nvidia/deepstream-l4t:6.2-samples", None),
+    # jetson-containers tags name a CUDA, but of the Jetson's BSP, not of a discrete-GPU driver
+    ("dustynv/pytorch:2.6-r36.4.0-cu128-24.04", None),
 ])
 def test_jetson_images_are_named_and_never_judged_against_a_discrete_gpu_driver(ref, cuda):
     data = _image(ref, "--driver", "535.104.05")

@@ -557,10 +557,12 @@ _L4T_CUDA_TAG = lazy(r"^(?P<ver>\d+\.\d+\.\d+)(?:-|$)")
 
 
 def jetson_image(text_or_ref: str | ImageRef) -> JetsonImage | None:
-    """Recognise an nvcr.io/nvidia/l4t-* image; None for anything else."""
+    """Recognise a Jetson (L4T) image (`nvcr.io/nvidia/l4t-*`, `deepstream-l4t`,
+    `dustynv/*`); None for anything else."""
     ref = _coerce(text_or_ref)
     facts = _data()["jetson"]
-    if ref is None or ref.registry != facts["registry"] or not ref.repository.startswith(facts["repository_prefix"]):
+    if ref is None or not any((ref.registry or "docker.io") == row["registry"] and ref.repository.startswith(row["prefix"])
+                              for row in facts["repositories"]):
         return None
     m = _L4T_CUDA_TAG.match(ref.tag or "") if ref.repository in facts["cuda_in_tag"] else None
     return JetsonImage(ref, m.group("ver") if m else None, _source_url(facts["source"]))
