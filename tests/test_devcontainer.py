@@ -20,7 +20,8 @@ def _found(relative: str, *args: str) -> list[tuple[str, str, int, int]]:
     # the image's tag is judged inside its quotes, and against the node's driver when the
     # dev container asks for GPUs (`runArgs: --gpus`)
     ("image", [(".devcontainer/devcontainer.json", "GL302", 4, 13),
-               (".devcontainer/devcontainer.json", "GL601", 4, 13)]),
+               (".devcontainer/devcontainer.json", "GL601", 4, 13),
+               (".devcontainer/devcontainer.json", "GL606", 5, 15)]),
     # a devel image is right for a Dockerfile made to compile in: no GL303 for the one in
     # .devcontainer nor for the one `build.dockerfile` names elsewhere; the image it builds
     # is judged at `build.dockerfile` (hostRequirements.gpu asks for GPUs)
@@ -30,8 +31,8 @@ def _found(relative: str, *args: str) -> list[tuple[str, str, int, int]]:
     # comments (and `//` inside strings), trailing commas, `--gpus=all`
     # `build.args` replaces the ARG default the Dockerfile's FROM uses: the dev container's
     # image is not judged by that default (the Dockerfile alone still is)
-    ("build-args", [(".devcontainer/Dockerfile", "GL601", 2, 6)]),
-    ("jsonc", [(".devcontainer/devcontainer.json", "GL601", 3, 13)]),
+    ("build-args", [(".devcontainer/Dockerfile", "GL601", 2, 6), (".devcontainer/devcontainer.json", "GL606", 4, 15)]),
+    ("jsonc", [(".devcontainer/devcontainer.json", "GL601", 3, 13), (".devcontainer/devcontainer.json", "GL606", 6, 5)]),
     ("broken", [(".devcontainer/devcontainer.json", "GL001", 3, 3)]),
     # no GPU asked for: nothing to judge against the driver
     ("nogpu", []),
@@ -87,7 +88,8 @@ def test_odd_definitions_do_not_crash(lint_files):
     assert "internal error" not in run.err
     assert sorted((f["path"], f["code"]) for f in run.findings) == [
         ("b/devcontainer.json", "GL601"), ("c/devcontainer.json", "GL001"),
-        ("d/devcontainer.json", "GL001"), ("e/devcontainer.json", "GL601")]
+        ("d/devcontainer.json", "GL001"), ("e/devcontainer.json", "GL601"), ("e/devcontainer.json", "GL606"),
+        ("e/devcontainer.json", "GL913")]
 
 
 def test_feature_message_names_the_default_version():
@@ -95,3 +97,38 @@ def test_feature_message_names_the_default_version():
     (second,) = [f for f in run.findings if f["code"] == "GL306"]
     assert "CUDA 11.8 libraries and toolkit (`cudaVersion` unset, so the Feature's default 11.8)" in second["message"]
     assert 'set `cudaVersion` to "12.4"' in second["message"]
+
+
+@pytest.mark.parametrize("relative, expected", [
+    # each runArgs item is one docker argument: `device=0,1` splits at the comma (GL913);
+    # `--gpus` in runArgs keeps the container from starting without GPUs (GL606, info)
+    ("runargs/split", [("GL606", 3, 15, "info"), ("GL913", 3, 26, "error")]),
+    # "optional" GPUs, yet runArgs makes them mandatory
+    ("runargs/optional", [("GL606", 4, 15, "warning")]),
+    # NVIDIA_VISIBLE_DEVICES without a GPU request; hostRequirements.gpu is one
+    ("runargs/env", [("GL910", 3, 22, "warning")]),
+    ("runargs/contenv", []),
+    ("runargs/privileged", [("GL912", 3, 15, "warning"), ("GL606", 3, 31, "info")]),
+    # a runtime named after an NVIDIA binary; any --runtime leaves NVIDIA_VISIBLE_DEVICES alone
+    ("runargs/runtime", [("GL908", 3, 26, "warning")]),
+])
+def test_run_args_are_judged_as_docker_run_flags(relative, expected):
+    run = lint_fixture(f"devcontainer/{relative}", "--failure-threshold", "none")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in run.findings] == expected
+
+
+def test_run_args_messages_give_the_json_spelling():
+    run = lint_fixture("devcontainer/runargs/split", "--failure-threshold", "none")
+    (split,) = [f for f in run.findings if f["code"] == "GL913"]
+    assert split["message"].endswith('write the device list with inner quotes: `"--gpus=\\"device=0,1\\""`')
+    run = lint_fixture("devcontainer/runargs/optional", "--failure-threshold", "none")
+    assert "the devcontainer CLI adds `--gpus all` itself" in run.findings[0]["message"]
+
+
+def test_a_linted_daemon_json_decides_the_runtime_name(lint_files):
+    files = {"devcontainer.json": '{"image": "ubuntu:24.04", "runArgs": ["--runtime", "nvidia"]}',
+             "daemon.json": '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}'}
+    assert lint_files(files, "--select", "GL908").findings == []
+    files["daemon.json"] = '{"runtimes": {}}'
+    (undefined,) = lint_files(files, "--select", "GL908").findings
+    assert (undefined["line"], undefined["column"], undefined["severity"]) == (1, 53, "error")

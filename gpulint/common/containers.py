@@ -1,14 +1,30 @@
-"""What a Docker host does with a container's GPU settings, shared by the Compose
-and command-line checks: runtime names against the linted daemon.json, the
-`NVIDIA_VISIBLE_DEVICES` variable, and privileged containers with GPUs.
+"""What a Docker host does with a container's GPU settings, shared by the Compose,
+command-line and dev container checks: runtime names against the linted daemon.json,
+the `NVIDIA_VISIBLE_DEVICES` variable, `--gpus` values as the docker CLI parses them,
+and privileged containers with GPUs.
 """
 
 from __future__ import annotations
+
+import csv
 
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
 from gpulint.regex import lazy
 
+# Flags of `docker run`/`create` (and podman's and nerdctl's) that take no value; any
+# other flag takes the next argument unless written `--flag=value`.
+FLAGS_WITHOUT_VALUE = frozenset({
+    "--rm", "--privileged", "--init", "--read-only", "--publish-all", "--detach", "--interactive",
+    "--tty", "--sig-proxy", "--no-healthcheck", "--oom-kill-disable", "--help", "--quiet",
+    "--disable-content-trust", "--use-api-socket", "--replace", "--rmi", "--no-hosts",
+    "--env-host", "--read-only-tmpfs", "--http-proxy", "--tls-verify", "--passwd", "--no-hostname",
+    "--net-host", "--null-io", "--cni", "--privileged-without-host-devices", "--rootfs",
+    "--systemd-cgroup", "--all-platforms", "--remote", "-d", "-i", "-t", "-P", "-q", "--attach-stdin",
+})
+# the one-letter ones, which combine (`-it`, `-dit`)
+SHORT_FLAGS_WITHOUT_VALUE = frozenset("ditPq")
+_GPUS_KEYS = ("driver", "count", "device", "capabilities", "options")
 # NVIDIA_VISIBLE_DEVICES values that select GPUs: `all`, indices, UUIDs, MIG devices
 DEVICE_LIST = lazy(r"all|(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[\w/-]+))*$")
 
@@ -90,3 +106,50 @@ def limited_gpus_note(limited: str) -> str:
     return (f"a privileged container sees the device files of every GPU of the host, not only "
             f"{limited}, and can use or disturb other containers' GPUs; drop privileged mode and "
             f"add only the capabilities it needs")
+
+
+def gpus_problem(value: str) -> tuple[str, str] | None:
+    """(severity, what happens) for a `--gpus` value as the docker and nerdctl CLIs parse it
+    (docker/cli opts/gpus.go): CSV fields of `key=value`, or a bare count (`all` or a number),
+    each key once."""
+    try:
+        fields = next(csv.reader([value]), [])
+    except csv.Error:
+        return None
+    count = device = None
+    seen: set[str] = set()
+    for field in fields:
+        key, eq, val = field.partition("=")
+        if key in seen or (not eq and "count" in seen):
+            return "error", f"the CLI rejects it (`gpu request key '{key}' can be specified only once`)"
+        seen.update((key, "count") if not eq else (key,))
+        if not eq:
+            count = key.strip()
+            if count != "all" and not count.lstrip("-").isdigit():
+                return "error", (f"the CLI rejects it (`invalid count ({count}): value must be either "
+                                 f"\"all\" or an integer`; older releases: `count must be an integer: "
+                                 f"strconv.Atoi: parsing \"{count}\": invalid syntax`)")
+            continue
+        if key not in _GPUS_KEYS:
+            return "error", f"the CLI rejects it (`unexpected key '{key}' in '{field}'`)"
+        if key == "device":
+            device = val
+        if key == "count":
+            count = val.strip()
+    if device is not None and count is not None and count != "0":
+        return "error", ("the CLI splits it at the comma into `device=...` and a count, and the container "
+                         "is refused (`cannot set both Count and DeviceIDs on device request`)")
+    if count == "0" and device is None:
+        return "warning", "it requests zero GPUs: the container gets none (`NVIDIA_VISIBLE_DEVICES=void`)"
+    return None
+
+
+def limited_gpus(values) -> str | None:
+    """How the first `--gpus` value that asks for particular GPUs (a count or device IDs,
+    not `all`) reads in a message; None when none does."""
+    for value in values:
+        value = value.strip()
+        if value and value != "all" and gpus_problem(value) is None \
+                and not any(field.split("=")[-1] == "all" for field in value.split(",")):
+            return f"the ones `--gpus {value}` selects"
+    return None

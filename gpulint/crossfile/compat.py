@@ -35,7 +35,11 @@ from gpulint.crossfile.fleet import (
     operator_declarations,
     pod_driver,
 )
-from gpulint.crossfile.imagemap import dockerfile_at, mapped_dockerfile, replaces_arg_default
+from gpulint.crossfile.imagemap import (
+    dockerfile_at,
+    mapped_dockerfile,
+    replaces_arg_default,
+)
 from gpulint.crossfile.imageuse import gpu_images
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.devcontainer.facts import build_args
@@ -60,7 +64,7 @@ from gpulint.knowledge.cuda import (
     required_compute_capability,
     toolkit,
 )
-from gpulint.knowledge.images import cuda_image, tag_cuda
+from gpulint.knowledge.images import cuda_image, jetson_image, tag_cuda
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.numbers import whole
 from gpulint.regex import lazy
@@ -117,7 +121,7 @@ def image_cuda(ref: str) -> ImageCuda | None:
     img = cuda_image(ref) or tag_cuda(ref)
     if img is None:
         return None
-    branches = image_admits(img.cuda_major_minor) if img.family in ("nvidia-cuda", "cuda-sample") else None
+    branches = image_admits(img.cuda_major_minor) if img.family in ("nvidia-cuda", "cuda-sample", "serving") else None
     said = f" (its tag says CUDA {img.cuda})" if img.family == "tag" else ""
     return ImageCuda(f"image `{ref.strip()}`{said}", img.cuda, img.cuda_major_minor[0], img.cuda_major_minor,
                      img.has_start_check, branches, img, img.family, img.release, img.cuda_exact)
@@ -641,11 +645,17 @@ def gpu_image_not_judged(doc: Document, ctx: Context):
         seen.add(ref)
         driver = fleet.driver
         shown = f"driver {driver.version}" if driver.version else "the nodes' driver"
-        yield finding(doc, "GL605", where,
-                      f"image `{ref}` gets GPUs, but gpulint cannot tell which CUDA it is built for, so "
-                      f"it is not judged against {shown} ({driver.origin.description}); map it to the "
-                      f"Dockerfile that builds it in `[tool.gpulint.images]`, or name an image whose tag "
-                      f"states its CUDA",
+        if jetson_image(ref) is not None:
+            message = (f"image `{ref}` is a Jetson (L4T) image: it runs on the CUDA driver of the Jetson Linux "
+                       f"BSP flashed on a Jetson device, so it is not judged against {shown} "
+                       f"({driver.origin.description}): L4T images are built for the integrated GPU of a "
+                       f"Jetson module, not for the discrete GPUs such a driver serves")
+        else:
+            message = (f"image `{ref}` gets GPUs, but gpulint cannot tell which CUDA it is built for, so "
+                       f"it is not judged against {shown} ({driver.origin.description}); map it to the "
+                       f"Dockerfile that builds it in `[tool.gpulint.images]`, or name an image whose tag "
+                       f"states its CUDA")
+        yield finding(doc, "GL605", where, message,
                       related=_origin_related(driver.origin, "the driver comes from here"))
 
 

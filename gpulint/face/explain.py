@@ -200,7 +200,7 @@ def image_facts(ref: str, driver: str | None = None, gpu_class: str | None = Non
 
     img = image_cuda(ref)
     if img is None:
-        return None
+        return _jetson_facts(ref, driver)
     cuda = img.image
     status = tag_status(ref)
     needed = required_compute_capability(cuda)
@@ -225,6 +225,24 @@ def image_facts(ref: str, driver: str | None = None, gpu_class: str | None = Non
     }
     if driver is not None:
         data["verdict"] = _verdict(img, driver, gpu_class, is_beyond_data(img), judge)
+    return data
+
+
+def _jetson_facts(ref: str, driver: str | None) -> dict | None:
+    """A Jetson (L4T) image: named, with the CUDA its tag states, and never judged against a
+    discrete-GPU driver, since the device's Jetson Linux BSP carries its CUDA driver."""
+    from gpulint.knowledge.images import jetson_image
+
+    img = jetson_image(ref)
+    if img is None:
+        return None
+    data = {"image": ref, "family": "jetson", "cuda": img.cuda, "start_check": None,
+            "driver": "the Jetson Linux BSP on the device", "source": img.source}
+    if driver is not None:
+        data["verdict"] = {"code": None, "severity": None,
+                           "message": f"not judged against driver {driver}: a Jetson image runs on the CUDA "
+                                      f"driver of the Jetson Linux BSP flashed on the device, not on a "
+                                      f"data-center or desktop driver"}
     return data
 
 
@@ -256,7 +274,8 @@ def image_command(argv: list[str]) -> int:
         return EXIT_USAGE
     data = image_facts(args.value, driver_version(args.driver) if args.driver else None, args.gpu_class)
     if data is None:
-        return _unknown(f"`{args.value}` is not an nvidia/cuda, NGC or pytorch/pytorch image gpulint recognises")
+        return _unknown(f"`{args.value}` is not an image whose CUDA gpulint knows (nvidia/cuda, NGC, "
+                        f"pytorch/pytorch, the serving images of its release tables, Jetson L4T)")
     _print(data, args.format, image_lines(data))
     verdict = data.get("verdict")
     return EXIT_UNKNOWN if verdict and verdict["severity"] == "error" else EXIT_OK
@@ -280,6 +299,8 @@ def _min_driver_text(data: dict) -> str:
 
 
 def image_lines(data: dict) -> list[str]:
+    if data["family"] == "jetson":
+        return _jetson_lines(data)
     xy = ".".join(data["cuda"].split(".")[:2])
     where = ", ".join(p for p in (data["family"], data["flavor"] and f"flavor {data['flavor']}", data["os"]) if p)
     floor = data["min_driver_minor_version"]
@@ -300,4 +321,13 @@ def image_lines(data: dict) -> list[str]:
     if verdict:
         head = f"{verdict['code']} {verdict['severity']}" if verdict["code"] else "ok"
         lines.append(f"  verdict:         {head}: {verdict['message']}")
+    return lines
+
+
+def _jetson_lines(data: dict) -> list[str]:
+    lines = [data["image"],
+             f"  platform:        Jetson (L4T): the CUDA driver is {data['driver']}",
+             f"  CUDA:            {data['cuda'] + ' (from the tag)' if data['cuda'] else 'not stated by the tag'}"]
+    if data.get("verdict"):
+        lines.append(f"  verdict:         {data['verdict']['message']}")
     return lines

@@ -36,6 +36,8 @@ __all__ = [
     "drops_driver_path",
     "ngc_cuda",
     "images_as_of",
+    "JetsonImage",
+    "jetson_image",
 ]
 
 _DOCKER_HUB_ALIASES = frozenset({"docker.io", "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com"})
@@ -404,7 +406,8 @@ class CudaImage:
 
 
 def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
-    """Recognise nvidia/cuda, NGC framework and pytorch/pytorch images; None for anything else."""
+    """Recognise nvidia/cuda, NGC framework, pytorch/pytorch images and the serving images
+    of the release tables; None for anything else."""
     ref = _coerce(text_or_ref)
     if ref is None or ref.tag is None:
         return None
@@ -416,7 +419,7 @@ def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
         return _ngc_image(ref)
     if ref.is_docker_hub and ref.repository == "pytorch/pytorch":
         return _pytorch_image(ref)
-    return None
+    return _serving_image(ref)
 
 
 def _mm(version: str) -> tuple[int, int]:
@@ -492,7 +495,8 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
         release = f"{release}.{m.group('patch')}"
     variant = next((v for v in _data()["ngc"]["variants"]
                     if v["framework"] == framework and v["tag_contains"] in (ref.tag or "")), None)
-    found = ngc_cuda(release, variant["table"] if variant else "releases")
+    own = next((r for r in info.get("releases") or () if r["release"] == release), None)
+    found = (str(own["cuda"]), True) if own else ngc_cuda(release, variant["table"] if variant else "releases")
     if found is None:
         return None
     cuda, exact = found
@@ -513,6 +517,57 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
     )
 
 
+def _serving_image(ref: ImageRef) -> CudaImage | None:
+    """A serving image versioned by its own release (TGI `3.3.7`, vLLM `v0.9.0`) whose
+    release has a row: the nvidia/cuda base its final stage is FROM, or the X.Y its
+    start check demands. Releases without a row are not described."""
+    for entry in _data()["serving"]:
+        if ref.repository != entry["repository"] or (ref.registry or "docker.io") not in entry["registries"]:
+            continue
+        prefix = entry["tag_prefix"]
+        tag = ref.tag or ""
+        if not tag.startswith(prefix):
+            return None
+        row = next((r for r in entry["releases"] if r["release"] == tag[len(prefix):]), None)
+        if row is None:
+            return None
+        release = f"{entry['name']} {row['release']}"
+        if "base" in row:
+            base = cuda_image(row["base"])
+            return replace(base, ref=ref, family="serving", release=release) if base else None
+        cuda = str(row["cuda"])
+        return CudaImage(ref=ref, family="serving", cuda=cuda, cuda_major_minor=_mm(cuda), flavor="", os=None,
+                         cudnn=None, has_start_check=True, is_devel=False, libraries=frozenset(),
+                         release=release)
+    return None
+
+
+@dataclass(frozen=True)
+class JetsonImage:
+    """A Jetson (L4T) image: its CUDA driver is the device's Jetson Linux BSP.
+
+    cuda: the CUDA release the tag names (l4t-cuda only), else None."""
+
+    ref: ImageRef
+    cuda: str | None
+    source: str
+
+
+_L4T_CUDA_TAG = lazy(r"^(?P<ver>\d+\.\d+\.\d+)(?:-|$)")
+
+
+def jetson_image(text_or_ref: str | ImageRef) -> JetsonImage | None:
+    """Recognise a Jetson (L4T) image (`nvcr.io/nvidia/l4t-*`, `deepstream-l4t`,
+    `dustynv/*`); None for anything else."""
+    ref = _coerce(text_or_ref)
+    facts = _data()["jetson"]
+    if ref is None or not any((ref.registry or "docker.io") == row["registry"] and ref.repository.startswith(row["prefix"])
+                              for row in facts["repositories"]):
+        return None
+    m = _L4T_CUDA_TAG.match(ref.tag or "") if ref.repository in facts["cuda_in_tag"] else None
+    return JetsonImage(ref, m.group("ver") if m else None, _source_url(facts["source"]))
+
+
 # `cu128`, `cu118`, `cu92` or `cuda12.1` / `cuda-12.1.1` as one dash/underscore-separated
 # part of a tag (vLLM, Ray, TGI and many community images name their CUDA this way).
 _TAG_CUDA_RE = lazy(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
@@ -524,7 +579,8 @@ def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
     (nothing says whether the image checks the driver at start), so family "tag" and
     no start check. None when `cuda_image` describes the image or the tag names no X.Y."""
     ref = _coerce(text_or_ref)
-    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref):
+    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref) \
+            or jetson_image(ref) is not None:
         return None
     m = _TAG_CUDA_RE.search(ref.tag.lower())
     if m is None:

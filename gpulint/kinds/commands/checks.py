@@ -10,9 +10,9 @@ combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 
 from __future__ import annotations
 
-import csv
-
 from gpulint.common.containers import (
+    gpus_problem,
+    limited_gpus,
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
@@ -29,7 +29,6 @@ from gpulint.registry import Context, check, finding
 KINDS = ("commands",)
 # engines whose `--gpus` takes Docker's CSV syntax (ctr's is a GPU index, podman maps it to CDI)
 _DOCKER_GPUS = ("docker", "nerdctl")
-_GPUS_KEYS = ("driver", "count", "device", "capabilities", "options")
 # a value that documentation leaves for the reader to fill: `<N>`, `[ids]`, `GPU_IDS`
 _PLACEHOLDER = lazy(r"[<>{}\[\]]|\.\.\.|^[A-Z][A-Z0-9_]*$")
 
@@ -53,42 +52,6 @@ def command_image_tags(doc: Document, ctx: Context, command: ContainerCommand):
 
 
 # ---------------------------------------------------------------- GL913 --gpus
-
-
-def gpus_problem(value: str) -> tuple[str, str] | None:
-    """(severity, what happens) for a `--gpus` value as the docker and nerdctl CLIs parse it
-    (docker/cli opts/gpus.go): CSV fields of `key=value`, or a bare count (`all` or a number),
-    each key once."""
-    try:
-        fields = next(csv.reader([value]), [])
-    except csv.Error:
-        return None
-    count = device = None
-    seen: set[str] = set()
-    for field in fields:
-        key, eq, val = field.partition("=")
-        if key in seen or (not eq and "count" in seen):
-            return "error", f"the CLI rejects it (`gpu request key '{key}' can be specified only once`)"
-        seen.update((key, "count") if not eq else (key,))
-        if not eq:
-            count = key.strip()
-            if count != "all" and not count.lstrip("-").isdigit():
-                return "error", (f"the CLI rejects it (`invalid count ({count}): value must be either "
-                                 f"\"all\" or an integer`; older releases: `count must be an integer: "
-                                 f"strconv.Atoi: parsing \"{count}\": invalid syntax`)")
-            continue
-        if key not in _GPUS_KEYS:
-            return "error", f"the CLI rejects it (`unexpected key '{key}' in '{field}'`)"
-        if key == "device":
-            device = val
-        if key == "count":
-            count = val.strip()
-    if device is not None and count is not None and count != "0":
-        return "error", ("the CLI splits it at the comma into `device=...` and a count, and the container "
-                         "is refused (`cannot set both Count and DeviceIDs on device request`)")
-    if count == "0" and device is None:
-        return "warning", "it requests zero GPUs: the container gets none (`NVIDIA_VISIBLE_DEVICES=void`)"
-    return None
 
 
 @check("GL913", kinds=KINDS)
@@ -163,13 +126,10 @@ def command_visible_devices(doc: Document, ctx: Context, command: ContainerComma
 
 
 def _limited(command: ContainerCommand) -> str | None:
-    for flag in command.flag("--gpus"):
-        value = (flag.text or "").strip()
-        if command.tool in _DOCKER_GPUS and value and value != "all" and gpus_problem(value) is None \
-                and not (flag.value and flag.value.expands) \
-                and not any(field.split("=")[-1] == "all" for field in value.split(",")):
-            return f"the ones `--gpus {value}` selects"
-    return None
+    if command.tool not in _DOCKER_GPUS:
+        return None
+    return limited_gpus(flag.text or "" for flag in command.flag("--gpus")
+                        if not (flag.value and flag.value.expands))
 
 
 @check("GL912", kinds=KINDS)

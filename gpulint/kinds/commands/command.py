@@ -7,6 +7,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from gpulint.common.containers import FLAGS_WITHOUT_VALUE, SHORT_FLAGS_WITHOUT_VALUE
 from gpulint.formats.shell import Word
 
 ENGINES = ("docker", "podman", "nerdctl", "nvidia-docker")
@@ -46,15 +47,8 @@ class ContainerCommand:
 
 # Flags of `run`/`create` that take no value (docker, podman, nerdctl); any other flag
 # takes the next word unless written `--flag=value`.
-_BOOLEAN = {
-    "--rm", "--privileged", "--init", "--read-only", "--publish-all", "--detach", "--interactive",
-    "--tty", "--sig-proxy", "--no-healthcheck", "--oom-kill-disable", "--help", "--quiet",
-    "--disable-content-trust", "--use-api-socket", "--replace", "--rmi", "--no-hosts",
-    "--env-host", "--read-only-tmpfs", "--http-proxy", "--tls-verify", "--passwd", "--no-hostname",
-    "--net-host", "--null-io", "--cni", "--privileged-without-host-devices", "--rootfs",
-    "--systemd-cgroup", "--all-platforms", "--remote", "-d", "-i", "-t", "-P", "-q", "--attach-stdin",
-}
-_BOOLEAN_SHORT = set("ditPq")
+_BOOLEAN = FLAGS_WITHOUT_VALUE
+_BOOLEAN_SHORT = SHORT_FLAGS_WITHOUT_VALUE
 _GLOBAL_WITH_VALUE = {"-r", "--runtime-endpoint", "-i", "--image-endpoint", "-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "-n",
                       "--namespace", "-a", "--address", "--snapshotter", "--cgroup-manager", "--root",
                       "--runroot", "--connection", "--url", "--identity", "--storage-driver",

@@ -1,5 +1,5 @@
 """What a dev container definition says: the image it runs or the Dockerfile it builds,
-and whether it asks for GPUs.
+whether it asks for GPUs, and the `docker run` flags of its `runArgs`.
 
 The Dockerfile is `build.dockerfile` (or the older top-level `dockerFile`), relative to
 the devcontainer.json; a definition that starts Compose services (`dockerComposeFile`)
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from gpulint.common.containers import FLAGS_WITHOUT_VALUE, SHORT_FLAGS_WITHOUT_VALUE
 from gpulint.model import Document, Node, Span
 from gpulint.numbers import whole
 from gpulint.regex import lazy
@@ -42,21 +43,83 @@ def build_args(doc: Document) -> set[str]:
     return {name for name, _ in args.items()} if args is not None else set()
 
 
-def gpu_request(doc: Document) -> Node | None:
-    """What asks for GPUs: `--gpus` in `runArgs` (`--gpus=all`, `--gpus all`), or
-    `hostRequirements.gpu` (true, "optional" or an object of GPU needs)."""
-    tree = doc.tree
-    if tree is None:
-        return None
-    args = tree.get("runArgs")
-    for item in args.value if args is not None and args.is_seq else ():
-        if item.tag == "str" and item.value.split("=", 1)[0] == "--gpus":
-            return item
-    needs = tree.get("hostRequirements")
+@dataclass(frozen=True)
+class RunArg:
+    """A `docker run` flag of `runArgs`: each item is one argument of the docker CLI (no
+    shell splits or unquotes it), its value either after `=` or the next item."""
+
+    name: str  # "--gpus", "-e"
+    node: Node  # the item naming the flag
+    value: str | None  # as the docker CLI receives it
+    span: Span | None  # where the value is written (inside the quotes when it can be)
+
+
+def run_args(doc: Document) -> list[RunArg]:
+    """The flags of `runArgs`, in order (items that are neither flags nor their values,
+    such as numbers, are passed over)."""
+    args = doc.tree.get("runArgs") if doc.tree is not None else None
+    items = list(args.value) if args is not None and args.is_seq else []
+    found: list[RunArg] = []
+    i = 0
+    while i < len(items):
+        item = items[i]
+        text = item.value if item.tag == "str" else ""
+        i += 1
+        if not text.startswith("-"):
+            continue
+        name, eq, value = text.partition("=")
+        short = not text.startswith("--")
+        if short and set(text[1:]) <= SHORT_FLAGS_WITHOUT_VALUE or name in FLAGS_WITHOUT_VALUE and not eq:
+            found.append(RunArg(text, item, None, None))  # `--privileged`, `-it`
+        elif short and len(text) > 2:
+            found.append(RunArg(text[:2], item, text[2:], _tail_span(doc, item, 2)))  # `-eNAME=value`
+        elif eq:
+            found.append(RunArg(name, item, value, _tail_span(doc, item, len(name) + 1)))  # `--gpus=all`
+        else:
+            nxt = items[i] if i < len(items) and items[i].tag == "str" else None
+            found.append(RunArg(name, item, nxt.value if nxt else None,
+                                string_span(doc, nxt)[0] if nxt else None))
+            i += 1 if nxt is not None else 0
+    return found
+
+
+def _tail_span(doc: Document, node: Node, skip: int) -> Span:
+    """The part of a string after its first `skip` characters, or the whole string where
+    escapes make offsets in the value and in the file differ."""
+    span, plain = string_span(doc, node)
+    if not plain:
+        return span
+    start, end = doc.index.offsets(span)
+    return doc.index.span(start + skip, end)
+
+
+def run_gpus(doc: Document) -> RunArg | None:
+    """The `runArgs` item that hands the container GPUs: `--gpus` (not a count of zero),
+    an NVIDIA `--runtime`, or a CDI `--device nvidia.com/gpu=...`."""
+    for arg in run_args(doc):
+        value = (arg.value or "").strip()
+        if arg.name == "--gpus" and value != "0" or arg.name == "--runtime" and value.startswith("nvidia") \
+                or arg.name == "--device" and value.startswith("nvidia.com/gpu"):
+            return arg
+    return None
+
+
+def host_gpu(doc: Document) -> Node | None:
+    """`hostRequirements.gpu` when it asks for a GPU (true, "optional" or an object of GPU
+    needs): the devcontainer CLI then adds `--gpus all` where Docker has GPU support."""
+    needs = doc.tree.get("hostRequirements") if doc.tree is not None else None
     gpu = needs.get("gpu") if needs is not None and needs.is_map else None
     if gpu is not None and (gpu.value is True or gpu.value == "optional" or gpu.is_map):
         return gpu
     return None
+
+
+def gpu_request(doc: Document) -> Node | None:
+    """What asks for GPUs: a `runArgs` GPU flag, or `hostRequirements.gpu`."""
+    if doc.tree is None:
+        return None
+    arg = run_gpus(doc)
+    return arg.node if arg is not None else host_gpu(doc)
 
 
 def string_span(doc: Document, node: Node) -> tuple[Span, bool]:

@@ -167,8 +167,10 @@ def devel_final_stage(doc: Document, ctx: Context):
 def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
     for sf in facts(doc).stages:
         image = sf.cuda_image
-        if image is None and not plain_image(sf) or image is not None and image.is_devel:
-            continue  # a devel image, or a base whose contents gpulint cannot tell
+        if image is None and not plain_image(sf) or image is not None and (image.is_devel or not image.flavor):
+            # a devel image, or a base whose contents gpulint cannot tell (a serving release
+            # known only by the CUDA its start check demands has no flavor)
+            continue
         if installs_toolkit(sf):
             continue
         for hit in cuda_builds(sf):

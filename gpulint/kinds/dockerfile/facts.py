@@ -30,6 +30,7 @@ from gpulint.kinds.dockerfile.parse import (
     expand,
 )
 from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
+from gpulint.knowledge.images import jetson_image as jetson_reference
 from gpulint.model import Document, Span
 from gpulint.numbers import whole
 from gpulint.regex import lazy
@@ -1001,10 +1002,7 @@ def jetson_stage(sf: StageFacts) -> Hit | None:
 
 def l4t_base(sf: StageFacts) -> bool:
     """The stage is built on one of NVIDIA's Jetson images or dusty-nv's (jetson-containers)."""
-    ref = parse_image_ref(sf.image) if sf.image else None
-    return ref is not None and (ref.is_docker_hub and ref.repository.startswith("dustynv/") or
-                                ref.registry == "nvcr.io" and ref.repository.startswith(
-                                    ("nvidia/l4t-", "nvidia/deepstream-l4t")))
+    return bool(sf.image) and jetson_reference(sf.image) is not None
 
 
 _L4T_RELEASE = lazy(r"(?:^|[-_])r(\d+)\.(\d+)")

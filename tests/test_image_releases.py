@@ -1,0 +1,107 @@
+"""What CUDA gpulint gives images versioned by a release table: NGC frameworks beyond
+PyTorch/TensorFlow/Triton, serving images (TGI, vLLM) and Jetson (L4T) images."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_gpulint
+
+
+def _image(ref: str, *args: str) -> dict | None:
+    run = run_gpulint("image", ref, *args, "--format", "json")
+    return run.json if run.rc in (0, 1) and run.out else None
+
+
+@pytest.mark.parametrize("ref, cuda, exact, family", [
+    # frameworks on the month's CUDA
+    ("nvcr.io/nvidia/paddlepaddle:24.05-py3", "12.4.1", True, "ngc"),
+    ("nvcr.io/nvidia/dgl:23.07-py3", "12.1.1", True, "ngc"),
+    ("nvcr.io/nvidia/pyg:23.11-py3", "12.3.0", True, "ngc"),
+    ("nvcr.io/nvidia/cuda-dl-base:25.01-cuda12.8-devel-ubuntu24.04", "12.8.0", True, "ngc"),
+    ("nvcr.io/nvidia/mxnet:24.05-py3", "12.4.1", True, "ngc"),
+    # NeMo 24.05 is built on PyTorch 24.02, a month without its own row: 12.3 at least
+    ("nvcr.io/nvidia/nemo:24.05", "12.3", False, "ngc"),
+    # MXNet 24.06 stayed on 12.4.1 while the month moved to 12.5.0
+    ("nvcr.io/nvidia/mxnet:24.06-py3", "12.4.1", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:24.06-py3", "12.5.0", True, "ngc"),
+    # the SDK image is built FROM the month's minimal image
+    ("nvcr.io/nvidia/tritonserver:24.07-py3-sdk", "12.5.1", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:24.07-py3-min", "12.5.1", True, "ngc"),
+    # TGI: the nvidia/cuda base of the final stage at the release tag
+    ("ghcr.io/huggingface/text-generation-inference:0.9.4", "11.8.0", True, "serving"),
+    ("ghcr.io/huggingface/text-generation-inference:2.4.1", "12.1.0", True, "serving"),
+    ("ghcr.io/huggingface/text-generation-inference:3.3.7", "12.4.0", True, "serving"),
+    # vLLM: the X.Y the image's start check demanded in user reports
+    ("vllm/vllm-openai:v0.5.0", "12.4", True, "serving"),
+    ("docker.io/vllm/vllm-openai:v0.9.0", "12.8", True, "serving"),
+    ("vllm/vllm-openai:v0.14.1", "12.9", True, "serving"),
+])
+def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
+    data = _image(ref)
+    assert (data["cuda"], data["cuda_exact"], data["family"]) == (cuda, exact, family)
+    assert data["start_check"] is True
+
+
+@pytest.mark.parametrize("ref", [
+    "nvcr.io/nvidia/jax:24.04-py3",  # no source states its CUDA per month
+    "nvcr.io/nvidia/nemo:24.07",  # no source states the PyTorch month of this NeMo release
+    "vllm/vllm-openai:v0.6.3",  # a release without a row is not guessed from its neighbours
+    "vllm/vllm-openai:latest",
+    "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
+    "ghcr.io/huggingface/text-generation-inference:2.0.4-rocm",
+    "docker.io/huggingface/text-generation-inference:3.3.7",  # not where TGI publishes
+])
+def test_images_without_a_row_are_not_described(ref):
+    run = run_gpulint("image", ref)
+    assert run.rc == 1 and "is not an image whose CUDA gpulint knows" in run.err
+
+
+def test_serving_image_is_refused_by_the_toolkit_like_nvidia_cuda():
+    """vLLM's v0.5.0 image on driver 530: `unsatisfied condition: cuda>=12.4` (vllm issue 5635)."""
+    run = run_gpulint("image", "vllm/vllm-openai:v0.5.0", "--driver", "530.30.02", "--gpu-class", "consumer",
+                      "--format", "json")
+    verdict = run.json["verdict"]
+    assert (run.rc, verdict["code"], verdict["severity"]) == (1, "GL601", "error")
+    assert "requirement error: unsatisfied condition: cuda>=12.4" in verdict["message"]
+    ok = _image("ghcr.io/huggingface/text-generation-inference:2.4.1", "--driver", "535.104.05")
+    assert ok["verdict"]["code"] is None
+
+
+@pytest.mark.parametrize("ref, cuda", [
+    ("nvcr.io/nvidia/l4t-cuda:12.2.12-devel", "12.2.12"),
+    ("nvcr.io/nvidia/l4t-cuda:11.4.19-runtime", "11.4.19"),
+    ("nvcr.io/nvidia/l4t-jetpack:r36.2.0", None),
+    ("nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3", None),
+    ("nvcr.io/nvidia/deepstream-l4t:6.2-samples", None),
+    # jetson-containers tags name a CUDA, but of the Jetson's BSP, not of a discrete-GPU driver
+    ("dustynv/pytorch:2.6-r36.4.0-cu128-24.04", None),
+])
+def test_jetson_images_are_named_and_never_judged_against_a_discrete_gpu_driver(ref, cuda):
+    data = _image(ref, "--driver", "535.104.05")
+    assert (data["family"], data["cuda"]) == ("jetson", cuda)
+    assert data["verdict"]["code"] is None and data["verdict"]["message"].startswith("not judged")
+    text = run_gpulint("image", ref).out
+    assert "Jetson (L4T): the CUDA driver is the Jetson Linux BSP on the device" in text
+
+
+def test_lint_judges_serving_images_and_says_why_jetson_images_are_not_judged(lint_files):
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec:\n  containers:\n{containers}")
+    gpu = "  - name: {name}\n    image: {image}\n    resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+    text = pod.format(containers="".join(gpu.format(name=n, image=i) for n, i in (
+        ("tgi", "ghcr.io/huggingface/text-generation-inference:3.3.7"),
+        ("edge", "nvcr.io/nvidia/l4t-jetpack:r36.2.0"),
+        ("old", "ghcr.io/huggingface/text-generation-inference:2.4.1"))))
+    run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
+    assert [(f["code"], f["line"], f["severity"]) for f in run.findings] == [
+        ("GL601", 7, "warning"), ("GL605", 10, "info")]
+    assert "is a Jetson (L4T) image" in run.findings[1]["message"]
+    assert "cannot tell which CUDA" not in run.findings[1]["message"]
+
+
+def test_dockerfile_on_a_serving_image_is_judged_by_what_its_release_is_built_on(lint_files):
+    """TGI 3.3.7 ships on nvidia/cuda's base flavor, which has no nvcc; a vLLM release known only
+    by its start check has contents gpulint cannot tell, so nothing is said about nvcc there."""
+    files = {"Dockerfile.tgi": "FROM ghcr.io/huggingface/text-generation-inference:3.3.7\nRUN nvcc --version\n",
+             "Dockerfile.vllm": "FROM vllm/vllm-openai:v0.9.0\nRUN nvcc --version\n"}
+    run = lint_files(files, "--select", "GL304")
+    assert [(f["path"], f["line"]) for f in run.findings] == [("Dockerfile.tgi", 2)]
