@@ -204,10 +204,13 @@ def over_capacity(doc: Document, ctx: Context):
             reasons = [_overflow(m, profiles) for m in models]
             if not models or not all(reasons):
                 continue
-            where, said = reasons[0]
-            yield finding(doc, "GL463", where,
-                          f"on {_models(models)}, {said}: the MIG manager cannot create these MIG devices "
-                          f"and marks the node `nvidia.com/mig.config.state=failed`")
+            by_reason: dict[str, list[mig.Model]] = {}
+            for model, (_, said) in zip(models, reasons):
+                by_reason.setdefault(said, []).append(model)
+            said = "; ".join(f"on {_models(group)}, {text}" for text, group in by_reason.items())
+            yield finding(doc, "GL463", reasons[0][0],
+                          f"{said}: the MIG manager cannot create these MIG devices and marks the node "
+                          f"`nvidia.com/mig.config.state=failed`")
 
 
 def _overflow(model: mig.Model, profiles: list[tuple[str, Node, int]]) -> tuple[Node, str] | None:

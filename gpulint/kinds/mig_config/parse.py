@@ -29,7 +29,7 @@ def parse(text: str, doc) -> list[Config]:
         if "apiVersion" not in root.value:
             configs.append(Config("", root))
             continue
-        configs.extend(held(text, doc, root))
+        configs.extend(held(text, doc, root.get("data"), configmap_name(root)))
     return configs
 
 
@@ -41,10 +41,9 @@ def configmap_name(obj: Node) -> str:
     return name.value
 
 
-def held(text: str, doc, obj: Node, data: Node | None = None, configmap: str | None = None) -> list[Config]:
-    """The MIG configs the string values of `data` (a ConfigMap's own by default) hold."""
-    data = obj.get("data") if data is None else data
-    configmap = configmap_name(obj) if configmap is None else configmap
+def held(text: str, doc, data: Node | None, configmap: str) -> list[Config]:
+    """The MIG configs the string values of `data` (a ConfigMap's, the chart's
+    `migManager.config.data`) hold."""
     out = []
     for name, value in data.items() if data is not None and data.is_map else ():
         if isinstance(value.value, str) and "mig-configs" in value.value:

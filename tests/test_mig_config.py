@@ -1,0 +1,132 @@
+"""mig-parted's MIG partition configs: on their own, in ConfigMaps, in the GPU Operator's chart
+values, and the config names the MIG manager looks up."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, run_gpulint, write_files
+
+MIG = FIXTURES / "mig_config"
+
+
+def lint(path, *args):
+    return run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", *args, str(path))
+
+
+def test_a_working_custom_config_is_clean():
+    result = lint(MIG / "custom-mig-config.yaml")
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.findings == []
+
+
+def test_broken_config_findings_point_at_the_key_or_value():
+    result = lint(MIG / "broken-mig-config.yaml")
+    assert result.at() == [("GL464", 6, 7), ("GL461", 9, 7), ("GL461", 10, 7), ("GL461", 13, 7),
+                           ("GL461", 14, 7), ("GL461", 16, 9), ("GL462", 23, 9), ("GL467", 25, 23),
+                           ("GL463", 29, 9), ("GL465", 36, 7)]
+    messages = {(f["line"], f["code"]): f["message"] for f in result.findings}
+    assert "`missing required field: mig-enabled`" in messages[(9, "GL461")]
+    assert messages[(10, "GL461")].endswith("did you mean `mig-enabled`?")
+    assert "cannot unmarshal number into Go value of type []int" in messages[(13, "GL461")]
+    assert "invalid format for '1g10gb'" in messages[(16, "GL461")]
+    assert "(A100-40GB) have no profile `3g.40gb`" in messages[(23, "GL462")]
+    assert "did you mean `0x233010DE`?" in messages[(25, "GL467")]
+    assert "take 8 compute slices, more than the 7" in messages[(29, "GL463")]
+    assert "the entry at line 32" in messages[(36, "GL465")]
+
+
+def test_a_profile_on_no_gpu_and_profiles_of_two_models(tmp_path):
+    write_files(tmp_path, {"mig-config.yaml": 'version: v1\nmig-configs:\n  odd:\n    - devices: all\n'
+                                              '      mig-enabled: true\n      mig-devices:\n'
+                                              '        "3g.10gb": 1\n  mixed:\n    - devices: all\n'
+                                              '      mig-enabled: true\n      mig-devices:\n'
+                                              '        "1g.5gb": 2\n        "3g.40gb": 1\n'})
+    result = lint(tmp_path)
+    assert result.at() == [("GL462", 7, 9), ("GL462", 11, 7)]
+    assert "no MIG-capable GPU has the profile `3g.10gb`" in result.findings[0]["message"]
+    assert "no GPU has all of `1g.5gb`, `3g.40gb`" in result.findings[1]["message"]
+
+
+def test_counts_are_judged_against_every_model_the_profiles_allow():
+    result = lint(MIG / "operator" / "mig-manager.yaml")
+    assert result.at() == [("GL463", 17, 13)]
+    message = result.findings[0]["message"]
+    assert "on A100-40GB, `1g.10gb: 8` asks for more than the 4" in message
+    assert "on A100-80GB and H100-80GB, `1g.10gb: 8` asks for more than the 7" in message
+
+
+def test_a_configmap_file_is_read_where_its_config_is_written(tmp_path):
+    write_files(tmp_path, {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: custom-mig-config}\n"
+                                      "data:\n  config.yaml: |\n    version: v1\n    mig-configs:\n"
+                                      "      all-disabled:\n        - devices: all\n"
+                                      "          mig-enabled: no\n          mig-devices: {\"1g.5gb\": 1}\n"})
+    result = lint(tmp_path)
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.at() == [("GL464", 11, 11)]
+
+
+def test_names_the_mig_manager_looks_up_are_judged_against_the_linted_configmaps():
+    result = lint(MIG / "operator")
+    assert result.at() == [("GL466", 17, 28), ("GL463", 17, 13), ("GL466", 4, 54)]
+    assert [f["path"].rsplit("/", 1)[-1] for f in result.findings] == ["clusterpolicy.yaml", "mig-manager.yaml",
+                                                                      "setup.sh"]
+    assert "`selected mig-config not present: all-1g.5gb`" in result.findings[0]["message"]
+    assert "`all-2g.20gb` is not a config of the linted MIG manager ConfigMaps" in result.findings[2]["message"]
+
+
+def test_without_a_linted_configmap_names_are_not_judged():
+    result = lint(MIG / "operator" / "clusterpolicy.yaml")
+    assert result.findings == []
+
+
+# the GPU Operator chart's values up to the text of `migManager.config.data`
+_VALUES = ("driver:\n  enabled: true\nmig:\n  strategy: mixed\nmigManager:\n  config:\n    name: custom-mig-config\n"
+           "    create: true\n    default: all-disabled\n    data:\n")
+
+
+def test_chart_values_configs_and_default(tmp_path):
+    write_files(tmp_path, {"values.yaml": _VALUES + "      config.yaml: |-\n        version: v1\n"
+                                          "        mig-configs:\n          custom:\n            - devices: [0]\n              mig-enabled: true\n"
+                                          "              mig-devices:\n                \"1g.10gb\": 7\n"
+                                          "                \"7g.80gb\": 1\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL466", 9, 14), ("GL463", 18, 17)]
+    assert "they define `custom`" in result.findings[0]["message"]
+
+
+def test_configs_outside_config_yaml_are_not_read_by_the_mig_manager(tmp_path):
+    write_files(tmp_path, {"values.yaml": _VALUES + "      mig.yaml: |-\n        version: v1\n"
+                                          "        mig-configs:\n          all-disabled:\n            - devices: all\n              mig-enabled: false\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL466", 10, 5)]
+    assert "reads only the key `config.yaml`" in result.findings[0]["message"]
+
+
+def test_recognised_by_name_only_with_a_top_level_key(tmp_path):
+    write_files(tmp_path, {"my-mig-config.yaml": "mig-configs:\n  all-disabled:\n    - devices: all\n"
+                                                 "      mig-enabled: false\n",
+                           "mig-config-notes.yaml": "owner: gpu-team\n"})
+    result = lint(tmp_path)
+    assert result.json["summary"]["files_checked"] == 1
+    assert result.at() == [("GL461", 1, 1)]
+    assert "missing 'version' field" in result.findings[0]["message"]
+
+
+def test_recognised_by_content_whatever_its_name(tmp_path):
+    write_files(tmp_path, {"layout.yaml": "version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                                          "      mig-enabled: true\n      mig-devices: {\"1g.5gb\": 8}\n"})
+    assert lint(tmp_path).at() == [("GL463", 6, 21)]
+
+
+def test_kind_can_be_forced(tmp_path):
+    write_files(tmp_path, {"layout.yaml": "mig-configs:\n  x:\n    - devices: all\n      mig-enabled: false\n"})
+    assert lint(tmp_path / "layout.yaml").json["summary"]["files_checked"] == 0
+    assert lint(tmp_path / "layout.yaml", "--kind", "mig-config").at() == [("GL461", 1, 1)]
+
+
+def test_broken_embedded_yaml_is_a_finding_not_a_traceback(tmp_path):
+    write_files(tmp_path, {"mig.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n"
+                                       "  config.yaml: |\n    version: v1\n    mig-configs: [\n---\n"
+                                       "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\n"})
+    result = lint(tmp_path)
+    assert result.rc == 0, result.err
+    assert ("GL461", 8, 1) in result.at()
