@@ -130,3 +130,28 @@ def test_broken_embedded_yaml_is_a_finding_not_a_traceback(tmp_path):
     result = lint(tmp_path)
     assert result.rc == 0, result.err
     assert ("GL461", 8, 1) in result.at()
+
+
+def test_gpulint_mig_lists_the_models_and_a_models_profiles():
+    listed = run_gpulint("mig", "--format", "json")
+    assert listed.rc == 0
+    models = {m["model"]: m for m in listed.json["models"]}
+    assert {"A30", "A100-40GB", "H100-80GB", "H200-141GB", "B200", "GB200"} <= set(models)
+    a100 = run_gpulint("mig", "a100-sxm4-40gb", "--format", "json")
+    assert a100.rc == 0
+    profiles = {p["name"]: p for p in a100.json["profiles"]}
+    assert profiles["1g.5gb"] == {"name": "1g.5gb", "compute": 1, "memory": 1, "max": 7}
+    assert profiles["3g.20gb"]["memory"] == 4
+    by_id = run_gpulint("mig", "0x20B710DE")
+    assert by_id.rc == 0 and by_id.out.startswith("A30") and "4g.24gb" in by_id.out
+
+
+def test_gpulint_mig_says_when_a_model_is_not_known():
+    result = run_gpulint("mig", "V100")
+    assert result.rc == 1
+    assert "no MIG-capable GPU model V100 is known" in result.err
+
+
+def test_gpulint_mig_is_completed():
+    script = run_gpulint("completion", "bash")
+    assert " mig " in script.out
