@@ -155,3 +155,15 @@ def test_gpulint_mig_says_when_a_model_is_not_known():
 def test_gpulint_mig_is_completed():
     script = run_gpulint("completion", "bash")
     assert " mig " in script.out
+
+
+def test_a_clusterpolicy_default_missing_from_its_custom_configmap(tmp_path):
+    write_files(tmp_path, {"cp.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                                      "  migManager:\n    config:\n      name: custom-mig-config\n"
+                                      "      default: all-disabled\n",
+                           "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: custom-mig-config}\ndata:\n"
+                                      "  config.yaml: \"version: v1\\nmig-configs:\\n  custom:\\n    - devices: all\\n"
+                                      "      mig-enabled: true\\n      mig-devices: {'1g.5gb': 8}\\n\"\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL463", 5, 16), ("GL466", 8, 16)]
+    assert "`all-disabled` is not a config of the linted ConfigMap `custom-mig-config`" in result.findings[1]["message"]
