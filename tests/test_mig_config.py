@@ -167,3 +167,11 @@ def test_a_clusterpolicy_default_missing_from_its_custom_configmap(tmp_path):
     result = lint(tmp_path)
     assert result.at() == [("GL463", 5, 16), ("GL466", 8, 16)]
     assert "`all-disabled` is not a config of the linted ConfigMap `custom-mig-config`" in result.findings[1]["message"]
+
+
+def test_a_profile_whose_gpu_the_sources_do_not_name_is_not_judged_by_model(tmp_path):
+    write_files(tmp_path, {"mig-config.yaml": 'version: v1\nmig-configs:\n  big:\n'
+                                              '    - device-filter: "0x294110DE"\n      devices: all\n'
+                                              '      mig-enabled: true\n      mig-devices:\n'
+                                              '        "3g.95gb": 1\n        "1g.23gb": 1\n'})
+    assert lint(tmp_path).findings == []

@@ -171,14 +171,17 @@ def profile_unknown(doc: Document, ctx: Context):
                     yield finding(doc, "GL462", node.key_span,
                                   f"no MIG-capable GPU has the profile `{name}`: applying the config stops "
                                   f"with `unable to parse profile string into a valid profile`; {_offered(name)}")
-                elif filtered is not None and not any(mig.gi_profile(name) in m.profiles for m in filtered):
+                elif filtered is not None and mig.models_with(name) \
+                        and not any(mig.gi_profile(name) in m.profiles for m in filtered):
+                    # a profile whose GPU the sources do not name may be the filtered GPU's
                     reported = True
                     yield finding(doc, "GL462", node.key_span,
                                   f"the GPUs `device-filter` names ({_models(filtered)}) have no profile "
                                   f"`{name}`, so applying the config fails on them; "
                                   f"`{name}` is a profile of {_models(mig.models_with(name))}")
             names = [n for n, _, _ in profiles]
-            if not reported and filtered is None and len(names) > 1 and not facts.candidate_models(entry):
+            if not reported and filtered is None and len(names) > 1 and all(mig.models_with(n) for n in names) \
+                    and not facts.candidate_models(entry):
                 yield finding(doc, "GL462", entry.get("mig-devices").key_span,
                               f"no GPU has all of {', '.join(f'`{n}`' for n in names)}: "
                               + "; ".join(f"`{n}` is a profile of {_models(mig.models_with(n))}" for n in names))
