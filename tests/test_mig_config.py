@@ -175,3 +175,15 @@ def test_a_profile_whose_gpu_the_sources_do_not_name_is_not_judged_by_model(tmp_
                                               '      mig-enabled: true\n      mig-devices:\n'
                                               '        "3g.95gb": 1\n        "1g.23gb": 1\n'})
     assert lint(tmp_path).findings == []
+
+
+def test_decoder_errors_are_quoted_as_encoding_json_words_them(tmp_path):
+    write_files(tmp_path, {"mig-config.yaml": 'version: v1\nmig-configs:\n  x:\n    - devices: [0, "1"]\n'
+                                              '      device-filter: [0x20B010DE]\n      mig-enabled: true\n'
+                                              '      mig-devices: {"1g.5gb": 1.5}\n',
+                           "empty-mig-config.yaml": "version: v1\nmig-configs:\n"})
+    messages = [f["message"] for f in lint(tmp_path).findings]
+    assert any("`at least one entry in 'mig-configs' is required`" in m for m in messages)
+    assert any("json: cannot unmarshal string into Go value of type int)`" in m for m in messages)
+    assert any("json: cannot unmarshal number into Go value of type string)`" in m for m in messages)
+    assert any("`json: cannot unmarshal number 1.5 into Go value of type int`" in m for m in messages)

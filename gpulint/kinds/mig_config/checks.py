@@ -59,6 +59,10 @@ def decode_refused(doc: Document, ctx: Context):
 
 
 def _configs(doc: Document, table: Node):
+    if table.tag == "null":
+        # JSON null leaves the map empty
+        yield _refused(doc, table.key_span or table, "at least one entry in 'mig-configs' is required")
+        return
     if not table.is_map:
         yield _refused(doc, table, f"json: cannot unmarshal {json_type(table)} into Go value of type "
                                    "map[string]v1.MigConfigSpecSlice")
@@ -97,7 +101,14 @@ def _entry(doc: Document, entry: Node):
 
 
 def _both(node: Node, first: str, second: str) -> str:
+    """encoding/json's two errors when neither decoding fits: for a list, the second names the
+    first item of the wrong type and the element type (`[]int` -> `int`)."""
     kind = json_type(node)
+    if node.is_seq:
+        element = second.removeprefix("[]")
+        item = next((i for i in node.value if json_type(i) != {"int": "number"}.get(element, element)), node)
+        return (f"(json: cannot unmarshal {kind} into Go value of type {first}, "
+                f"json: cannot unmarshal {json_type(item)} into Go value of type {element})")
     return (f"(json: cannot unmarshal {kind} into Go value of type {first}, "
             f"json: cannot unmarshal {kind} into Go value of type {second})")
 
@@ -133,7 +144,9 @@ def _mig_devices(doc: Document, node: Node):
         if _unset(count):
             continue
         if type(count.value) is not int:
-            yield _refused(doc, count, f"json: cannot unmarshal {json_type(count)} into Go value of type int")
+            # encoding/json names a number it cannot store with its text (`number 1.5`)
+            said = f"number {count.value}" if type(count.value) is float else json_type(count)
+            yield _refused(doc, count, f"json: cannot unmarshal {said} into Go value of type int")
             continue
         error = format_error(name)
         if error is not None:
