@@ -10,7 +10,12 @@ from gpulint.formats.errors import ParseError
 from gpulint.formats.template import neutralise
 from gpulint.kinds.device_plugin import checks
 from gpulint.kinds.device_plugin.facts import HELD, configs
-from gpulint.kinds.device_plugin.parse import Config, configmap_name, embedded
+from gpulint.kinds.device_plugin.parse import (
+    Config,
+    configmap_name,
+    embedded,
+    may_hold_config,
+)
 from gpulint.model import Document
 from gpulint.registry import Context, check
 
@@ -43,7 +48,7 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
     # the text the tree was read from: a template's expressions set aside
     text = neutralise(doc.text) if doc.templated else doc.text
     for configmap, name, value in pairs:
-        if not isinstance(value.value, str) or "version" not in value.value:
+        if not isinstance(value.value, str) or not may_hold_config(value.value):
             continue
         try:
             root = embedded(text, doc, value)

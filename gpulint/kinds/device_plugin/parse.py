@@ -28,6 +28,13 @@ def _is_config(node: Node) -> bool:
     return node.is_map and "version" in node.value and any(k in node.value for k in _MARKERS[1:])
 
 
+def may_hold_config(text: str) -> bool:
+    """Whether a string value is worth reading as a config: it names `version` and `flags` or
+    `sharing`, so text that is not valid YAML is reported only when it meant to be one (a broken
+    MIG config beside it is not the plugin's)."""
+    return _MARKERS[0] in text and any(k in text for k in _MARKERS[1:])
+
+
 def parse(text: str, doc) -> list[Config]:
     # PyYAML only when a config is read: the checks import this module's records
     from gpulint.formats.yamlpos import parse_yaml_documents
@@ -65,7 +72,7 @@ def _text_values(root: Node):
     for holder in (root.get("data"), root.get("config", "map")):
         if holder is not None and holder.is_map:
             for name, value in holder.items():
-                if isinstance(value.value, str) and "version" in value.value:
+                if isinstance(value.value, str) and may_hold_config(value.value):
                     yield name, value
 
 
