@@ -187,3 +187,18 @@ def test_decoder_errors_are_quoted_as_encoding_json_words_them(tmp_path):
     assert any("json: cannot unmarshal string into Go value of type int)`" in m for m in messages)
     assert any("json: cannot unmarshal number into Go value of type string)`" in m for m in messages)
     assert any("`json: cannot unmarshal number 1.5 into Go value of type int`" in m for m in messages)
+
+
+def test_profiles_are_matched_as_mig_parted_matches_them(tmp_path):
+    # go-nvlib compares the numbers, so `1g.05gb` is `1g.5gb`; `1c.7g.40gb` is a compute
+    # instance in a 7g.40gb GPU instance
+    write_files(tmp_path, {"mig-config.yaml": 'version: v1\nmig-configs:\n  a:\n'
+                                              '    - device-filter: "0x20B010DE"\n      devices: all\n'
+                                              '      mig-enabled: true\n      mig-devices:\n'
+                                              '        "1g.05gb": 8\n  b:\n'
+                                              '    - device-filter: "0x20B010DE"\n      devices: all\n'
+                                              '      mig-enabled: true\n      mig-devices:\n'
+                                              '        "1c.7g.40gb": 7\n'})
+    result = lint(tmp_path)
+    assert result.at() == [("GL463", 8, 9)]
+    assert "more than the 7 instance(s) of `1g.05gb`" in result.findings[0]["message"]

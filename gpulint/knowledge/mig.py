@@ -76,17 +76,53 @@ def models_with_id(packed: int) -> list[Model]:
     return [m for m in models().values() if any(int(i, 16) == packed for i in m.device_ids)]
 
 
-def gi_profile(name: str) -> str:
-    """The GPU instance profile a name stands for: `1c.7g.40gb` (a compute instance of one
-    slice in a 7g.40gb GPU instance) is `7g.40gb`."""
-    return re.sub(r"^\d+c\.", "", name)
+def _key(name: str) -> tuple | None:
+    """What go-nvlib's MigProfileInfo.Matches compares: the compute and GPU slices, the memory
+    in GB as numbers, and the attributes in any order (`1g.05gb` is `1g.5gb`). None for a name
+    it cannot parse."""
+    plus, minus = name.split("+", 1), name.split("-", 1)
+    if len(plus) == 2 and len(minus) == 2:
+        return None
+    split = plus if len(plus) == 2 else minus
+    match = re.fullmatch(r"(?:([+-]?\d+)c\.)?([+-]?\d+)g\.([+-]?\d+)gb", split[0])
+    if match is None:
+        return None
+    g = int(match[2])
+    c = int(match[1]) if match[1] is not None else g
+    attributes = tuple(sorted(split[1].split(","))) if len(split) == 2 else ()
+    return c, g, int(match[3]), attributes if split is plus else (), attributes if split is minus else ()
+
+
+def is_compute_instance(name: str) -> bool:
+    """`1c.7g.40gb`: a compute instance of 1 slice in a 7g.40gb GPU instance."""
+    key = _key(name)
+    return key is not None and key[0] != key[1]
+
+
+@functools.lru_cache(maxsize=1)
+def _by_key() -> dict[tuple, str]:
+    names = [p for m in models().values() for p in m.profiles] + list(data()["unattributed"])
+    return {_key(p): p for p in names}
+
+
+def canonical(name: str) -> str | None:
+    """The table's name of the GPU instance profile mig-parted matches `name` with (that of the
+    GPU instance for a compute instance profile), or None when no GPU gpulint knows has it."""
+    key = _key(name)
+    if key is None:
+        return None
+    return _by_key().get((key[1], *key[1:]))
 
 
 def known_anywhere(name: str) -> bool:
-    profile = gi_profile(name)
-    return profile in data()["unattributed"] or any(profile in m.profiles for m in models().values())
+    return canonical(name) is not None
 
 
 def models_with(name: str) -> list[Model]:
-    profile = gi_profile(name)
+    profile = canonical(name)
     return [m for m in models().values() if profile in m.profiles]
+
+
+def offers(model: Model, name: str) -> Profile | None:
+    """The model's profile that `name` stands for, or None."""
+    return model.profiles.get(canonical(name) or "")

@@ -185,7 +185,7 @@ def profile_unknown(doc: Document, ctx: Context):
                                   f"no MIG-capable GPU has the profile `{name}`: applying the config stops "
                                   f"with `unable to parse profile string into a valid profile`; {_offered(name)}")
                 elif filtered is not None and mig.models_with(name) \
-                        and not any(mig.gi_profile(name) in m.profiles for m in filtered):
+                        and not any(mig.offers(m, name) for m in filtered):
                     # a profile whose GPU the sources do not name may be the filtered GPU's
                     reported = True
                     yield finding(doc, "GL462", node.key_span,
@@ -202,7 +202,7 @@ def profile_unknown(doc: Document, ctx: Context):
 
 def _offered(name: str) -> str:
     """The profiles of the same size on the GPUs that have one, as a hint."""
-    size = mig.gi_profile(name).split(".")[0]
+    size = (mig.canonical(name) or name).split("+")[0].split("-")[0].split(".")[-2]
     same = sorted({p for m in mig.models().values() for p in m.profiles if p.split(".")[0] == size
                    and "+" not in p and "-" not in p}, key=lambda p: int(p.split(".")[1].rstrip("gb") or 0))
     return f"the {size} profiles are {', '.join(f'`{p}`' for p in same)}" if same else \
@@ -214,7 +214,7 @@ def over_capacity(doc: Document, ctx: Context):
     for config in facts.configs(doc):
         for entry in facts.entries(config.root):
             profiles = _valid(entry)
-            if entry.enabled is not True or not profiles or any(mig.gi_profile(p) != p for p, _, _ in profiles):
+            if entry.enabled is not True or not profiles or any(mig.is_compute_instance(p) for p, _, _ in profiles):
                 continue  # compute instances share a GPU instance: their slices do not add up
             models = facts.candidate_models(entry)
             reasons = [_overflow(m, profiles) for m in models]
@@ -232,20 +232,19 @@ def over_capacity(doc: Document, ctx: Context):
 def _overflow(model: mig.Model, profiles: list[tuple[str, Node, int]]) -> tuple[Node, str] | None:
     """Where and why `profiles` do not fit on one GPU of `model` (None: they may fit; the
     placement of instances is not judged)."""
-    if any(name not in model.profiles for name, _, _ in profiles):
+    offered = [(mig.offers(model, name), node, count) for name, node, count in profiles]
+    if any(profile is None for profile, _, _ in offered):
         return None  # GL462's
-    for name, node, count in profiles:
-        limit = model.profiles[name].max
-        if count > limit:
-            return node, f"`{name}: {count}` asks for more than the {limit} instance(s) of `{name}` that fit"
+    for (profile, node, count), (name, _, _) in zip(offered, profiles):
+        if count > profile.max:
+            return node, f"`{name}: {count}` asks for more than the {profile.max} instance(s) of `{name}` that fit"
     node = profiles[0][1].key_span
-    compute = sum(model.profiles[n].compute * c for n, _, c in profiles)
+    compute = sum(profile.compute * count for profile, _, count in offered)
     if compute > model.compute_slices:
         return node, (f"these MIG devices take {compute} compute slices, more than the "
                       f"{model.compute_slices} a GPU has")
-    memory = [model.profiles[n].memory for n, _, _ in profiles]
-    if model.memory_slices is not None and None not in memory:
-        used = sum(model.profiles[n].memory * c for n, _, c in profiles)
+    if model.memory_slices is not None and all(profile.memory is not None for profile, _, _ in offered):
+        used = sum(profile.memory * count for profile, _, count in offered)
         if used > model.memory_slices:
             return node, f"these MIG devices take {used} memory slices, more than the {model.memory_slices} a GPU has"
     return None

@@ -104,4 +104,4 @@ def candidate_models(entry: Entry) -> list[mig.Model]:
     if models is not None:
         return models
     names = [p for p, _, _ in entry.profiles]
-    return [m for m in mig.models().values() if all(mig.gi_profile(p) in m.profiles for p in names)]
+    return [m for m in mig.models().values() if all(mig.offers(m, p) for p in names)]
