@@ -202,3 +202,14 @@ def test_profiles_are_matched_as_mig_parted_matches_them(tmp_path):
     result = lint(tmp_path)
     assert result.at() == [("GL463", 8, 9)]
     assert "more than the 7 instance(s) of `1g.05gb`" in result.findings[0]["message"]
+
+
+def test_the_bundled_profile_table_is_consistent():
+    for model in run_gpulint("mig", "--format", "json").json["models"]:
+        assert model["device_ids"] and all(i.startswith("0x") and i.endswith("10DE") for i in model["device_ids"])
+        for profile in model["profiles"]:
+            # a `<n>g` profile takes n compute slices, and its instances fit in the GPU's
+            assert profile["compute"] == int(profile["name"].split("g.")[0]), profile
+            assert profile["compute"] * profile["max"] <= model["compute_slices"], (model["model"], profile)
+            if profile["memory"] is not None:
+                assert profile["memory"] * profile["max"] <= model["memory_slices"], (model["model"], profile)
