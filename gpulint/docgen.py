@@ -19,7 +19,7 @@ START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 FAMILIES = (
     ("GL0", "General"), ("GL1", "containerd `config.toml`"), ("GL2", "Docker `daemon.json`"),
     ("GL3", "Dockerfile: CUDA images"), ("GL45", "NVIDIA device plugin config"),
-    ("GL4", "Dockerfile: multi-stage builds"),
+    ("GL46", "MIG partition config (mig-parted)"), ("GL4", "Dockerfile: multi-stage builds"),
     ("GL5", "Kubernetes"), ("GL6", "CUDA / driver compatibility"), ("GL7", "Cross-file"),
     ("GL8", "Node: `gpulint doctor`, toolkit config, CDI specs"),
     ("GL9", "Docker Compose and container command lines"),
@@ -30,7 +30,7 @@ def rule_table() -> str:
     rules = load_catalog().values()
     lines, placed = [], set()
     for prefix, title in FAMILIES:
-        # a rule belongs to the first family whose prefix it has (GL45x before GL4)
+        # a rule belongs to the first family whose prefix it has (GL45x and GL46x before GL4)
         family = [r for r in rules if r.code.startswith(prefix) and r.code not in placed]
         placed.update(r.code for r in family)
         if not family:

@@ -5,13 +5,19 @@ They are judged as the device plugin's own files are, at their lines in the file
 
 from __future__ import annotations
 
+from gpulint.crossfile.held import judge_held
 from gpulint.formats.errors import ParseError
 from gpulint.formats.template import neutralise
 from gpulint.kinds.device_plugin import checks
 from gpulint.kinds.device_plugin.facts import HELD, configs
-from gpulint.kinds.device_plugin.parse import Config, configmap_name, embedded
-from gpulint.model import Document, Span
-from gpulint.registry import Context, check, finding
+from gpulint.kinds.device_plugin.parse import (
+    Config,
+    configmap_name,
+    embedded,
+    may_hold_config,
+)
+from gpulint.model import Document
+from gpulint.registry import Context, check
 
 _RULES = (checks.key_ignored, checks.value_type, checks.shared_entry_refused, checks.shared_resource_name,
           checks.flag_value, checks.sharing_conflict)
@@ -42,7 +48,7 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
     # the text the tree was read from: a template's expressions set aside
     text = neutralise(doc.text) if doc.templated else doc.text
     for configmap, name, value in pairs:
-        if not isinstance(value.value, str) or "version" not in value.value:
+        if not isinstance(value.value, str) or not may_hold_config(value.value):
             continue
         try:
             root = embedded(text, doc, value)
@@ -56,13 +62,9 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
 
 @check("GL451", "GL452", "GL453", "GL454", "GL455", "GL456", kinds=("gpu-operator-values", "kubernetes"))
 def device_plugin_config_held(doc: Document, ctx: Context):
-    if not held_configs(doc) and not doc.cache[HELD + ".errors"]:
-        return
-    for exc in doc.cache[HELD + ".errors"]:
-        yield finding(doc, "GL452", Span.point(exc.line, exc.column),
-                      f"{exc.message}: the device plugin cannot read it and exits at start")
-    for rule in _RULES:
-        yield from rule(doc, ctx)
+    if held_configs(doc) or doc.cache[HELD + ".errors"]:
+        yield from judge_held(doc, ctx, doc.cache[HELD + ".errors"], "GL452",
+                              "the device plugin cannot read it and exits at start", _RULES)
 
 
 @check("GL458", kinds=("gpu-operator-values",))

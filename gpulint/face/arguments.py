@@ -50,7 +50,8 @@ def lint_parser() -> argparse.ArgumentParser:
     p = Parser(prog="gpulint", description="A static linter for the GPU container stack: "
                 "containerd config.toml, Docker daemon.json, Dockerfiles and Kubernetes manifests.",
                 epilog="Other commands: `gpulint rule CODE`, `gpulint rules`, `gpulint cuda VERSION`, "
-                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`, `gpulint doctor`, "
+                "`gpulint driver VERSION`, `gpulint image REF [--driver VERSION]`, `gpulint mig [MODEL]`, "
+                "`gpulint doctor`, "
                 "`gpulint completion bash|zsh|fish`, `gpulint server` (a language server). "
                 "`gpulint check PATH...` lints too, for a path named like a command.")
     p.add_argument("paths", nargs="*", metavar="PATH",

@@ -6,6 +6,7 @@
     gpulint cuda 12.4.1         the drivers a CUDA release needs
     gpulint driver 535.104.05   what a driver runs, and its branch's lifecycle
     gpulint image REF           an image's CUDA and the driver it needs
+    gpulint mig [MODEL]         the MIG profiles of a GPU model (or the models)
     gpulint doctor [PATHS...]   this node's GPU stack, layer by layer (read-only)
     gpulint completion SHELL    a completion script for bash, zsh or fish
     gpulint server              a language server on stdio, for editors (`gpulint[lsp]`)
@@ -404,6 +405,12 @@ def _explain(name):
     return command
 
 
+def _mig(argv):
+    from gpulint.face.mig import mig_command
+
+    return mig_command(argv)
+
+
 def _server(argv):
     from gpulint.face.lsp import server_command
 
@@ -421,7 +428,7 @@ def _completion(argv):
 COMMANDS = {
     "check": lint, "rule": show_rule, "rules": list_rules,
     "doctor": _doctor, "cuda": _explain("cuda"), "driver": _explain("driver"),
-    "image": _explain("image"), "completion": _completion, "server": _server,
+    "image": _explain("image"), "mig": _mig, "completion": _completion, "server": _server,
 }
 
 

@@ -1,0 +1,49 @@
+"""A mig-parted config: `version: v1` beside `mig-configs:`, written on its own or as the text of
+a ConfigMap's entries; a `*mig*config*.yaml` with either key at its top level."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+from gpulint.regex import lazy
+
+_VERSION = lazy(r"^([ \t]*)version:[ \t]*[\"']?v1[\"']?[ \t]*(#.*)?$", re.MULTILINE)
+_CONFIGS = lazy(r"^([ \t]*)mig-configs:[ \t]*(#.*)?$", re.MULTILINE)
+# the same text in a double-quoted YAML string, its line breaks written `\n`
+_QUOTED = lazy(r"version:[ \t]*v1\\n[ \t]*mig-configs:")
+_TOP_KEY = lazy(r"^(version|mig-configs):", re.MULTILINE)
+_TOP_KIND = lazy(r"^kind:\s*[\"']?([A-Za-z]+)", re.MULTILINE)
+_TOP_API = lazy(r"^apiVersion:", re.MULTILINE)
+
+
+def wants(lower: str) -> bool:
+    return lower.endswith((".yaml", ".yml"))
+
+
+def _named(lower: str) -> bool:
+    # a name alone is not enough: a manifest may be called `mig-config-manager.yaml`
+    return fnmatch.fnmatch(lower, "*mig*config*.y*ml")
+
+
+def _looks_like_config(text: str) -> bool:
+    indents = {m[1] for m in _VERSION.finditer(text)}
+    return any(m[1] in indents for m in _CONFIGS.finditer(text)) or _QUOTED.search(text) is not None
+
+
+def by_content(lower: str, text: str) -> bool | None:
+    if not wants(lower):
+        return None
+    if _TOP_API.search(text):
+        # a manifest: a file of ConfigMaps only is this kind's; beside other objects (the MIG
+        # manager's DaemonSet) the file stays a Kubernetes manifest and its ConfigMaps are
+        # judged from there
+        kinds = {m[1] for m in _TOP_KIND.finditer(text)}
+        return True if kinds == {"ConfigMap"} and _looks_like_config(text) else None
+    if _TOP_KIND.search(text):
+        return None
+    if any(m[1] == "" for m in _CONFIGS.finditer(text)) and _looks_like_config(text):
+        return True
+    # a file named for a MIG config is read as one when it has either key at its top level,
+    # so a config that lacks `version` (which mig-parted refuses) is still judged
+    return True if _named(lower) and _TOP_KEY.search(text) else None
