@@ -28,8 +28,9 @@ def test_fixture_findings_are_exactly_the_marked_ones(target):
 
 
 def test_every_rule_has_bad_and_good_fixtures():
-    for code in [f"GL47{n}" for n in range(1, 9) if n != 2]:
-        assert (DRA / code / "bad.yaml").is_file() and (DRA / code / "good.yaml").is_file(), code
+    for code in [f"GL47{n}" for n in range(1, 10) if n != 2]:
+        for side in ("bad", "good"):
+            assert (DRA / code / f"{side}.yaml").is_file() or (DRA / code / side).is_dir(), (code, side)
 
 
 def _lint(tmp_path, files: dict[str, str], *args: str, isolated: bool = True):
@@ -169,3 +170,23 @@ spec:
     files = {"v1.yaml": template.format(version="v1", request="        exactly:\n          deviceClassName: gpu.nvidia.com"),
              "v1beta1.yaml": template.format(version="v1beta1", request="        deviceClassName: gpu.nvidia.com")}
     assert _lint(tmp_path, files).findings == []
+
+
+def test_chart_values_without_feature_gates_say_nothing_of_them(tmp_path):
+    """A chart before v25.8, or an override file, writes no `featureGates`: the gate is unknown."""
+    claim = (DRA / "GL479" / "bad" / "claim.yaml").read_text()
+    result = _lint(tmp_path, {"values.yaml": "resources:\n  gpus:\n    enabled: true\n  computeDomains:\n"
+                                             "    enabled: true\n", "claim.yaml": claim})
+    assert result.findings == []
+
+
+def test_the_driver_chart_values_are_their_own_kind():
+    from gpulint.kinds import kind_by_content
+
+    values = (DRA / "GL479" / "bad" / "values.yaml").read_text()
+    chart_defaults = "nvidiaDriverRoot: /\nfeatureGates: {}\nkubeletPlugin:\n  priorityClassName: x\n"
+    operator = "driver:\n  enabled: true\ndevicePlugin:\n  enabled: true\ntoolkit:\n  enabled: true\n"
+    assert kind_by_content("values.yaml", values) == "dra-driver-values"
+    assert kind_by_content("values.yaml", chart_defaults) == "dra-driver-values"
+    assert kind_by_content("values.yaml", operator) == "gpu-operator-values"
+    assert kind_by_content("values.yaml", "resources:\n  limits:\n    cpu: 1\n") is None

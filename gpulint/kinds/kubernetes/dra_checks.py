@@ -185,6 +185,8 @@ def dra_device_class_unknown(doc: Document, ctx: Context):
     for obj in dra_objects(doc):
         for request in requests(obj):
             name = request.device_class
+            if name in dra.DRIVER_CLASSES:
+                yield from _class_switched_off(doc, ctx, request)
             if name is None or "$" in name or name in dra.DRIVER_CLASSES:
                 continue
             classes = _classes(doc, ctx)
@@ -205,6 +207,19 @@ def dra_device_class_unknown(doc: Document, ctx: Context):
                               f"deviceClassName `{name}` names no DeviceClass in the linted files (they "
                               f"define {known}) and no NVIDIA DRA driver class: unless another driver "
                               f"creates it, {outcome}", severity="info")
+
+
+def _class_switched_off(doc: Document, ctx: Context, request):
+    """The driver's class, where every linted chart values file turns its part off."""
+    group = dra.DRIVER_CLASSES[request.device_class]
+    values = ctx.fact("dra-driver-values")
+    if not values or any(group not in v.disabled for v in values):
+        return
+    yield finding(doc, "GL473", request.class_node.span,
+                  f"deviceClassName `{request.device_class}` is created by the NVIDIA DRA driver's chart only "
+                  f"with `resources.{group}.enabled`, which the linted chart values turn off: no device can "
+                  f"be allocated for request `{request.name}` and the pod stays Pending",
+                  related=[v.disabled[group] for v in values])
 
 
 # ---------------------------------------------------------------- CEL selectors
@@ -441,3 +456,23 @@ def _sharing_problems(sharing: Node, kind: str):
         yield sharing.get(other), (f"`{other}` does not go with strategy `{strategy}` (\"cannot use "
                                    f"{other[0].upper() + other[1:]} with the '{strategy}' strategy\")")
 
+
+@check("GL479", kinds=("kubernetes",))
+def nvidia_sharing_gate_off(doc: Document, ctx: Context):
+    for obj in dra_objects(doc):
+        for opaque in _configs(obj):
+            strategy = opaque.get("parameters", "sharing", "strategy")
+            gate = dra.SHARING_STRATEGIES.get(scalar_str(strategy) or "")
+            if scalar_str(opaque.get("driver")) != dra.GPU_DRIVER or gate is None:
+                continue
+            values = ctx.fact("dra-driver-values")
+            # only chart values that write `featureGates` (v25.8 and later) say the gate is off
+            if not values or any(v.gates is None or gate in v.gates for v in values):
+                continue
+            yield finding(doc, "GL479", strategy.span,
+                          f"sharing strategy `{scalar_str(strategy)}` needs the NVIDIA DRA driver's `{gate}` "
+                          f"feature gate, which the linted chart values do not turn on: preparing the claim "
+                          f"fails (`\"{scalar_str(strategy)}\" is selected as the GPU sharing strategy, but "
+                          f"the \"{gate}\" feature gate is not enabled`) and the pod stays in "
+                          f"ContainerCreating; set `featureGates.{gate}: true`",
+                          related=[v.gates_at for v in values if v.gates_at is not None])
