@@ -190,3 +190,20 @@ def test_the_driver_chart_values_are_their_own_kind():
     assert kind_by_content("values.yaml", chart_defaults) == "dra-driver-values"
     assert kind_by_content("values.yaml", operator) == "gpu-operator-values"
     assert kind_by_content("values.yaml", "resources:\n  limits:\n    cpu: 1\n") is None
+
+
+def test_kubernetes_version_flag_judges_like_the_configuration(tmp_path):
+    write_files(tmp_path, {"claim.yaml": _V1_CLAIM.format(version="v1")})
+    flagged = run_gpulint("--isolated", "--format", "json", "--select", "GL472", "--kubernetes-version", "v1.33.4",
+                          "--failure-threshold", "none", ".", cwd=tmp_path)
+    assert flagged.codes() == ["GL472"]
+
+
+@pytest.mark.parametrize("stated", ["1", "2.0", "1.x", "latest"])
+def test_a_kubernetes_version_that_is_no_release_stops_the_run(tmp_path, stated):
+    write_files(tmp_path, {"claim.yaml": _V1_CLAIM.format(version="v1")})
+    by_flag = run_gpulint("--isolated", "--kubernetes-version", stated, ".", cwd=tmp_path)
+    assert by_flag.rc == 2 and "--kubernetes-version" in by_flag.err and "Traceback" not in by_flag.err
+    write_files(tmp_path, {".gpulint.toml": f'[fleet]\nkubernetes-version = "{stated}"\n'})
+    by_config = run_gpulint(".", cwd=tmp_path)
+    assert by_config.rc == 2 and "kubernetes-version" in by_config.err and "Traceback" not in by_config.err
