@@ -19,7 +19,8 @@ START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 FAMILIES = (
     ("GL0", "General"), ("GL1", "containerd `config.toml`"), ("GL2", "Docker `daemon.json`"),
     ("GL3", "Dockerfile: CUDA images"), ("GL45", "NVIDIA device plugin config"),
-    ("GL46", "MIG partition config (mig-parted)"), ("GL4", "Dockerfile: multi-stage builds"),
+    ("GL46", "MIG partition config (mig-parted)"), ("GL47", "Kubernetes: Dynamic Resource Allocation"),
+    ("GL4", "Dockerfile: multi-stage builds"),
     ("GL5", "Kubernetes"), ("GL6", "CUDA / driver compatibility"), ("GL7", "Cross-file"),
     ("GL8", "Node: `gpulint doctor`, toolkit config, CDI specs"),
     ("GL9", "Docker Compose and container command lines"),

@@ -11,6 +11,7 @@ FACTS = {
     "kubelet-cgroup-driver": "gpulint.crossfile.nodes:kubelet_cgroup_driver",
     "devcontainer-dockerfiles": "gpulint.crossfile.devcontainers:built_dockerfiles",
     "device-plugin-releases": "gpulint.crossfile.plugin_releases:plugin_releases",
+    "dra-driver-values": "gpulint.crossfile.dra_driver:driver_values",
 }
 
 # rule families that join kinds -> the file kinds that make them worth importing

@@ -124,6 +124,8 @@ def lint_parser() -> argparse.ArgumentParser:
     fleet.add_argument("--driver", metavar="VERSION",
                        help="NVIDIA driver on the nodes (535.104.05, or a branch: 535)")
     fleet.add_argument("--gpu-class", choices=GPU_CLASSES, help="GPU class of the nodes")
+    fleet.add_argument("--kubernetes-version", metavar="VERSION",
+                       help="Kubernetes release of the cluster (1.34): which DRA API versions it serves")
     return p
 
 

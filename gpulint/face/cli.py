@@ -144,6 +144,7 @@ def lint(argv: list[str]) -> int:
     if args.version:
         print(version_text())
         return EXIT_CLEAN
+    from gpulint.knowledge.dra import kubernetes_minor
     from gpulint.report import render
     from gpulint.run.config import ConfigError
     from gpulint.run.engine import Options, exit_code, print_internal_errors, run
@@ -155,6 +156,9 @@ def lint(argv: list[str]) -> int:
                              f"535.104.05 or a branch such as 535")
         if args.driver:
             _check_driver_branch(args.driver)
+        if args.kubernetes_version and kubernetes_minor(args.kubernetes_version) is None:
+            raise UsageError(f"--kubernetes-version {args.kubernetes_version}: expected a release "
+                             f"such as 1.34 or 1.34.2")
         if args.jobs is not None and args.jobs < 1:
             raise UsageError("--jobs must be a positive number of processes")
         reports = _reports(args)
@@ -162,7 +166,8 @@ def lint(argv: list[str]) -> int:
     except (ConfigError, UsageError) as exc:
         print(f"gpulint: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class)) if v}
+    facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class),
+                               ("kubernetes_version", args.kubernetes_version)) if v}
     options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
                       around=_around(args, settings, sources), jobs=args.jobs)
     try:

@@ -17,6 +17,7 @@ from gpulint.kinds import (
     devcontainer,
     device_plugin,
     dockerfile,
+    dra_values,
     kubernetes,
     mig_config,
     node,
@@ -28,7 +29,8 @@ from gpulint.registry import Kind, resolve
 
 # in the order `--kind` lists them
 KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
-                           operator_values.KIND, device_plugin.KIND, mig_config.KIND, toolkit.TOOLKIT, toolkit.CDI, compose.KIND,
+                           operator_values.KIND, device_plugin.KIND, mig_config.KIND, dra_values.KIND, toolkit.TOOLKIT,
+                           toolkit.CDI, compose.KIND,
                            commands.KIND, devcontainer.KIND, systemd.KIND)
 NODE = node.KIND  # `gpulint doctor`'s live node
 NAMES = tuple(k.name for k in KINDS)

@@ -44,6 +44,15 @@ CLAIMS_BEYOND_THE_DAEMON = {
     "GL458-bad-values.yaml": (
         "possible-false-alarm", "the device plugin looks up `config.default` among its configs when "
         "it starts; a manifest schema cannot see that the name is missing (GL458)"),
+    "GL474-bad-claim.yaml": (
+        "possible-false-alarm", "a CEL selector is a string to the schema; the scheduler finds the "
+        "attribute missing when it evaluates it (GL474)"),
+    "GL475-bad-pod.yaml": (
+        "possible-false-alarm", "the API server checks that a container's claim is one of the pod's "
+        "resourceClaims; the schema does not (GL475)"),
+    "GL478-bad-claim.yaml": (
+        "possible-false-alarm", "opaque parameters are free-form to the API server; the NVIDIA driver "
+        "decodes them strictly when it prepares the claim (GL478)"),
     "GL501-bad-train.yaml": (
         "possible-false-alarm", "the API server rejects a GPU request without a limit; the schema "
         "does not (GL501)"),

@@ -106,9 +106,12 @@ def scalar_str(node: Node | None) -> str | None:
 # KubeletConfiguration (the cgroup driver), and node objects and node-provisioning configs
 # (the GPU nodes' taints), a ConfigMap holding a device plugin config (the sharing the
 # GPU nodes advertise) and the device plugin's own pods (the release that reads that
-# config). A manifest with none of them is checked on its own.
+# config), and the DRA objects pods' claims name (DeviceClass, ResourceClaim,
+# ResourceClaimTemplate, and the NVIDIA ComputeDomain that creates a template).
+# A manifest with none of them is checked on its own.
 SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
-                "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig")
+                "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig", "DeviceClass",
+                "ResourceClaim", "ResourceClaimTemplate", "ComputeDomain")
 _NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
 
 
