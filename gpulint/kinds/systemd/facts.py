@@ -262,8 +262,7 @@ def substitute(words: list[Word], env: dict[str, str], complete: bool = True) ->
     the place of what was written."""
     out: list[Word] = []
     for word in words:
-        names = {m.group(1) for pattern in (_WHOLE, _BRACED) for m in pattern.finditer(word.text)}
-        if not word.expands or "%" in word.text or not complete and not names <= env.keys():
+        if not word.expands or "%" in word.text or not complete and not _names(word.text) <= env.keys():
             out.append(word)
             continue
         whole = _WHOLE.fullmatch(word.text)
@@ -273,6 +272,10 @@ def substitute(words: list[Word], env: dict[str, str], complete: bool = True) ->
         text = _BRACED.sub(lambda m: env.get(m.group(1), ""), word.text)
         out.append(Word(text, word.start, word.end, "$" in text))
     return out
+
+
+def _names(text: str) -> set[str]:
+    return {m.group(1) for pattern in (_WHOLE, _BRACED) for m in pattern.finditer(text)}
 
 
 def _dockerd_model():
