@@ -5,6 +5,7 @@ and command-line checks: runtime names against the linted daemon.json, the
 
 from __future__ import annotations
 
+from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
 from gpulint.regex import lazy
@@ -28,6 +29,43 @@ def _runtimes_place(config) -> Related:
     span = node.key_span if node is not None and node.key_span else Span.point(1, 1)
     names = ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
     return Related(config.doc.path, span.line, span.column, f"daemon.json searched (runtimes: {names})")
+
+
+# Docker reads CDI device names from 25.0, behind `"features": {"cdi": true}` until 28.3,
+# which turns the feature on by default (shared reference runtime.md §2.2, DKR-010)
+CDI_SINCE = (25, 0)
+CDI_DEFAULT_SINCE = (28, 3)
+
+
+def _cdi_feature(config) -> bool | None:
+    """`features.cdi` of a daemon.json: True, False, or None when it is not set."""
+    tree = config.doc.tree
+    node = tree.get("features", "cdi") if tree is not None and tree.is_map else None
+    return node.value if node is not None and isinstance(node.value, bool) else None
+
+
+def cdi_problem(ctx) -> tuple[str, str, tuple[Related, ...]] | None:
+    """(severity, message, related) for a CDI device asked of Docker when the linted
+    daemon.json files leave Docker's CDI feature off for the release the nodes run."""
+    configs = _daemon_configs(ctx)
+    states = [_cdi_feature(c) for c in configs]
+    if not configs or any(state is True for state in states):
+        return None
+    version = dockerd_config.fleet_release(ctx.settings)
+    places = tuple(Related(c.doc.path, 1, 1, "daemon.json without `\"features\": {\"cdi\": true}`")
+                   for c in configs)
+    refused = "dockerd answers `could not select device driver \"cdi\" with capabilities: []`"
+    if any(state is False for state in states):
+        return ("error", f"the linted daemon.json turns CDI off (`\"features\": {{\"cdi\": false}}`): "
+                         f"{refused}; set it to true", places)
+    if version is not None and not CDI_SINCE <= tuple(version) < CDI_DEFAULT_SINCE:
+        return None  # before 25.0 no CDI at all; from 28.3 on by default
+    when = ("the fleet's Docker" if version is not None else
+            "Docker 25.0 to 28.2 (28.3 and later turn it on by default)")
+    return ("error" if version is not None else "warning",
+            f"a CDI device needs CDI turned on in {when}, and no linted daemon.json does: {refused}; add "
+            f"`\"features\": {{\"cdi\": true}}` to daemon.json (`nvidia-ctk runtime configure "
+            f"--runtime=docker --cdi.enabled`)", places)
 
 
 def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 
 from gpulint.common.containers import (
+    cdi_problem,
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
@@ -196,6 +197,29 @@ def podman_gpus_flag(doc: Document, ctx: Context, command: ContainerCommand):
                       "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
                       "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
                       "cdi generate`) works with every CDI-capable release")
+
+
+# ---------------------------------------------------------------- GL918 CDI device, CDI off
+
+# a fully qualified CDI device name: vendor/class=name (container-device-interface parser)
+_CDI_NAME = lazy(r"^[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*=\S+$")
+
+
+@check("GL918", kinds=KINDS)
+@per_command
+def cdi_device_without_cdi(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool != "docker":
+        return  # Podman and nerdctl read CDI specs without a daemon feature
+    for flag in command.flag("--device"):
+        if flag.text is None or not _CDI_NAME.match(flag.text.strip()):
+            continue
+        problem = cdi_problem(ctx)
+        if problem is None:
+            return
+        severity, message, places = problem
+        yield finding(doc, "GL918", _span(doc, flag.value or flag.word),
+                      f"{command.label} with `--device {flag.text}`: {message}",
+                      severity=severity, related=list(places))
 
 
 # ---------------------------------------------------------------- GL917 matrix not expanded
