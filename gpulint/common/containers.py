@@ -37,6 +37,14 @@ CDI_SINCE = (25, 0)
 CDI_DEFAULT_SINCE = (28, 3)
 
 
+# a fully qualified CDI device name: vendor/class=name (container-device-interface parser)
+_CDI_NAME = lazy(r"^[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*=\S+$")
+
+
+def is_cdi_device(text: str | None) -> bool:
+    return text is not None and bool(_CDI_NAME.match(text.strip()))
+
+
 def _cdi_feature(config) -> bool | None:
     """`features.cdi` of a daemon.json: True, False, or None when it is not set."""
     tree = config.doc.tree
@@ -58,12 +66,13 @@ def cdi_problem(ctx) -> tuple[str, str, tuple[Related, ...]] | None:
     if any(state is False for state in states):
         return ("error", f"the linted daemon.json turns CDI off (`\"features\": {{\"cdi\": false}}`): "
                          f"{refused}; set it to true", places)
-    if version is not None and not CDI_SINCE <= tuple(version) < CDI_DEFAULT_SINCE:
-        return None  # before 25.0 no CDI at all; from 28.3 on by default
-    when = ("the fleet's Docker" if version is not None else
-            "Docker 25.0 to 28.2 (28.3 and later turn it on by default)")
-    return ("error" if version is not None else "warning",
-            f"a CDI device needs CDI turned on in {when}, and no linted daemon.json does: {refused}; add "
+    # before 25.0 there is no CDI at all; from 28.3 on, and so for a release not stated (current
+    # Docker), it is on by default
+    if version is None or not CDI_SINCE <= tuple(version) < CDI_DEFAULT_SINCE:
+        return None
+    return ("error",
+            f"a CDI device needs CDI turned on in Docker {version[0]}.{version[1]} (25.0 to 28.2 need "
+            f"it; 28.3 and later turn it on by default), and no linted daemon.json does: {refused}; add "
             f"`\"features\": {{\"cdi\": true}}` to daemon.json (`nvidia-ctk runtime configure "
             f"--runtime=docker --cdi.enabled`)", places)
 

@@ -14,6 +14,7 @@ import csv
 
 from gpulint.common.containers import (
     cdi_problem,
+    is_cdi_device,
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
@@ -201,17 +202,13 @@ def podman_gpus_flag(doc: Document, ctx: Context, command: ContainerCommand):
 
 # ---------------------------------------------------------------- GL918 CDI device, CDI off
 
-# a fully qualified CDI device name: vendor/class=name (container-device-interface parser)
-_CDI_NAME = lazy(r"^[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*=\S+$")
-
-
 @check("GL918", kinds=KINDS)
 @per_command
 def cdi_device_without_cdi(doc: Document, ctx: Context, command: ContainerCommand):
     if command.tool != "docker":
         return  # Podman and nerdctl read CDI specs without a daemon feature
     for flag in command.flag("--device"):
-        if flag.text is None or not _CDI_NAME.match(flag.text.strip()):
+        if not is_cdi_device(flag.text):
             continue
         problem = cdi_problem(ctx)
         if problem is None:
