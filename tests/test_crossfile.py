@@ -83,7 +83,7 @@ def test_device_plugin_on_docker_nodes_without_the_nvidia_default(tmp_path):
     [finding] = result.findings
     assert (finding["line"], [(r["path"], r["line"]) for r in finding["related"]]) == (
         14, [("etc/docker/daemon.json", 1)])
-    assert '"default-runtime": "nvidia"' in finding["message"]
+    assert '"default-runtime": "nvidia"' in finding["message"] and finding["severity"] == "warning"
     default = daemon.replace("{\n", '{\n  "default-runtime": "nvidia",\n', 1)
     write_files(tmp_path, {"etc/docker/daemon.json": default})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)

@@ -160,13 +160,18 @@ def device_plugin_without_nvidia_runtime(doc: Document, ctx: Context):
         # dockershim and cri-dockerd run every pod with dockerd's default runtime
         fix = ('register the NVIDIA runtime in daemon.json and make it dockerd\'s default '
                '(`"default-runtime": "nvidia"`)' if docker else "set `runtimeClassName: nvidia` in its pod spec")
+        # a daemon.json alone may be a workstation's: its nodes are the kubelet's only through
+        # dockershim (before Kubernetes 1.24) or cri-dockerd, which no linted file shows
+        where = ("the linted daemon.json configs' default runtime is " + defaults + ", not the NVIDIA "
+                 "runtime, so where kubelet runs pods through Docker (dockershim, cri-dockerd)"
+                 if docker else f"the linted node configs' default runtime is {defaults}, not the NVIDIA runtime:")
         yield finding(
             doc, "GL703", pod.spec,
             f"{pod.kind} `{pod.name or '?'}` runs an NVIDIA device plugin, feature discovery "
-            f"or DCGM container without `runtimeClassName`, and the linted "
-            f"{'daemon.json' if docker else 'node'} configs' default runtime is {defaults}, "
-            f"not the NVIDIA runtime: the container gets no driver libraries, logs \"could not "
-            f"load NVML library\" and the node advertises no GPUs; {fix}",
+            f"or DCGM container without `runtimeClassName`, and {where} the container gets no "
+            f"driver libraries, logs \"could not load NVML library\" and the node advertises no "
+            f"GPUs; {fix}",
+            severity="warning" if docker else None,
             related=[related(*_default_setting(c), f"default runtime `{c.default_runtime}`")
                      for c in configs])
 
