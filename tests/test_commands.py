@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from conftest import lint_fixture, run_gpulint
+from conftest import lint_fixture, run_gpulint, write_files
 
 
 def at(relative: str, *args: str) -> list[tuple[str, int, int]]:
@@ -392,3 +391,46 @@ def test_github_env_values_reach_the_shell_of_steps():
         ("GL301", 18, 36, "[variables: CUDA=11.0"),  # the workflow's, in a job without env
     ]
     assert [r["line"] for r in found[1]["related"]] == [14]
+
+
+# ---------------------------------------------------------------- GL918 CDI device, CDI off
+
+CDI_RUN = "#!/bin/sh\ndocker run --rm --device nvidia.com/gpu=all ubuntu:24.04 nvidia-smi -L\n"
+NO_CDI = '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime", "runtimeArgs": []}}}\n'
+
+
+def _lint_cdi(tmp_path, daemon: str, release: str | None):
+    files = {"run.sh": CDI_RUN, "etc/docker/daemon.json": daemon}
+    if release:
+        files[".gpulint.toml"] = f'[fleet]\ndocker-version = "{release}"\n'
+    write_files(tmp_path, files)
+    return run_gpulint(*(() if release else ("--isolated",)), "--format", "json", "--select", "GL918", ".",
+                       cwd=tmp_path)
+
+
+@pytest.mark.parametrize("release", ["25.0", "28.2"])
+def test_gl918_cdi_device_without_the_daemon_feature(tmp_path, release):
+    """NVIDIA/nvidia-container-toolkit#434: Docker 25.0 to 28.2 need `features.cdi`."""
+    run = _lint_cdi(tmp_path, NO_CDI, release)
+    assert [(f["line"], f["column"], f["severity"]) for f in run.findings] == [(2, 26, "error")]
+    assert [r["path"] for r in run.findings[0]["related"]] == ["etc/docker/daemon.json"]
+
+
+@pytest.mark.parametrize("daemon,release", [
+    ('{"features": {"cdi": true}}\n', None),  # turned on
+    (NO_CDI, "28.3"),  # on by default
+    (NO_CDI, None),  # a release not stated: current Docker, on by default
+    (NO_CDI, "24.0"),  # no CDI at all: another failure, not this one
+])
+def test_gl918_not_reported(tmp_path, daemon, release):
+    assert _lint_cdi(tmp_path, daemon, release).findings == []
+
+
+def test_gl918_turned_off_and_other_engines(tmp_path):
+    write_files(tmp_path, {"run.sh": CDI_RUN + "podman run --device nvidia.com/gpu=all ubuntu:24.04 true\n",
+                           "etc/docker/daemon.json": '{"features": {"cdi": false}}\n'})
+    run = run_gpulint("--isolated", "--format", "json", "--select", "GL918", ".", cwd=tmp_path)
+    assert [(f["line"], f["severity"]) for f in run.findings] == [(2, "error")]
+    write_files(tmp_path / "alone", {"run.sh": CDI_RUN})
+    run = run_gpulint("--isolated", "--format", "json", "--select", "GL918", "alone", cwd=tmp_path)
+    assert run.findings == []  # no daemon.json linted: the host's is not here to say

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint
+from conftest import FIXTURES, ROOT, lint_fixture, run_gpulint, write_files
 
 COMPOSE = FIXTURES / "compose"
 
@@ -443,3 +443,19 @@ def test_a_fix_inside_an_anchor_is_unsafe_and_names_every_use(tmp_path):
     assert (tmp_path / "compose.yaml").read_text() == text
     run_gpulint("--isolated", "--fix", "--unsafe-fixes", "--failure-threshold", "none", ".", cwd=tmp_path)
     assert "      reservations:\n        devices:" in (tmp_path / "compose.yaml").read_text()
+
+
+# ---------------------------------------------------------------- GL918 CDI device, CDI off
+
+def test_gl918_cdi_devices_of_a_service_need_dockers_cdi_feature(tmp_path):
+    compose = ("services:\n  app:\n    image: ubuntu:24.04\n    devices:\n      - nvidia.com/gpu=all\n"
+               "      - /dev/fuse:/dev/fuse\n  gpu:\n    image: ubuntu:24.04\n    deploy:\n      resources:\n"
+               "        reservations:\n          devices:\n            - driver: cdi\n"
+               "              device_ids: [nvidia.com/gpu=all]\n              capabilities: [gpu]\n")
+    daemon = '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n'
+    write_files(tmp_path, {"compose.yaml": compose, "etc/docker/daemon.json": daemon,
+                           ".gpulint.toml": '[fleet]\ndocker-version = "27.5"\n'})
+    run = run_gpulint("--format", "json", "--select", "GL918", ".", cwd=tmp_path)
+    assert [(f["line"], f["column"], f["severity"]) for f in run.findings] == [(5, 9, "error"), (13, 23, "error")]
+    write_files(tmp_path, {"etc/docker/daemon.json": '{"features": {"cdi": true}}\n'})
+    assert run_gpulint("--format", "json", "--select", "GL918", ".", cwd=tmp_path).findings == []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from conftest import FIXTURES, lint_fixture, run_gpulint
 
 
@@ -1001,3 +1000,36 @@ def test_gl123_k3s_templates_that_go_stale(lint_files):
     assert gl123("expr/config.toml.tmpl", cni.format(bin="{{ .NodeConfig.AgentConfig.CNIBinDir }}")) == []
     assert gl123("base/config.toml.tmpl", '{{ template "base" . }}\n' + stale.split("\n", 1)[1]) == []
     assert gl123("generated/config.toml", stale) == []  # the config k3s renders may name it
+
+
+V3_NVIDIA_DROP_IN = (
+    "version = 3\n"
+    "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]\n"
+    "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia.options]\n"
+    "  BinaryName = '/usr/bin/nvidia-container-runtime'\n"
+)
+
+
+def test_gl104_version_3_drop_in_whose_main_config_does_not_type_the_runtime(lint_files):
+    """containerd 2.x merges a drop-in's runtime into the main config's; when the main config
+    (seen here) has no such runtime, nothing gives it a shim (NVIDIA/nvidia-container-toolkit#1956)."""
+    run = lint_files({
+        "etc/containerd/config.toml": 'version = 3\nimports = ["/etc/containerd/conf.d/*.toml"]\n',
+        "etc/containerd/conf.d/99-nvidia.toml": V3_NVIDIA_DROP_IN,
+    })
+    assert [a for a in gl1(run) if a[0] == "GL104"] == [("GL104", 2, 1)]
+    assert run.findings[0]["path"].endswith("conf.d/99-nvidia.toml")
+
+
+def test_gl104_version_3_drop_in_typed_by_its_main_config_or_alone(lint_files):
+    typed_main = (
+        'version = 3\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+        "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]\n"
+        "  runtime_type = 'io.containerd.runc.v2'\n"
+    )
+    run = lint_files({"etc/containerd/config.toml": typed_main,
+                      "etc/containerd/conf.d/99-nvidia.toml": V3_NVIDIA_DROP_IN})
+    assert [a for a in gl1(run) if a[0] == "GL104"] == []
+    # no linted config imports it: the main config it is merged into is not seen
+    run = lint_files({"etc/containerd/conf.d/99-nvidia.toml": V3_NVIDIA_DROP_IN})
+    assert [a for a in gl1(run) if a[0] == "GL104"] == []

@@ -3,10 +3,7 @@ and node runtime configs; `# expect:` marks work as in test_kubernetes."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-
 from conftest import FIXTURES, lint_fixture, run_gpulint, validated_sarif, write_files
 from test_kubernetes import expected
 
@@ -74,6 +71,23 @@ def test_device_plugin_with_an_unset_default_points_at_the_file(tmp_path):
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
     assert [(f["line"], [(r["line"], r["message"]) for r in f["related"]]) for f in result.findings] == [
         (14, [(1, "default runtime `runc`")])]
+
+
+def test_device_plugin_on_docker_nodes_without_the_nvidia_default(tmp_path):
+    """Through dockershim or cri-dockerd every pod runs with dockerd's default runtime
+    (NVIDIA/k8s-device-plugin#100); an NVIDIA default in daemon.json is what it needs."""
+    plugin = (CROSS / "plugin-default-runc" / "manifests" / "device-plugin.yaml").read_text()
+    daemon = ('{\n  "runtimes": {\n    "nvidia": {"path": "/usr/bin/nvidia-container-runtime"}\n  }\n}\n')
+    write_files(tmp_path, {"ds.yaml": plugin, "etc/docker/daemon.json": daemon})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    [finding] = result.findings
+    assert (finding["line"], [(r["path"], r["line"]) for r in finding["related"]]) == (
+        14, [("etc/docker/daemon.json", 1)])
+    assert '"default-runtime": "nvidia"' in finding["message"] and finding["severity"] == "warning"
+    default = daemon.replace("{\n", '{\n  "default-runtime": "nvidia",\n', 1)
+    write_files(tmp_path, {"etc/docker/daemon.json": default})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    assert result.findings == []
 
 
 def test_related_locations_reach_sarif():

@@ -92,6 +92,9 @@ def _messages(relative: str, code: str) -> list[dict]:
     ("toolkit/apt-key-other.Dockerfile", []),
     ("buildtime/bad.Dockerfile", [("GL310", 2, 5), ("GL310", 3, 31), ("GL310", 4, 31), ("GL310", 5, 5)]),
     ("buildtime/good.Dockerfile", []),
+    # the driver's libcuda/NVML is mounted at run time only (NVIDIA/nvidia-docker#1033); the stub is fine
+    ("buildtime/driver-library.Dockerfile", [("GL310", 2, 49), ("GL310", 3, 14)]),
+    ("buildtime/driver-stub.Dockerfile", []),
     ("ldpath/bad.Dockerfile", [("GL311", 3, 21), ("GL311", 4, 45), ("GL312", 5, 21), ("GL312", 6, 10)]),
     ("ldpath/good.Dockerfile", []),
     ("ldpath/chain.Dockerfile", [("GL311", 6, 21)]),

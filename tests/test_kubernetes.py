@@ -717,6 +717,40 @@ def test_a_zero_gpu_limit_under_an_nvidia_default_runtime_gets_every_gpu(tmp_pat
     assert "makes the NVIDIA runtime the default, so it gets every GPU of the node" in result.findings[0]["message"]
 
 
+CUDA_POD_WITHOUT_GPUS = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cpu-side
+spec:
+  containers:
+    - name: prep
+      image: nvidia/cuda:12.4.1-runtime-ubuntu22.04
+"""
+
+
+@pytest.mark.parametrize("config", sorted(NVIDIA_DEFAULT_NODES))
+def test_no_gpu_limit_where_every_node_defaults_to_the_nvidia_runtime(tmp_path, config):
+    """NVIDIA/k8s-device-plugin#87: without a runtime class the pod runs under the node's
+    default runtime; when that is NVIDIA's on every linted node, the image's
+    NVIDIA_VISIBLE_DEVICES=all hands it every GPU."""
+    write_files(tmp_path, {"pod.yaml": CUDA_POD_WITHOUT_GPUS, config: NVIDIA_DEFAULT_NODES[config]})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL513", ".", cwd=tmp_path)
+    assert [(f["line"], f["severity"]) for f in result.findings] == [(8, "warning")]
+    assert "every linted node configuration makes the NVIDIA runtime the default" in result.findings[0]["message"]
+
+
+def test_no_gpu_limit_is_not_judged_without_an_nvidia_default_on_every_node(tmp_path):
+    write_files(tmp_path, {"pod.yaml": CUDA_POD_WITHOUT_GPUS,
+                           "gpu/daemon.json": NVIDIA_DEFAULT_NODES["node/daemon.json"],
+                           "cpu/daemon.json": '{"log-driver": "json-file"}\n'})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL513", ".", cwd=tmp_path)
+    assert result.findings == []
+    write_files(tmp_path / "alone", {"pod.yaml": CUDA_POD_WITHOUT_GPUS})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL513", "alone", cwd=tmp_path)
+    assert result.findings == []
+
+
 # ---------------------------------------------------------------- Kustomize patches
 
 

@@ -4,7 +4,6 @@ through the CLI."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import lint_fixture, run_gpulint, write_files
 
 
@@ -90,6 +89,37 @@ def test_add_runtime_beside_runtimes_is_combined_not_refused(lint_files):
         "etc/docker/daemon.json": '{"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime"}}}\n',
     })
     assert "GL208" not in run.codes()
+
+
+ADD_RUNTIME_AND_RUNTIMES = {
+    UNIT: _unit("/usr/bin/dockerd -H fd:// --add-runtime=nvidia=/usr/bin/nvidia-container-runtime"),
+    "etc/docker/daemon.json": '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n',
+}
+
+
+@pytest.mark.parametrize("release", ["18.06", "17.03", "1.13"])
+def test_add_runtime_beside_runtimes_is_refused_before_18_09(tmp_path, release):
+    """NVIDIA/nvidia-docker#787 (18.06) and #712 (Fedora's 1.13): `runtimes` joined the
+    settings dockerd lets both places give in 18.09."""
+    write_files(tmp_path, dict(ADD_RUNTIME_AND_RUNTIMES, **{".gpulint.toml": f'[fleet]\ndocker-version = "{release}"\n'}))
+    run = run_gpulint("--format", "json", ".", cwd=tmp_path)
+    assert run.at() == [("GL208", 3, 37)]
+    assert "runtimes: (from flag: [nvidia], from file: map[nvidia:" in run.findings[0]["message"]
+
+
+@pytest.mark.parametrize("release", ["18.09", "20.10"])
+def test_add_runtime_beside_runtimes_is_combined_from_18_09(tmp_path, release):
+    write_files(tmp_path, dict(ADD_RUNTIME_AND_RUNTIMES, **{".gpulint.toml": f'[fleet]\ndocker-version = "{release}"\n'}))
+    assert run_gpulint("--format", "json", ".", cwd=tmp_path).findings == []
+
+
+def test_red_hats_dockerd_current_is_dockerd_with_flags_of_its_own(tmp_path):
+    unit = _unit("/usr/bin/dockerd-current --add-runtime oci=/usr/libexec/docker/docker-runc-current "
+                 "--default-runtime=oci --signature-verification=false")
+    write_files(tmp_path, {UNIT: unit, "etc/docker/daemon.json": '{"default-runtime": "nvidia"}\n'})
+    run = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    # the fork's own flag is not called unknown; the shared setting is still a conflict
+    assert [f["code"] for f in run.findings if f["code"] in ("GL208", "GL210")] == ["GL208"]
 
 
 def test_flags_are_compared_by_the_daemon_json_key_they_fill(lint_files):

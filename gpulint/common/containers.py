@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 
+from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
 from gpulint.regex import lazy
@@ -44,6 +45,52 @@ def _runtimes_place(config) -> Related:
     span = node.key_span if node is not None and node.key_span else Span.point(1, 1)
     names = ", ".join(f"`{n}`" for n in sorted(config.runtimes)) or "none"
     return Related(config.doc.path, span.line, span.column, f"daemon.json searched (runtimes: {names})")
+
+
+# Docker reads CDI device names from 25.0, behind `"features": {"cdi": true}` until 28.3,
+# which turns the feature on by default (shared reference runtime.md §2.2, DKR-010)
+CDI_SINCE = (25, 0)
+CDI_DEFAULT_SINCE = (28, 3)
+
+
+# a fully qualified CDI device name: vendor/class=name (container-device-interface parser)
+_CDI_NAME = lazy(r"^[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*=\S+$")
+
+
+def is_cdi_device(text: str | None) -> bool:
+    return text is not None and bool(_CDI_NAME.match(text.strip()))
+
+
+def _cdi_feature(config) -> bool | None:
+    """`features.cdi` of a daemon.json: True, False, or None when it is not set."""
+    tree = config.doc.tree
+    node = tree.get("features", "cdi") if tree is not None and tree.is_map else None
+    return node.value if node is not None and isinstance(node.value, bool) else None
+
+
+def cdi_problem(ctx) -> tuple[str, str, tuple[Related, ...]] | None:
+    """(severity, message, related) for a CDI device asked of Docker when the linted
+    daemon.json files leave Docker's CDI feature off for the release the nodes run."""
+    configs = _daemon_configs(ctx)
+    states = [_cdi_feature(c) for c in configs]
+    if not configs or any(state is True for state in states):
+        return None
+    version = dockerd_config.fleet_release(ctx.settings)
+    places = tuple(Related(c.doc.path, 1, 1, "daemon.json without `\"features\": {\"cdi\": true}`")
+                   for c in configs)
+    refused = "dockerd answers `could not select device driver \"cdi\" with capabilities: []`"
+    if any(state is False for state in states):
+        return ("error", f"the linted daemon.json turns CDI off (`\"features\": {{\"cdi\": false}}`): "
+                         f"{refused}; set it to true", places)
+    # before 25.0 there is no CDI at all; from 28.3 on, and so for a release not stated (current
+    # Docker), it is on by default
+    if version is None or not CDI_SINCE <= tuple(version) < CDI_DEFAULT_SINCE:
+        return None
+    return ("error",
+            f"a CDI device needs CDI turned on in Docker {version[0]}.{version[1]} (25.0 to 28.2 need "
+            f"it; 28.3 and later turn it on by default), and no linted daemon.json does: {refused}; add "
+            f"`\"features\": {{\"cdi\": true}}` to daemon.json (`nvidia-ctk runtime configure "
+            f"--runtime=docker --cdi.enabled`)", places)
 
 
 def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | None:

@@ -131,10 +131,12 @@ def _searched(config) -> str:
 
 
 def _non_nvidia_defaults(ctx: Context) -> list:
-    """The linted containerd configs, when every one has a default runtime other than the
-    NVIDIA runtime (none: no config, a default a template decides, or an NVIDIA default)."""
+    """The linted node configs (containerd's, and dockerd's for nodes whose kubelet runs
+    on Docker through dockershim or cri-dockerd), when every one has a default runtime other
+    than the NVIDIA runtime (none: no config, a default a template decides, or an NVIDIA
+    default)."""
     def compute() -> list:
-        configs = [c for c in node_configs(ctx) if c.kind == "containerd"]
+        configs = node_configs(ctx)
         if any(is_placeholder(c.default_runtime) for c in configs) \
                 or any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
             return []
@@ -154,13 +156,22 @@ def device_plugin_without_nvidia_runtime(doc: Document, ctx: Context):
         if not configs:
             return
         defaults = ", ".join(sorted({f"`{c.default_runtime}`" for c in configs}))
+        docker = all(c.kind != "containerd" for c in configs)
+        # dockershim and cri-dockerd run every pod with dockerd's default runtime
+        fix = ('register the NVIDIA runtime in daemon.json and make it dockerd\'s default '
+               '(`"default-runtime": "nvidia"`)' if docker else "set `runtimeClassName: nvidia` in its pod spec")
+        # a daemon.json alone may be a workstation's: its nodes are the kubelet's only through
+        # dockershim (before Kubernetes 1.24) or cri-dockerd, which no linted file shows
+        where = ("the linted daemon.json configs' default runtime is " + defaults + ", not the NVIDIA "
+                 "runtime, so where kubelet runs pods through Docker (dockershim, cri-dockerd)"
+                 if docker else f"the linted node configs' default runtime is {defaults}, not the NVIDIA runtime:")
         yield finding(
             doc, "GL703", pod.spec,
             f"{pod.kind} `{pod.name or '?'}` runs an NVIDIA device plugin, feature discovery "
-            f"or DCGM container without `runtimeClassName`, and the linted containerd "
-            f"configs' default runtime is {defaults}, not the NVIDIA runtime: the container "
-            f"gets no driver libraries, logs \"could not load NVML library\" and the node "
-            f"advertises no GPUs; set `runtimeClassName: nvidia` in its pod spec",
+            f"or DCGM container without `runtimeClassName`, and {where} the container gets no "
+            f"driver libraries, logs \"could not load NVML library\" and the node advertises no "
+            f"GPUs; {fix}",
+            severity="warning" if docker else None,
             related=[related(*_default_setting(c), f"default runtime `{c.default_runtime}`")
                      for c in configs])
 
@@ -172,7 +183,11 @@ def _default_is_nvidia(config, is_nvidia_handler) -> bool:
 
 def _default_setting(config):
     """(document, where) of the `default_runtime_name` that decides the default, or
-    the main file's start when none is set (containerd then uses runc)."""
+    the main file's start when none is set (containerd then uses runc); for dockerd, the
+    daemon.json `default-runtime`."""
+    if config.kind != "containerd":
+        node = config.doc.tree.get("default-runtime") if config.kind == "daemon-json" else None
+        return (config.doc, node) if node is not None else (config.doc, Span.point(1, 1))
     found = effective_cri(config.docs)
     node = found[1].get("containerd", "default_runtime_name") if found else None
     return (found[0], node) if node is not None else (config.doc, Span.point(1, 1))

@@ -105,6 +105,8 @@ _MAP_FLAGS = ("log-opt",)
 def _flag_value(flags: list[Flag], named: bool) -> str:
     """The flag's value as dockerd prints it in its message (the flag value's String())."""
     values = [f.value or "" for f in flags]
+    if flags[0].name == "add-runtime":  # opts.RuntimeOpt prints the runtimes' names
+        return "[" + " ".join(v.partition("=")[0].strip().lower() for v in values) + "]"
     if named:
         if flags[0].name in _MAP_FLAGS:
             return "map[" + " ".join(sorted(v.replace("=", ":", 1) for v in values)) + "]"
@@ -119,7 +121,8 @@ def conflicts(ctx: Context, command: Command, tree: Node) -> list[tuple[str, lis
     named, short, _ = dockerd_config.flags(releases)
     known = frozenset().union(*(dockerd_config.flag_names(r) for r in releases))
     letters = {flag: letter for letter, flag in short.items()}
-    skip = frozenset().union(*(dockerd_config.skip_duplicates(r) for r in releases))
+    skip = frozenset().union(*(dockerd_config.skip_duplicates(r) for r in releases)) \
+        - dockerd_config.duplicates_refused_by(docker_version(ctx))
     flat = frozenset().union(*(dockerd_config.flat_options(r) for r in releases))
     migrated = {old for r in releases for old in dockerd_config.migrated_keys(r)}
     keys = _file_keys(tree, flat)

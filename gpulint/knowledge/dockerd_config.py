@@ -110,6 +110,15 @@ def skip_duplicates(release: str) -> frozenset[str]:
     return frozenset(dict(releases())[release].get("skip_duplicates") or ())
 
 
+def duplicates_refused_by(version: tuple[int, int] | None) -> frozenset[str]:
+    """The keys of `skip_duplicates` that a release older than the transcribed ones still
+    refused beside their flag (`runtimes` before 18.09); none when the release is not stated."""
+    since = (load_yaml(DATA).get("before_coverage") or {}).get("skip_duplicates_since") or {}
+    if version is None:
+        return frozenset()
+    return frozenset(key for key, first in since.items() if tuple(version) < _release_key(str(first)))
+
+
 def flat_options(release: str) -> frozenset[str]:
     """daemon.json keys whose object value is kept whole; any other object is read as its members."""
     return frozenset(dict(releases())[release].get("flat_options") or ())

@@ -11,7 +11,9 @@ combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 from __future__ import annotations
 
 from gpulint.common.containers import (
+    cdi_problem,
     gpus_problem,
+    is_cdi_device,
     limited_gpus,
     limited_gpus_note,
     runtime_problem,
@@ -156,6 +158,25 @@ def podman_gpus_flag(doc: Document, ctx: Context, command: ContainerCommand):
                       "not map `--gpus` to CDI accept the flag and ignore it, so the container gets "
                       "no GPU; `--device nvidia.com/gpu=all` (Podman 4.1 and later, after `nvidia-ctk "
                       "cdi generate`) works with every CDI-capable release")
+
+
+# ---------------------------------------------------------------- GL918 CDI device, CDI off
+
+@check("GL918", kinds=KINDS)
+@per_command
+def cdi_device_without_cdi(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool != "docker":
+        return  # Podman and nerdctl read CDI specs without a daemon feature
+    for flag in command.flag("--device"):
+        if not is_cdi_device(flag.text):
+            continue
+        problem = cdi_problem(ctx)
+        if problem is None:
+            return
+        severity, message, places = problem
+        yield finding(doc, "GL918", _span(doc, flag.value or flag.word),
+                      f"{command.label} with `--device {flag.text}`: {message}",
+                      severity=severity, related=list(places))
 
 
 # ---------------------------------------------------------------- GL917 matrix not expanded

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from gpulint.common.containers import (
+    cdi_problem,
+    is_cdi_device,
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
@@ -423,6 +425,25 @@ def gpu_request_in_service_devices(doc: Document, ctx: Context):
                     f"device files: Compose rejects the file (`service device "
                     f"services.{service.name}.devices.[{i}] is missing a mount target`); move it to "
                     f"`deploy.resources.reservations.devices`")
+
+
+# ---------------------------------------------------------------- GL918 CDI device, CDI off
+
+
+@check("GL918", kinds=KINDS)
+def cdi_device_without_cdi(doc: Document, ctx: Context):
+    for service in services(doc):
+        # a CDI name among the service's devices, or a reservation for the `cdi` driver
+        asked = [item for item in sequence(service.get("devices")) if is_cdi_device(value_of(doc, item))]
+        asked += [item.get("driver") for item in device_requests(service)
+                  if (value_of(doc, item.get("driver")) or "").strip() == "cdi"]
+        problem = cdi_problem(ctx) if asked else None
+        if problem is None:
+            continue
+        severity, message, places = problem
+        for node in asked:
+            yield finding(doc, "GL918", node.span, f"{_label(service)}: {message}",
+                          severity=severity, related=list(places))
 
 
 # ---------------------------------------------------------------- GL915 misplaced reservation

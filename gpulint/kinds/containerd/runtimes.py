@@ -10,6 +10,7 @@ from gpulint.formats.template import includes_template, is_placeholder
 from gpulint.kinds.containerd.facts import (
     V1_RUNTIME_TYPE,
     containerd_file,
+    containerd_nodes,
     file_majors,
     is_drop_in,
     key_matches,
@@ -44,11 +45,16 @@ def runtime_type_missing(doc, ctx):
     # containerd 2.x merges a drop-in's runtime into the same runtime of the main config, so
     # there a drop-in may leave runtime_type to it; 1.x replaces the whole CRI table
     majors = file_majors(doc, ctx.settings)
-    if (majors == (2,) and is_drop_in(doc)) or includes_template(doc):
+    if includes_template(doc):
         return  # (a template that renders k3s' base config gets runc's runtime_type from it)
+    typed_elsewhere = _typed_by_merge(doc, ctx) if majors == (2,) and is_drop_in(doc) else set()
+    if typed_elsewhere is None:
+        return
     for _, name, node in declared_runtimes(doc):
         entry = runtime_entry(name, doc, node)
         if (entry.runtime_type or "").strip() or is_unknown_value(entry.runtime_type):
+            continue
+        if name in typed_elsewhere:
             continue
         # 2.x decodes a `runc` table over its built-in runc, shim included; 1.x replaces it
         if name == "runc" and 1 not in majors:
@@ -64,6 +70,24 @@ def runtime_type_missing(doc, ctx):
                       f"`container.Runtime.Name must be set: invalid argument`; "
                       f"it needs runtime_type = \"{RUNC_V2}\"",
                       fix=checked_fix(doc, f"set runtime_type = \"{RUNC_V2}\" on `{name}`", [edit]))
+
+
+def _typed_by_merge(doc: Document, ctx) -> set[str] | None:
+    """The runtimes to which another file of the node gives a runtime_type: containerd 2.x
+    merges a drop-in's runtime into the same runtime of the files it is loaded with. None
+    when no linted config imports the drop-in (its main config, unseen, may give it)."""
+    nodes = [n for n in containerd_nodes(ctx) if n.doc is not doc and doc in n.docs]
+    if not nodes:
+        return None
+    typed: set[str] = set()
+    for other in (d for n in nodes for d in n.docs if d is not doc):
+        if includes_template(other):
+            return None
+        for _, name, node in declared_runtimes(other):
+            runtime_type = runtime_entry(name, other, node).runtime_type
+            if (runtime_type or "").strip() or is_unknown_value(runtime_type):
+                typed.add(name)
+    return typed
 
 
 @check("GL105", kinds=("containerd",))

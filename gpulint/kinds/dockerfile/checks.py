@@ -443,6 +443,20 @@ _NATIVE_ARCH = lazy(r"(CMAKE_CUDA_ARCHITECTURES[= ]\"?native|CUDA_ARCHITECTURES\
                           r"-arch[= ]native|--gpu-architecture[= ]native)")
 
 
+# A path to the driver's libcuda or NVML outside the CUDA toolkit's `stubs` folder: outside
+# Jetson, those files reach a container only through the NVIDIA runtime. A step that makes,
+# moves or removes such a file (the stub symlink trick) is no use of it.
+_DRIVER_LIBRARY = lazy(r"(?<![\w.$}-])/(?:[\w.+-]+/)*(?:libcuda|libnvidia-ml)\.so(?:\.[\d.]+)?(?![\w.])")
+_FILE_EDIT = lazy(r"(?:^|[\s;&|(])(?:ln|rm|cp|mv|touch)\s")
+
+
+def _driver_library(text: str) -> str | None:
+    if "stubs" in text or _FILE_EDIT.search(text):
+        return None
+    found = _DRIVER_LIBRARY.search(text)
+    return found[0] if found else None
+
+
 _TORCH_CUDA = lazy(r"\btorch\.cuda\.\w+")
 # How a Jetson gets its GPU into build steps: the classic builder runs them with Docker's
 # default runtime; BuildKit never uses it (dusty-nv/jetson-containers builds with
@@ -484,6 +498,15 @@ def gpu_at_build_time(doc: Document, ctx: Context):
                               f"`{match[0]}` detects the GPU architecture at build time, but "
                               f"{why}: it fails or builds for no GPU; list the targets, e.g. "
                               f"`CMAKE_CUDA_ARCHITECTURES=\"80;90\"`")
+            driver = None if jetson else _driver_library(ins.value)
+            if driver is not None:
+                reported.add(ins.start)
+                yield finding(doc, "GL310", locate(doc, ins, driver),
+                              f"`{driver}` is the driver's own library, which the NVIDIA runtime "
+                              f"mounts when a container starts; {why}, so a build step does not "
+                              f"have it and linking fails (`No rule to make target '{driver}'`, "
+                              f"`cannot find -lcuda`); link against the CUDA toolkit's stub "
+                              f"(`/usr/local/cuda/lib64/stubs/libcuda.so`) instead")
         if jetson:
             yield from _jetson_build_time_cuda(doc, sf, evidence, reported)
 

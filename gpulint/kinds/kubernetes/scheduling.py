@@ -270,6 +270,15 @@ def cuda_image_without_gpu(doc: Document, ctx: Context):
         if runtime_class is None and gpu_limits(container):
             yield _zero_gpus_default_runtime(doc, ctx, container)
             continue
+        if runtime_class is None and _nvidia_default_everywhere(ctx):
+            yield finding(
+                doc, "GL513", container.image_node.span,
+                f"{container_label(container)} runs the CUDA image `{container.image}` without a GPU "
+                f"limit, and every linted node configuration makes the NVIDIA runtime the default: the "
+                f"image sets NVIDIA_VISIBLE_DEVICES=all, so the runtime exposes every GPU of the node to "
+                f"it, unaccounted by the scheduler; request `nvidia.com/gpu` in limits, or set "
+                f"NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs")
+            continue
         if runtime_class not in nvidia_classes:
             continue
         limit = "with a GPU limit of 0" if gpu_limits(container) else "without a GPU limit"
@@ -300,6 +309,14 @@ def _zero_gpus_default_runtime(doc: Document, ctx: Context, container: Container
         f"container toolkit ignores that variable in unprivileged containers); request the "
         f"GPUs it needs, or set NVIDIA_VISIBLE_DEVICES=void if it must not use GPUs",
         severity="warning" if nvidia_default else "info")
+
+
+def _nvidia_default_everywhere(ctx: Context) -> bool:
+    """Whether there are linted node configs and each makes an NVIDIA runtime the default
+    (a pod without a runtime class runs under it on every node the files describe)."""
+    configs = ctx.fact("node-configs")
+    defaults = [config.runtimes.get(config.default_runtime) for config in configs]
+    return bool(defaults) and all(entry is not None and entry.is_nvidia for entry in defaults)
 
 
 def _nvidia_runtime_classes(ctx: Context) -> set[str]:

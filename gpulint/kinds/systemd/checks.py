@@ -58,9 +58,10 @@ def _dockerd_commands(doc: Document, ctx: Context):
 def dockerd_flag_refused(doc: Document, ctx: Context):
     stated = dockerd_config.fleet_release(ctx.settings)
     releases = dockerd_config.applicable(stated)
-    newest = dockerd_config.releases()[-1][0]
-    # a release newer than the transcribed ones may have flags gpulint does not know
-    beyond = stated is not None and _after(stated, newest)
+    oldest, newest = dockerd_config.releases()[0][0], dockerd_config.releases()[-1][0]
+    # a release newer than the transcribed ones may have flags gpulint does not know, and an
+    # older one flags removed before the oldest transcribed release
+    beyond = stated is not None and (_after(stated, newest) or stated < _key(oldest))
     known = frozenset().union(*(dockerd_config.flag_names(r) for r in releases))
     _, short, bools = dockerd_config.flags(tuple(releases))
     for command in _dockerd_commands(doc, ctx):
@@ -71,7 +72,7 @@ def dockerd_flag_refused(doc: Document, ctx: Context):
                 continue
             said, hint = refusal
             unknown = said.startswith("unknown")
-            if unknown and beyond:
+            if unknown and (beyond or command.fork):
                 continue
             # a name near no known flag may be one of a release newer than those transcribed
             unsure = unknown and stated is None and not hint
@@ -81,6 +82,11 @@ def dockerd_flag_refused(doc: Document, ctx: Context):
                              f"`docker-version` in the fleet configuration if the nodes run a newer one)"
                              if unsure else ""),
                           severity="warning" if unsure else None)
+
+
+def _key(release: str) -> tuple[int, int]:
+    major, _, minor = release.partition(".")
+    return int(major), int(minor or 0)
 
 
 def _after(stated: tuple[int, int], release: str) -> bool:

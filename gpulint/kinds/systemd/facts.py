@@ -64,8 +64,19 @@ def _exec_starts(doc: Document) -> list[Setting]:
     return tree.get("Service", "ExecStart") if tree is not None else []
 
 
+# Red Hat's docker 1.13 package (RHEL and CentOS 7, Fedora up to 28) installs dockerd as
+# `dockerd-current`, a fork with flags of its own (`--add-registry`, `--signature-verification`)
+FORKS = {"dockerd-current": "dockerd"}
+
+
 def program_name(words: list[Word]) -> str | None:
-    """The program an ExecStart command runs, by its file name (`dockerd`)."""
+    """The program an ExecStart command runs, by its file name (`dockerd`; a fork by the
+    program it forks)."""
+    name = _file_name(words)
+    return FORKS.get(name, name) if name else None
+
+
+def _file_name(words: list[Word]) -> str | None:
     if not words:
         return None
     return posixpath.basename(words[0].text.lstrip(EXEC_PREFIXES)) or None
@@ -113,6 +124,7 @@ class Command:
     program: str | None
     flags: list[Flag] = field(default_factory=list)
     opaque: bool = False  # a word systemd expands ($OPTIONS): flags unseen here may be set
+    fork: bool = False  # a vendor's fork of the program (FORKS), which may have more flags
 
     def get(self, name: str) -> list[Flag]:
         return [f for f in self.flags if f.name == name]
@@ -236,7 +248,7 @@ def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = N
     if env is not None and not _unsubstituted(words):
         words = substitute(words, env, complete)
     program = program_name(words)
-    command = Command(doc, setting, program)
+    command = Command(doc, setting, program, fork=_file_name(words) in FORKS)
     if program == "dockerd":
         _read_flags(command, words[1:], _dockerd_model())
     elif program == "containerd":
