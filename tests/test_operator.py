@@ -1,0 +1,80 @@
+"""The GPU Operator's ClusterPolicy, NVIDIADriver and chart values, judged by release."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, run_gpulint, write_files
+
+OPERATOR = FIXTURES / "operator"
+
+
+def lint(path, *args):
+    return run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", *args, str(path))
+
+
+def lint_for(tmp_path, release, path):
+    (tmp_path / "fleet.toml").write_text(f'[fleet]\ngpu-operator-version = "{release}"\n')
+    return run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", "--failure-threshold",
+                       "none", str(path))
+
+
+def test_cluster_policy_problems_point_at_the_key_or_value():
+    result = lint(OPERATOR / "clusterpolicy-bad.yaml")
+    assert result.at() == [("GL482", 15, 5), ("GL481", 19, 14), ("GL481", 24, 15), ("GL481", 31, 16)]
+    messages = [f["message"] for f in result.findings]
+    assert 'strict decoding error: unknown field "spec.devicePlugin.enviroment"' in messages[0]
+    assert "prunes it" in messages[0]
+    assert ('`spec.driver.enabled: Invalid value: "string": spec.driver.enabled in body must be of type '
+            'boolean: "string"`') in messages[1]
+    assert '`spec.mig.strategy: Unsupported value: "mixd": supported values: "none", "single", "mixed"`' \
+        in messages[2]
+    assert "spec.toolkit.env[0].value in body must be of type string" in messages[3]
+    assert all("GPU Operator v26.7.0 (the newest gpulint knows" in m for m in messages)
+
+
+def test_a_valid_cluster_policy_is_clean():
+    assert lint(OPERATOR / "clusterpolicy-good.yaml").findings == []
+
+
+def test_documented_nvidiadriver_examples_are_clean():
+    assert lint(OPERATOR / "nvidiadriver-good.yaml").findings == []
+
+
+def test_the_fleet_release_decides_and_names_the_release_that_has_the_field(tmp_path):
+    write_files(tmp_path, {"nvd.yaml": "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n"
+                                       "  name: default\nspec:\n  driverType: gpu\n  image: driver\n"
+                                       "  repository: nvcr.io/nvidia\n  version: \"580.95.05\"\n"
+                                       "  kernelModuleType: open\n"})
+    assert lint(tmp_path / "nvd.yaml").findings == []
+    old = lint_for(tmp_path, "24.9", tmp_path / "nvd.yaml")
+    assert old.at() == [("GL482", 10, 3)]
+    assert "GPU Operator v24.9.2 (`gpu-operator-version = \"24.9\"` in the fleet configuration)" \
+        in old.findings[0]["message"]
+    assert "the CRD of v25.3.4 has it" in old.findings[0]["message"]
+
+
+def test_near_miss_field_names_the_field_meant(tmp_path):
+    write_files(tmp_path, {"nvd.yaml": "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n"
+                                       "  name: default\nspec:\n  driverType: gpu\n  usePrecompield: true\n"})
+    result = lint(tmp_path / "nvd.yaml")
+    assert result.at() == [("GL482", 7, 3)]
+    assert "(did you mean `usePrecompiled`?)" in result.findings[0]["message"]
+
+
+def test_other_groups_versions_and_templates_are_not_judged(tmp_path):
+    write_files(tmp_path, {
+        "other.yaml": "apiVersion: example.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {x: 1}\n",
+        "beta.yaml": "apiVersion: nvidia.com/v9\nkind: NVIDIADriver\nmetadata: {name: p}\nspec: {x: 1}\n",
+        "tpl.yaml": "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata: {name: p}\n"
+                    "spec:\n  driverType: gpu\n  usePrecompiled: {{ .Values.precompiled }}\n"})
+    assert lint(tmp_path).findings == []
+
+
+def test_required_fields_are_not_asked_of_a_kustomize_patch(tmp_path):
+    write_files(tmp_path, {
+        "kustomization.yaml": "resources: [base.yaml]\npatches:\n  - path: patch.yaml\n",
+        "base.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: gpu}\n",
+        "patch.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\n"
+                      "spec:\n  driver:\n    enabled: false\n"})
+    assert lint(tmp_path).findings == []
+    write_files(tmp_path, {"kustomization.yaml": "resources: [base.yaml, patch.yaml]\n"})
+    assert lint(tmp_path).at()[0] == ("GL481", 4, 1)
