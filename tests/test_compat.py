@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import FIXTURES, run_gpulint
 
 
@@ -428,7 +427,7 @@ def test_helm_values_with_the_driver_disabled_say_nothing(lint_files):
     values = (source / "values.yaml").read_text().replace("enabled: true\n  repository",
                                                           "enabled: false\n  repository")
     run = lint_files({"values.yaml": values, "pod.yaml": (source / "pod.yaml").read_text()})
-    assert run.codes() == []
+    assert [code for code in run.codes() if code.startswith("GL6")] == []
     other = lint_files({"values.yaml": "image: nginx\ndriver:\n  version: 470.256.02\n"})
     assert other.json["summary"]["files_checked"] == 1  # pod.yaml only: not the operator chart
 

@@ -78,3 +78,38 @@ def test_required_fields_are_not_asked_of_a_kustomize_patch(tmp_path):
     assert lint(tmp_path).findings == []
     write_files(tmp_path, {"kustomization.yaml": "resources: [base.yaml, patch.yaml]\n"})
     assert lint(tmp_path).at()[0] == ("GL481", 4, 1)
+
+
+# ------------------------------------------------------------------ chart values
+
+
+def test_chart_values_problems_point_at_the_key_or_value():
+    result = lint(OPERATOR / "values-bad.yaml")
+    assert result.at() == [("GL483", 4, 3), ("GL484", 9, 14), ("GL483", 11, 7), ("GL483", 14, 3)]
+    unknown, refused, pruned, unread = (f["message"] for f in result.findings)
+    assert "`driver.usePrecompield` is no value of the gpu-operator chart" in unknown
+    assert "(did you mean `usePrecompiled`?)" in unknown
+    assert 'spec.toolkit.env[0].value in body must be of type string: "boolean"' in refused
+    assert 'unknown field "spec.toolkit.env[1].valeu"' in pruned
+    assert "`devicePlugin.nodeSelector` is no value" in unread  # the chart reads `daemonsets` for all
+
+
+def test_valid_chart_values_are_clean():
+    assert lint(OPERATOR / "values-good.yaml").findings == []
+
+
+def test_values_are_judged_by_the_fleet_release(tmp_path):
+    write_files(tmp_path, {"values.yaml": "driver:\n  enabled: true\n  kernelModuleType: open\n"
+                                          "toolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n"})
+    assert lint(tmp_path / "values.yaml").findings == []
+    old = lint_for(tmp_path, "24.9.1", tmp_path / "values.yaml")
+    assert old.at() == [("GL483", 3, 3)]
+    assert "GPU Operator v24.9.2 (`gpu-operator-version = \"24.9.1\"`" in old.findings[0]["message"]
+
+
+def test_an_override_file_with_two_operator_components_is_recognised(tmp_path):
+    write_files(tmp_path, {"gpu.yaml": "toolkit:\n  env:\n    - name: A\n      value: 1\ndevicePlugin:\n"
+                                       "  enabled: true\n",
+                           "other.yaml": "toolkit:\n  enabled: true\ngfd:\n  enabled: true\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["code"]) for f in result.findings] == [("gpu.yaml", "GL484")]

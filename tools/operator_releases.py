@@ -126,8 +126,12 @@ def release(git_dir: str, tag: str) -> dict:
                 break
     values = yaml.safe_load(git_show(git_dir, tag, "deployments/gpu-operator/values.yaml"))
     reads, whole, policy = template_reads(git_dir, tag)
+    chart = yaml.safe_load(git_show(git_dir, tag, "deployments/gpu-operator/Chart.yaml") or "{}") or {}
+    # a subchart's values are its own chart's business
+    subcharts = sorted(d.get("alias") or d["name"] for d in chart.get("dependencies") or ())
     data["values"] = {"source": f"{REPO}/blob/{tag}/deployments/gpu-operator/values.yaml",
-                      "defaults": shape(values), "reads": reads, "whole": whole, "policy": policy}
+                      "defaults": shape(values), "reads": reads, "whole": whole, "policy": policy,
+                      "subcharts": subcharts}
     return data
 
 

@@ -86,3 +86,13 @@ def schema_at(schema: dict | None, path: tuple) -> dict | None:
 def releases_with_field(kind: str, path: tuple) -> list[str]:
     """The bundled releases whose `kind` schema has a field at `path`."""
     return [tag for tag in releases() if schema_at(crd_schema(tag, kind), path) is not None]
+
+
+def other_releases(having: list[str], judged: Judged, what: str, verb: tuple[str, str]) -> str:
+    """Words on the bundled releases that do have what the judged one lacks ("; the CRD of
+    v25.3.4 has it"), or "" when none has it. verb: (present, past)."""
+    order = releases()
+    newer = [tag for tag in having if order.index(tag) > order.index(judged.tag)]
+    if newer:
+        return f"; {what} of {newer[0]} {verb[0]} it"
+    return f"; {what} of {having[-1]} still {verb[1]} it" if having else ""

@@ -43,15 +43,8 @@ def _problems(doc: Document, ctx: Context):
 
 
 def _other_releases(kind: str, field: tuple, judged: gpu_operator.Judged) -> str:
-    """Words on the bundled releases that do have the field, if any."""
     having = gpu_operator.releases_with_field(kind, field)
-    if not having:
-        return ""
-    order = gpu_operator.releases()
-    newer = [tag for tag in having if order.index(tag) > order.index(judged.tag)]
-    if newer:
-        return f"; the CRD of {newer[0]} has it"
-    return f"; the CRD of {having[-1]} still had it"
+    return gpu_operator.other_releases(having, judged, "the CRD", ("has", "had"))
 
 
 @check("GL481", kinds=("kubernetes",))
