@@ -113,3 +113,38 @@ def test_an_override_file_with_two_operator_components_is_recognised(tmp_path):
                            "other.yaml": "toolkit:\n  enabled: true\ngfd:\n  enabled: true\n"})
     result = lint(tmp_path)
     assert [(f["path"].rsplit("/", 1)[-1], f["code"]) for f in result.findings] == [("gpu.yaml", "GL484")]
+
+
+# ------------------------------------------------------------------ objects applied together
+
+_NVD = "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: {name}\nspec:\n  driverType: gpu\n"
+
+
+def test_a_second_cluster_policy_is_reported_at_its_name(tmp_path):
+    policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
+    write_files(tmp_path, {"two.yaml": policy + "---\n" + policy.replace("name: cluster-policy", "name: copy")})
+    result = lint(tmp_path)
+    assert result.at() == [("GL485", 36, 3)]
+    assert "sets the others' `status.state` to `ignored`" in result.findings[0]["message"]
+    assert result.findings[0]["related"][0]["line"] == 4
+
+
+def test_nvidiadrivers_covering_each_others_nodes(tmp_path):
+    write_files(tmp_path, {
+        "drivers.yaml": _NVD.format(name="all") + "---\n" + _NVD.format(name="gold")
+        + "  nodeSelector:\n    nvidia.com/gpu.present: \"true\"\n    driver.config: gold\n"
+        + "---\n" + _NVD.format(name="silver") + "  nodeSelector:\n    driver.config: silver\n",
+        "defaults.yaml": _NVD.format(name="a") + "  default: true\n---\n" + _NVD.format(name="b")
+        + "  default: true\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["line"], f["column"]) for f in result.findings] == [
+        ("defaults.yaml", 15, 3), ("drivers.yaml", 14, 3)]
+    default, overlap = (f["message"] for f in result.findings)
+    assert "`multiple default NVIDIADrivers found: [a b]`" in default
+    assert "`multiple NVIDIADrivers match the same node <node>: [all gold]`" in overlap
+
+
+def test_documented_nvidiadrivers_with_distinct_selectors_are_clean(tmp_path):
+    write_files(tmp_path, {"drivers.yaml": _NVD.format(name="gold") + "  nodeSelector:\n    driver.config: gold\n"
+                           "---\n" + _NVD.format(name="silver") + "  nodeSelector:\n    driver.config: silver\n"})
+    assert lint(tmp_path).findings == []
