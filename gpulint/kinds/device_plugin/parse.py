@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from gpulint.common.embedded_yaml import embedded_roots
 from gpulint.formats.errors import ParseError
-from gpulint.model import LineIndex, Node, Span
+from gpulint.model import Node
 
 
 class Config(NamedTuple):
@@ -70,45 +71,5 @@ def _text_values(root: Node):
 
 def embedded(text: str, doc, value: Node) -> Node | None:
     """The device plugin config a string value of the file holds, or None."""
-    from gpulint.formats.yamlpos import parse_yaml_documents
-
-    start, end = doc.index.offsets(value.span)
-    if text[start:start + 1] == "|":
-        # a literal block keeps its text as written: its lines are read where they stand,
-        # from the start of the first one, so every position is the file's own
-        body = text.index("\n", start) + 1 if "\n" in text[start:end] else end
-        index = _Within(text[body:end], doc.index, body)
-        try:
-            roots = [r for r in parse_yaml_documents(index.text, index) if r is not None]
-        except ParseError as exc:
-            raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
-                             exc.line + doc.index.position(body)[0] - 1, exc.column) from None
-    else:
-        # a quoted or folded value: read on its own, every node placed at the value
-        try:
-            roots = [_placed(r, value) for r in parse_yaml_documents(value.value, LineIndex(value.value))
-                     if r is not None]
-        except ParseError as exc:
-            raise ParseError(f"the embedded device plugin config is not valid YAML: {exc.message}",
-                             value.span.line, value.span.column) from None
+    roots = embedded_roots(text, doc, value, "device plugin config")
     return roots[0] if len(roots) == 1 and _is_config(roots[0]) else None
-
-
-class _Within(LineIndex):
-    """The index of a stretch of a file that starts a line: its offsets are turned into the
-    file's lines and columns."""
-
-    def __init__(self, text: str, outer: LineIndex, base: int) -> None:
-        super().__init__(text)
-        self.outer, self.base = outer, base
-
-    def span(self, start: int, end: int) -> Span:
-        return self.outer.span(start + self.base, end + self.base)
-
-
-def _placed(node: Node, value: Node) -> Node:
-    node._span = value.span
-    node._key_span = value.span if node._key_span is not None else None
-    for child in node.children():
-        _placed(child, value)
-    return node
