@@ -148,3 +148,25 @@ def test_documented_nvidiadrivers_with_distinct_selectors_are_clean(tmp_path):
     write_files(tmp_path, {"drivers.yaml": _NVD.format(name="gold") + "  nodeSelector:\n    driver.config: gold\n"
                            "---\n" + _NVD.format(name="silver") + "  nodeSelector:\n    driver.config: silver\n"})
     assert lint(tmp_path).findings == []
+
+
+# ------------------------------------------------------------------ k3s/RKE2 HelmChart
+
+
+def test_helmchart_values_content_and_set_keys_are_judged_by_its_version():
+    result = lint(OPERATOR / "helmchart.yaml")
+    assert result.at() == [("GL483", 13, 5), ("GL484", 22, 18), ("GL483", 23, 7)]
+    typo, refused, newer = (f["message"] for f in result.findings)
+    assert "`toolkit.envv` is no value" in typo and "(did you mean `env`?)" in typo
+    assert "GPU Operator v24.9.2 (`spec.version: v24.9.2` of the HelmChart)" in refused
+    assert "the chart of v25.3.4 reads it" not in newer  # a toolkit key no release reads
+    assert "`toolkit.kernelModuleType` is no value" in newer
+
+
+def test_helmchart_of_another_chart_or_unparsable_values_is_left_alone(tmp_path):
+    write_files(tmp_path, {
+        "other.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: x}\nspec:\n"
+                      "  chart: traefik\n  valuesContent: |-\n    toolkit:\n      bogus: 1\n",
+        "broken.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: y}\nspec:\n"
+                       "  chart: nvidia/gpu-operator\n  valuesContent: |-\n    toolkit: [\n"})
+    assert lint(tmp_path).findings == []

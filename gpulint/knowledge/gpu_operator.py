@@ -47,21 +47,24 @@ class Judged:
         return f"GPU Operator {self.tag} ({self.why})"
 
 
-def judged_release(settings) -> Judged:
-    """`gpu-operator-version` of the fleet configuration ("25.3", "v25.3.1"): the bundled
-    release of the same major.minor, else the newest older one; not stated, the newest."""
-    stated = str(((getattr(settings, "fleet", None) or {}).get(FLEET_KEY)) or "").strip()
+def judged_release(settings, stated: str | None = None, where: str = "") -> Judged:
+    """The release a file is judged against: `stated` (a chart version a HelmChart names,
+    said to be `where`), else `gpu-operator-version` of the fleet configuration ("25.3",
+    "v25.3.1"), else the newest bundled. A stated release is matched by major.minor, else
+    the newest older one."""
+    if not stated:
+        stated = str(((getattr(settings, "fleet", None) or {}).get(FLEET_KEY)) or "").strip()
+        where = f"`{FLEET_KEY} = \"{stated}\"` in the fleet configuration"
     known = releases()
-    if stated:
-        wanted = _key(stated)[:2]
-        same = [tag for tag in known if _key(tag)[:2] == wanted]
-        older = [tag for tag in known if _key(tag)[:2] < wanted]
-        if same or older:
-            tag = (same or older)[-1]
-            return Judged(tag, f"`{FLEET_KEY} = \"{stated}\"` in the fleet configuration")
-        return Judged(known[0], f"the oldest gpulint knows; `{FLEET_KEY} = \"{stated}\"` is older")
-    return Judged(known[-1], f"the newest gpulint knows; set `{FLEET_KEY}` in the fleet configuration "
-                             f"for the release you run")
+    if not stated or not stated.lstrip("v")[:1].isdigit():
+        return Judged(known[-1], f"the newest gpulint knows; set `{FLEET_KEY}` in the fleet configuration "
+                                 f"for the release you run")
+    wanted = _key(stated)[:2]
+    same = [tag for tag in known if _key(tag)[:2] == wanted]
+    older = [tag for tag in known if _key(tag)[:2] < wanted]
+    if same or older:
+        return Judged((same or older)[-1], where)
+    return Judged(known[0], f"the oldest gpulint knows; {where} is older")
 
 
 def crd_schema(tag: str, kind: str) -> dict | None:
