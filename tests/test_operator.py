@@ -170,3 +170,18 @@ def test_helmchart_of_another_chart_or_unparsable_values_is_left_alone(tmp_path)
         "broken.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: y}\nspec:\n"
                        "  chart: nvidia/gpu-operator\n  valuesContent: |-\n    toolkit: [\n"})
     assert lint(tmp_path).findings == []
+
+
+def test_nvidiadrivers_while_the_cluster_policy_keeps_the_driver(tmp_path):
+    policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
+    driver = _NVD.format(name="gold") + "  nodeSelector:\n    driver.config: gold\n"
+    write_files(tmp_path, {"policy.yaml": policy, "driver.yaml": driver})
+    result = lint(tmp_path)
+    assert [(f["code"], f["path"].rsplit("/", 1)[-1], f["line"]) for f in result.findings] == [
+        ("GL487", "driver.yaml", 2)]
+    assert "useNvidiaDriverCRD is not enabled in ClusterPolicy" in result.findings[0]["message"]
+    assert result.findings[0]["related"][0]["path"].endswith("policy.yaml")
+    write_files(tmp_path, {"policy.yaml": policy.replace("  driver:\n", "  driver:\n    useNvidiaDriverCRD: true\n")})
+    assert lint(tmp_path).findings == []
+    (tmp_path / "policy.yaml").unlink()
+    assert lint(tmp_path).findings == []  # no ClusterPolicy linted: nothing known

@@ -14,6 +14,7 @@ from gpulint.common.operator_chart import (
     unknown_key_message,
 )
 from gpulint.formats.errors import ParseError
+from gpulint.formats.template import neutralise
 from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
@@ -41,7 +42,9 @@ def helmchart_values(doc: Document, ctx: Context):
         content = obj.get("spec", "valuesContent")
         if content is not None and isinstance(content.value, str):
             try:
-                roots = embedded_roots(doc.text, doc, content, "chart values")
+                # the text the tree was read from: a template's expressions set aside
+                text = neutralise(doc.text) if doc.templated else doc.text
+                roots = embedded_roots(text, doc, content, "chart values")
             except ParseError:
                 roots = []  # Helm refuses it too; the values are not judged
             if len(roots) == 1 and roots[0].is_map:
