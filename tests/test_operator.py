@@ -185,3 +185,19 @@ def test_nvidiadrivers_while_the_cluster_policy_keeps_the_driver(tmp_path):
     assert lint(tmp_path).findings == []
     (tmp_path / "policy.yaml").unlink()
     assert lint(tmp_path).findings == []  # no ClusterPolicy linted: nothing known
+
+
+def test_odd_operator_objects_and_values_never_crash(tmp_path):
+    write_files(tmp_path, {
+        "cp.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: x}\nspec: [1, 2]\n---\n"
+                   "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata: {name: a}\n"
+                   "spec:\n  nodeSelector: 5\n  default: yes\n",
+        "hc.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: x}\nspec:\n"
+                   "  chart: gpu-operator\n  version: [1]\n  set:\n    \"\": 1\n    a..b: 2\n"
+                   "    daemonsets.nodeSelector.kubernetes\\.io/os: linux\n"
+                   "  valuesContent: \"toolkit:\\n  bogus: 1\\n\"\n",
+        "values.yaml": "toolkit:\n  env: {a: 1}\ndevicePlugin:\n  env: 5\ndriver: [1]\n"})
+    result = lint(tmp_path)
+    assert result.rc in (0, 1), result.err
+    assert ("GL481", 4, 7) in result.at()  # spec: [1, 2]
+    assert [f["line"] for f in result.findings if f["path"].endswith("hc.yaml")] == [11]  # placed at the value

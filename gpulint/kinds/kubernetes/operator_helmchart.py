@@ -22,6 +22,7 @@ from gpulint.registry import Context, check, finding
 from gpulint.spelling import closest_key
 
 _INDEX = re.compile(r"\[\d+\]")
+_DOT = re.compile(r"(?<!\\)\.")  # Helm's `--set` path separator; `\.` is a dot in a key
 
 
 def _operator_charts(doc: Document):
@@ -53,9 +54,11 @@ def helmchart_values(doc: Document, ctx: Context):
         values = gpu_operator.release_data(judged.tag)["values"]
         sets = obj.get("spec", "set")
         for key, node in sets.items() if sets is not None else ():
-            path = tuple(_INDEX.sub("", key).split("."))
+            path = tuple(_DOT.split(_INDEX.sub("", key)))
+            if not all(path) or path[0] == "global":
+                continue  # no key Helm can set, or Helm's own
             depth = first_unread(values, path)
-            if path[0] == "global" or depth is None:
+            if depth is None:
                 continue
             near = closest_key(path[depth], known_keys(values, path[:depth]) or ())
             yield finding(doc, "GL483", node.anchor,
