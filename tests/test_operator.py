@@ -201,3 +201,27 @@ def test_odd_operator_objects_and_values_never_crash(tmp_path):
     assert result.rc in (0, 1), result.err
     assert ("GL481", 4, 7) in result.at()  # spec: [1, 2]
     assert [f["line"] for f in result.findings if f["path"].endswith("hc.yaml")] == [11]  # placed at the value
+
+
+# ------------------------------------------------------------------ helm command lines
+
+
+def test_helm_set_keys_and_typed_env_values_are_judged_by_the_version_flag():
+    result = lint(OPERATOR / "install-gpu-operator.sh")
+    assert result.at() == [("GL484", 5, 9), ("GL483", 7, 9), ("GL483", 8, 30)]
+    typed, typo, unknown = (f["message"] for f in result.findings)
+    assert "`--set` makes `true` a boolean" in typed and "`--set-string` keeps it a string" in typed
+    assert 'spec.toolkit.env[0].value in body must be of type string: "boolean"' in typed
+    assert "GPU Operator v24.9.2 (`--version v24.9.2` of the helm command)" in typo
+    assert "(did you mean `env`?)" in typo
+    assert "`toolkit.bogus` is no value" in unknown
+
+
+def test_helm_lines_in_markdown_and_other_charts(tmp_path):
+    write_files(tmp_path, {
+        "README.md": "Install:\n\n```sh\nhelm upgrade --install gpu-operator nvidia/gpu-operator "
+                     "--set devicePlugin.env[0].name=FAIL_ON_INIT_ERROR --set devicePlugin.env[0].value=false\n```\n",
+        "other.md": "```sh\nhelm install x bitnami/nginx --set toolkit.bogus=1\n```\nsee gpu-operator\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["code"], f["line"]) for f in result.findings] == [
+        ("README.md", "GL484", 4)]
