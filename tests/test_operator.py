@@ -225,3 +225,34 @@ def test_helm_lines_in_markdown_and_other_charts(tmp_path):
     result = lint(tmp_path)
     assert [(f["path"].rsplit("/", 1)[-1], f["code"], f["line"]) for f in result.findings] == [
         ("README.md", "GL484", 4)]
+
+
+# ------------------------------------------------------------------ toolkit vs containerd 2.x
+
+
+def test_an_old_toolkit_on_containerd_2_nodes(tmp_path):
+    values = "driver:\n  enabled: true\ntoolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n"
+    write_files(tmp_path, {"values.yaml": values})
+    (tmp_path / "fleet.toml").write_text('[fleet]\ngpu-operator-version = "24.3"\ncontainerd-version = "2.1"\n')
+    run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", "--failure-threshold", "none",
+                      str(tmp_path / "values.yaml"))
+    assert run.at() == [("GL488", 3, 1)]
+    message = run.findings[0]["message"]
+    assert "container toolkit v1.15.0-ubuntu20.04 (the chart's default toolkit of GPU Operator v24.3.0" in message
+    assert "`unable to load config: unsupported config version: 3`" in message
+    assert lint_for(tmp_path, "24.9", tmp_path / "values.yaml").findings == []  # v1.17.4: reads it
+
+
+def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path):
+    policy = (OPERATOR / "clusterpolicy-good.yaml").read_text().replace(
+        "  toolkit:\n    enabled: true\n", "  toolkit:\n    enabled: true\n    version: v1.14.6-centos7\n")
+    config = 'version = 3\n\n[plugins."io.containerd.cri.v1.runtime".containerd]\n  default_runtime_name = "runc"\n'
+    write_files(tmp_path, {"policy.yaml": policy, "etc/containerd/config.toml": config})
+    result = lint(tmp_path)
+    found = [(f["code"], f["line"]) for f in result.findings if f["code"] == "GL488"]
+    assert found == [("GL488", 29)]
+    [toolkit] = [f for f in result.findings if f["code"] == "GL488"]
+    assert toolkit["related"][0]["path"].endswith("config.toml")
+    write_files(tmp_path, {"etc/containerd/config.toml": config.replace("version = 3", "version = 2")
+                           .replace("io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri")})
+    assert "GL488" not in lint(tmp_path).codes()

@@ -131,7 +131,9 @@ def release(git_dir: str, tag: str) -> dict:
     subcharts = sorted(d.get("alias") or d["name"] for d in chart.get("dependencies") or ())
     data["values"] = {"source": f"{REPO}/blob/{tag}/deployments/gpu-operator/values.yaml",
                       "defaults": shape(values), "reads": reads, "whole": whole, "policy": policy,
-                      "subcharts": subcharts}
+                      "subcharts": subcharts,
+                      # the container toolkit image the chart deploys unless told otherwise
+                      "toolkit_version": str((values.get("toolkit") or {}).get("version") or "")}
     return data
 
 

@@ -22,6 +22,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
                                  "devcontainer"),
     "gpulint.crossfile.units": ("systemd", "daemon-json"),
     "gpulint.crossfile.operator_driver_crd": ("kubernetes",),
+    "gpulint.crossfile.operator_toolkit": ("gpu-operator-values", "kubernetes"),
 }
 
 
