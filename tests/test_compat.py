@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import FIXTURES, run_gpulint
 
 
@@ -350,7 +349,7 @@ def test_operator_drivers_past_end_of_life():
     run = _lint("lifecycle/operator.yaml")
     assert _found(run, "GL602") == [("operator.yaml", 8, 14, "warning"), ("operator.yaml", 18, 12, "warning"),
                                     ("operator.yaml", 28, 12, "info")]
-    r470, r525, r590 = (f["message"] for f in run.findings)
+    r470, r525, r590 = (f["message"] for f in run.findings if f["code"] == "GL602")
     assert "R470 is a long-term-support branch that reached end of life in 2024-07" in r470
     assert "R525 is a production branch (not a long-term-support branch) that reached end of life in 2023-12" \
         in r525
@@ -428,7 +427,7 @@ def test_helm_values_with_the_driver_disabled_say_nothing(lint_files):
     values = (source / "values.yaml").read_text().replace("enabled: true\n  repository",
                                                           "enabled: false\n  repository")
     run = lint_files({"values.yaml": values, "pod.yaml": (source / "pod.yaml").read_text()})
-    assert run.codes() == []
+    assert [code for code in run.codes() if code.startswith("GL6")] == []
     other = lint_files({"values.yaml": "image: nginx\ndriver:\n  version: 470.256.02\n"})
     assert other.json["summary"]["files_checked"] == 1  # pod.yaml only: not the operator chart
 

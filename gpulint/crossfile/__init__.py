@@ -24,6 +24,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
                                  "devcontainer"),
     "gpulint.crossfile.units": ("systemd", "daemon-json"),
+    "gpulint.crossfile.operator_driver_crd": ("kubernetes",),
+    "gpulint.crossfile.operator_toolkit": ("gpu-operator-values", "kubernetes"),
 }
 
 

@@ -5,5 +5,5 @@ from gpulint.kinds.commands import recognise
 from gpulint.registry import Kind
 
 KIND = Kind("commands", precedence=80, wants=recognise.wants, by_content=recognise.by_content,
-            parse="gpulint.kinds.commands.parse:parse", families=("gpulint.kinds.commands.checks",),
+            parse="gpulint.kinds.commands.parse:parse", families=("gpulint.kinds.commands.checks", "gpulint.kinds.commands.helm"),
             shared="never")

@@ -27,6 +27,7 @@ from gpulint.regex import lazy
 
 # A file is worth reading only when it names a container tool and something GPU-ish.
 _TOOL_HINT = lazy(r"\b(?:docker|podman|nerdctl|ctr|crictl|kubectl)\b")
+_HELM_HINT = lazy(r"\bhelm\s+(?:install|upgrade)\b")
 _GPU_HINTS = ("--gpus", "nvidia", "pytorch/pytorch")
 _SHELLS = lazy(r"^#!\s*\S*/(?:env\s+)?(?:ba|z|k|da)?sh\b")
 _FENCE = lazy(r"^([ \t]*)(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)[^\n]*$", re.MULTILINE)
@@ -42,7 +43,8 @@ _RST_DIRECTIVE = lazy(r"^([ \t]*)\.\.[ \t]+(?:code-block|code|sourcecode|prompt)
 def worth_reading(text: str, ci: bool = False) -> bool:
     """The cheap test that keeps documentation without GPU commands free to lint; a CI
     file's jobs run in containers (`image:`, `container:`) without naming a tool."""
-    return any(hint in text for hint in _GPU_HINTS) and (ci or _TOOL_HINT.search(text) is not None)
+    return (any(hint in text for hint in _GPU_HINTS) and (ci or _TOOL_HINT.search(text) is not None)) \
+        or ("gpu-operator" in text and _HELM_HINT.search(text) is not None)
 
 
 def is_shell_script(text: str) -> bool:
@@ -175,7 +177,12 @@ def container_commands(text: str, regions: list[tuple[int, int, bool]]) -> list[
 def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
     if doc.path.lower().endswith((".yml", ".yaml")):
         return ci_commands(text, doc.index)
-    return container_commands(text, shell_regions(doc.path, text, doc.index))
+    regions = shell_regions(doc.path, text, doc.index)
+    if "gpu-operator" in text:  # the helm lines that install it, for gpulint.kinds.commands.helm
+        from gpulint.kinds.commands.helm import CACHE, helm_commands
+
+        doc.cache[CACHE] = helm_commands(text, regions)
+    return container_commands(text, regions)
 
 
 def gpu_command_images(doc: Document) -> list[tuple]:

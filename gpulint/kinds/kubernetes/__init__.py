@@ -5,6 +5,8 @@ from gpulint.registry import Kind
 
 KIND = Kind("kubernetes", precedence=50, wants=recognise.wants, by_content=recognise.by_content,
             parse="gpulint.kinds.kubernetes.parse:parse", families=("gpulint.kinds.kubernetes.checks", "gpulint.kinds.kubernetes.scheduling",
-                                                                      "gpulint.kinds.kubernetes.dra_checks"),
+                                                                "gpulint.kinds.kubernetes.dra_checks",
+                                                                "gpulint.kinds.kubernetes.operator_objects",
+                                                                "gpulint.kinds.kubernetes.operator_helmchart"),
             templated=True, shared="if-defines",
             defines_shared="gpulint.kinds.kubernetes.facts:may_define_shared_object", block_strings=True)

@@ -4,4 +4,5 @@ from gpulint.kinds.operator_values import recognise
 from gpulint.registry import Kind
 
 KIND = Kind("gpu-operator-values", precedence=70, wants=recognise.wants, by_content=recognise.by_content,
-            parse="gpulint.kinds.operator_values.parse:parse", block_strings=True)
+            parse="gpulint.kinds.operator_values.parse:parse", families=("gpulint.kinds.operator_values.checks",),
+            block_strings=True)

@@ -1,4 +1,5 @@
-"""The GPU Operator chart's values: a top-level `driver` table beside its other components."""
+"""The GPU Operator chart's values: a top-level `driver` table beside its other components,
+or (a file that overrides a few of them) two of the components only this chart has."""
 
 from __future__ import annotations
 
@@ -12,13 +13,22 @@ _OPERATOR_PARTS = lazy(
     r"|vgpuManager|sandboxDevicePlugin|nodeStatusExporter|cdi|psa|daemonsets):\s*(#.*)?$",
     re.MULTILINE)
 
+# top-level keys of the gpu-operator chart that no other chart's values are known to share
+# (the device plugin chart has `gfd` and `nfd`, many charts `operator` and `driver`)
+_OPERATOR_ONLY = lazy(
+    r"^(toolkit|devicePlugin|dcgmExporter|migManager|nodeStatusExporter|vgpuManager|vgpuDeviceManager"
+    r"|sandboxDevicePlugin|kataManager|vfioManager|ccManager|sandboxWorkloads):\s*(#.*)?$", re.MULTILINE)
+
 
 def wants(lower: str) -> bool:
     return lower.endswith((".yaml", ".yml"))
 
 
 def by_content(lower: str, text: str) -> bool | None:
-    if wants(lower) and _OPERATOR_DRIVER.search(text) \
-            and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
+    if not wants(lower):
+        return None
+    if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
+        return True
+    if len({m[1] for m in _OPERATOR_ONLY.finditer(text)}) >= 2:
         return True
     return None

@@ -1,0 +1,122 @@
+"""The GPU Operator chart's values judged by release: keys no template reads (Helm ignores
+them), and the values the chart copies into the ClusterPolicy that the API server refuses
+or prunes there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpulint.common.crd_validation import Problem, validate
+from gpulint.formats.template import is_placeholder
+from gpulint.knowledge import gpu_operator
+from gpulint.knowledge.gpu_operator import Judged, schema_at
+from gpulint.model import Node, Span
+from gpulint.spelling import closest_key
+
+# Helm's own: every chart may read it, and subcharts share it
+_HELM_KEYS = ("global",)
+
+
+@dataclass(frozen=True)
+class UnknownKey:
+    node: Node
+    path: str
+    suggestion: str | None
+
+
+def known_keys(chart: dict, path: tuple) -> set[str] | None:
+    """The keys the chart knows under `path`: its defaults' and those its templates read;
+    None where it takes any key (a map passed on whole, a user's map, a subchart's values)."""
+    dotted = ".".join(path)
+    whole = chart["whole"]
+    if any(dotted == w or dotted.startswith(w + ".") for w in whole) or (path and path[0] in chart["subcharts"]):
+        return None
+    default = chart["defaults"]
+    for part in path:
+        default = default.get(part) if isinstance(default, dict) else None
+    keys = set(default) if isinstance(default, dict) else set()
+    prefix = dotted + "." if dotted else ""
+    keys.update(r[len(prefix):].split(".")[0] for r in chart["reads"] if r.startswith(prefix))
+    if not keys:
+        return None  # an empty default map is the user's to fill (`nodeSelector: {}`)
+    return keys
+
+
+def first_unread(chart: dict, path: tuple) -> int | None:
+    """How deep into `path` the first key the chart (one release's `values` data) does not
+    take is; None when it takes them all (or a map on the way it takes whole)."""
+    for depth, key in enumerate(path):
+        known = known_keys(chart, path[:depth])
+        if known is None:
+            return None
+        if key not in known:
+            return depth
+    return None
+
+
+def chart_reads(chart: dict, path: tuple) -> bool:
+    return first_unread(chart, path) is None
+
+
+def unknown_keys(root: Node, judged: Judged, path: tuple = ()) -> list[UnknownKey]:
+    """The keys of `root` (chart values) that the chart of the judged release never reads."""
+    chart = judged.data["values"]
+    out: list[UnknownKey] = []
+    known = known_keys(chart, path)
+    if known is None or not root.is_map:
+        return out
+    for key, sub in root.items():
+        if key in _HELM_KEYS or is_placeholder(key):
+            continue
+        if key not in known:
+            out.append(UnknownKey(sub, ".".join(path + (key,)), closest_key(key, known)))
+        elif sub.is_map:
+            out.extend(unknown_keys(sub, judged, path + (key,)))
+    return out
+
+
+def policy_problems(root: Node, judged: Judged) -> list[Problem]:
+    """What the API server says of the values the chart copies whole into the ClusterPolicy's
+    spec (`toolkit.env`, `driver.resources` ...), judged by the CRD of the same release."""
+    data = judged.data
+    schema = data.get("ClusterPolicy")
+    out: list[Problem] = []
+    for dotted in data["values"]["policy"]:
+        path = tuple(dotted.split("."))
+        node = root.get(*path)
+        sub = schema_at(schema, ("spec",) + path)
+        if node is None or sub is None:
+            continue
+        out.extend(validate(node, sub, ("spec",) + path))
+    return out
+
+
+
+def _other_releases(path: tuple, judged: Judged) -> str:
+    having = [tag for tag in gpu_operator.releases()
+              if chart_reads(gpu_operator.release_data(tag)["values"], path)]
+    return gpu_operator.other_releases(having, judged, "the chart", ("reads", "read"))
+
+
+def unknown_key_message(dotted: str, judged: Judged, suggestion: str | None) -> str:
+    near = f" (did you mean `{suggestion}`?)" if suggestion else ""
+    return (f"`{dotted}` is no value of the gpu-operator chart of {judged.words()}{near}"
+            f"{_other_releases(tuple(dotted.split('.')), judged)}: no template reads it and Helm ignores "
+            f"keys it does not know, so the setting is silently lost")
+
+
+def judge_values(root: Node, judged: Judged) -> list[tuple[str, Span, str]]:
+    """(code, where, message) of what GL483 and GL484 say of chart values."""
+    out = [("GL483", u.node.anchor, unknown_key_message(u.path, judged, u.suggestion))
+           for u in unknown_keys(root, judged)]
+    for problem in policy_problems(root, judged):
+        if problem.unknown:
+            out.append(("GL483", problem.span,
+                        f"the chart copies this into the ClusterPolicy, whose CRD in {judged.words()} has "
+                        f"no `{problem.path}`{problem.suggestion()}: the API server prunes it "
+                        f"(`{problem.message}`), so the setting is silently lost"))
+        else:
+            out.append(("GL484", problem.span,
+                        f"the chart copies this into the ClusterPolicy and the API server refuses it "
+                        f"(`{problem.message}`), so the install or upgrade fails; judged by {judged.words()}"))
+    return out

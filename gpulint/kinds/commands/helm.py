@@ -1,0 +1,155 @@
+"""`helm install|upgrade ... gpu-operator --set k=v` lines: each `--set` key judged against
+the gpu-operator chart of the release `--version` names (GL483), and a `--set` env value
+that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484).
+
+Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
+numbers; `--set-string` keeps every value a string."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
+from gpulint.formats.shell import Word, split_commands
+from gpulint.knowledge import gpu_operator
+from gpulint.model import Document
+from gpulint.registry import Context, check, finding
+from gpulint.spelling import closest_key
+
+CACHE = "commands.helm"
+_INDEX = re.compile(r"\[(\d+)\]")
+_DOT = re.compile(r"(?<!\\)\.")  # `\.` is a dot in a key
+_INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
+_CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    value: str
+    start: int  # offsets of `key=value` in the file
+    typed: bool  # `--set` (True) or `--set-string`
+
+
+@dataclass(frozen=True)
+class HelmCommand:
+    version: str | None
+    version_word: Word | None
+    settings: tuple[Setting, ...]
+
+
+def helm_commands(text: str, regions) -> list[HelmCommand]:
+    """The `helm install|upgrade` lines of the gpu-operator chart in the shell regions."""
+    out = []
+    for start, end, newline_ends in regions:
+        for words in split_commands(text, start, end, newline_ends):
+            command = _helm(words)
+            if command is not None:
+                out.append(command)
+    return out
+
+
+def _helm(words: list[Word]) -> HelmCommand | None:
+    texts = [w.text for w in words]
+    if "helm" not in texts:
+        return None
+    i = texts.index("helm")
+    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade") \
+            or not any(_CHART.search(t) for t in texts[i + 2:]):
+        return None
+    settings, version, version_word = [], None, None
+    j = i + 2
+    while j < len(words):
+        word, text = words[j], texts[j]
+        flag, equals, inline = text.partition("=")
+        if flag in ("--set", "--set-string", "--version"):
+            value_word = None if equals else (words[j + 1] if j + 1 < len(words) else None)
+            value = inline if value_word is None else value_word.text
+            offset = word.start + len(flag) + 1 if value_word is None else value_word.start
+            j += 1 if value_word is None else 2
+            if flag == "--version":
+                version, version_word = value, value_word or word
+                continue
+            if (value_word or word).quoted:
+                offset += 1  # past the opening quote (a quote inside the word is rarer)
+            for at, part in _pairs(value):
+                key, _, val = part.partition("=")
+                settings.append(Setting(key, val, offset + at, flag == "--set"))
+            continue
+        j += 1
+    return HelmCommand(version, version_word, tuple(settings))
+
+
+def _pairs(value: str) -> list[tuple[int, str]]:
+    """`a=1,b=2` -> [(0, "a=1"), (4, "b=2")]: each pair with where it starts (a `{x,y}` list
+    and `\\,` stay in their value)."""
+    out, depth, start, escaped = [], 0, 0, False
+    for i, char in enumerate(value):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            out.append((start, value[start:i]))
+            start = i + 1
+    out.append((start, value[start:]))
+    return [(at, part) for at, part in out if "=" in part]
+
+
+def _typed(value: str) -> str | None:
+    """The JSON type Helm's `--set` gives a value other than a string, if any."""
+    if value in ("true", "false"):
+        return "boolean"
+    return "integer" if _INTEGER.fullmatch(value) else None
+
+
+@check("GL483", "GL484", kinds=("commands",))
+def helm_settings(doc: Document, ctx: Context):
+    for command in doc.cache.get(CACHE, ()):
+        where = f"`--version {command.version}` of the helm command"
+        judged = gpu_operator.judged_release(ctx.settings, command.version, where)
+        data = gpu_operator.release_data(judged.tag)
+        for setting in command.settings:
+            key_span = doc.index.span(setting.start, setting.start + len(setting.key))
+            steps = tuple(_DOT.split(setting.key))
+            path = tuple(_INDEX.sub("", step) for step in steps)
+            if not all(path) or path[0] == "global":
+                continue
+            depth = first_unread(data["values"], path)
+            if depth is not None:
+                near = closest_key(path[depth], known_keys(data["values"], path[:depth]) or ())
+                yield finding(doc, "GL483", key_span,
+                              unknown_key_message(".".join(path[:depth + 1]), judged, near))
+                continue
+            message = _refused(data, steps, setting)
+            if message:
+                yield finding(doc, "GL484", key_span,
+                              f"`--set` makes `{setting.value}` a {_typed(setting.value)} and the chart copies it "
+                              f"into the ClusterPolicy, where the API server refuses it (`{message}`); "
+                              f"`--set-string` keeps it a string; judged by {judged.words()}")
+
+
+def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:
+    """The API server's words for a typed `--set` value in a value the chart copies into
+    the ClusterPolicy whose field there takes a string."""
+    got = _typed(setting.value) if setting.typed else None
+    if got is None:
+        return None
+    path: list = []
+    for step in steps:
+        name, *indexes = _INDEX.split(step)
+        path.append(name)
+        path.extend(int(i) for i in indexes if i)
+    names = [p for p in path if isinstance(p, str)]
+    if not any(".".join(names[:n]) in data["values"]["policy"] for n in range(1, len(names) + 1)):
+        return None
+    field = gpu_operator.schema_at(data.get("ClusterPolicy"), ("spec", *path))
+    if not field or field.get("type") != "string":
+        return None
+    shown = "spec" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return f'{shown}: Invalid value: "{got}": {shown} in body must be of type string: "{got}"'

@@ -1,0 +1,65 @@
+"""The GPU Operator installed through a k3s/RKE2 `HelmChart` (helm.cattle.io): its
+`spec.valuesContent` read as chart values where it is written, and the keys of `spec.set`,
+judged by the chart release `spec.version` names (GL483, GL484)."""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.formats.embedded import embedded_roots
+from gpulint.common.operator_chart import (
+    first_unread,
+    judge_values,
+    known_keys,
+    unknown_key_message,
+)
+from gpulint.formats.errors import ParseError
+from gpulint.formats.template import neutralise
+from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
+from gpulint.knowledge import gpu_operator
+from gpulint.model import Document
+from gpulint.registry import Context, check, finding
+from gpulint.spelling import closest_key
+
+_INDEX = re.compile(r"\[\d+\]")
+_DOT = re.compile(r"(?<!\\)\.")  # Helm's `--set` path separator; `\.` is a dot in a key
+
+
+def _operator_charts(doc: Document):
+    for obj in doc.tree or ():
+        api = scalar_str(obj.get("apiVersion")) or ""
+        chart = scalar_str(obj.get("spec", "chart")) or ""
+        if object_kind(obj) == "HelmChart" and api.startswith("helm.cattle.io/") \
+                and re.search(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$", chart):
+            yield obj
+
+
+@check("GL483", "GL484", kinds=("kubernetes",))
+def helmchart_values(doc: Document, ctx: Context):
+    for obj in _operator_charts(doc):
+        version = obj.get("spec", "version")
+        stated = scalar_str(version)
+        judged = gpu_operator.judged_release(ctx.settings, stated, f"`spec.version: {stated}` of the HelmChart")
+        content = obj.get("spec", "valuesContent")
+        if content is not None and isinstance(content.value, str):
+            try:
+                # the text the tree was read from: a template's expressions set aside
+                text = neutralise(doc.text) if doc.templated else doc.text
+                roots = embedded_roots(text, doc, content, "the embedded chart values")
+            except ParseError:
+                roots = []  # Helm refuses it too; the values are not judged
+            if len(roots) == 1 and roots[0].is_map:
+                for code, where, message in judge_values(roots[0], judged):
+                    yield finding(doc, code, where, message)
+        values = gpu_operator.release_data(judged.tag)["values"]
+        sets = obj.get("spec", "set")
+        for key, node in sets.items() if sets is not None else ():
+            path = tuple(_DOT.split(_INDEX.sub("", key)))
+            if not all(path) or path[0] == "global":
+                continue  # no key Helm can set, or Helm's own
+            depth = first_unread(values, path)
+            if depth is None:
+                continue
+            near = closest_key(path[depth], known_keys(values, path[:depth]) or ())
+            yield finding(doc, "GL483", node.anchor,
+                          unknown_key_message(".".join(path[:depth + 1]), judged, near))

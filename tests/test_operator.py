@@ -1,0 +1,258 @@
+"""The GPU Operator's ClusterPolicy, NVIDIADriver and chart values, judged by release."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, run_gpulint, write_files
+
+OPERATOR = FIXTURES / "operator"
+
+
+def lint(path, *args):
+    return run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", *args, str(path))
+
+
+def lint_for(tmp_path, release, path):
+    (tmp_path / "fleet.toml").write_text(f'[fleet]\ngpu-operator-version = "{release}"\n')
+    return run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", "--failure-threshold",
+                       "none", str(path))
+
+
+def test_cluster_policy_problems_point_at_the_key_or_value():
+    result = lint(OPERATOR / "clusterpolicy-bad.yaml")
+    assert result.at() == [("GL482", 15, 5), ("GL481", 19, 14), ("GL481", 24, 15), ("GL481", 31, 16)]
+    messages = [f["message"] for f in result.findings]
+    assert 'strict decoding error: unknown field "spec.devicePlugin.enviroment"' in messages[0]
+    assert "prunes it" in messages[0]
+    assert ('`spec.driver.enabled: Invalid value: "string": spec.driver.enabled in body must be of type '
+            'boolean: "string"`') in messages[1]
+    assert '`spec.mig.strategy: Unsupported value: "mixd": supported values: "none", "single", "mixed"`' \
+        in messages[2]
+    assert "spec.toolkit.env[0].value in body must be of type string" in messages[3]
+    assert all("GPU Operator v26.7.0 (the newest gpulint knows" in m for m in messages)
+
+
+def test_a_valid_cluster_policy_is_clean():
+    assert lint(OPERATOR / "clusterpolicy-good.yaml").findings == []
+
+
+def test_documented_nvidiadriver_examples_are_clean():
+    assert lint(OPERATOR / "nvidiadriver-good.yaml").findings == []
+
+
+def test_the_fleet_release_decides_and_names_the_release_that_has_the_field(tmp_path):
+    write_files(tmp_path, {"nvd.yaml": "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n"
+                                       "  name: default\nspec:\n  driverType: gpu\n  image: driver\n"
+                                       "  repository: nvcr.io/nvidia\n  version: \"580.95.05\"\n"
+                                       "  kernelModuleType: open\n"})
+    assert lint(tmp_path / "nvd.yaml").findings == []
+    old = lint_for(tmp_path, "24.9", tmp_path / "nvd.yaml")
+    assert old.at() == [("GL482", 10, 3)]
+    assert "GPU Operator v24.9.2 (`gpu-operator-version = \"24.9\"` in the fleet configuration)" \
+        in old.findings[0]["message"]
+    assert "the CRD of v25.3.4 has it" in old.findings[0]["message"]
+
+
+def test_near_miss_field_names_the_field_meant(tmp_path):
+    write_files(tmp_path, {"nvd.yaml": "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n"
+                                       "  name: default\nspec:\n  driverType: gpu\n  usePrecompield: true\n"})
+    result = lint(tmp_path / "nvd.yaml")
+    assert result.at() == [("GL482", 7, 3)]
+    assert "(did you mean `usePrecompiled`?)" in result.findings[0]["message"]
+
+
+def test_other_groups_versions_and_templates_are_not_judged(tmp_path):
+    write_files(tmp_path, {
+        "other.yaml": "apiVersion: example.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {x: 1}\n",
+        "beta.yaml": "apiVersion: nvidia.com/v9\nkind: NVIDIADriver\nmetadata: {name: p}\nspec: {x: 1}\n",
+        "tpl.yaml": "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata: {name: p}\n"
+                    "spec:\n  driverType: gpu\n  usePrecompiled: {{ .Values.precompiled }}\n"})
+    assert lint(tmp_path).findings == []
+
+
+def test_required_fields_are_not_asked_of_a_kustomize_patch(tmp_path):
+    write_files(tmp_path, {
+        "kustomization.yaml": "resources: [base.yaml]\npatches:\n  - path: patch.yaml\n",
+        "base.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: gpu}\n",
+        "patch.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\n"
+                      "spec:\n  driver:\n    enabled: false\n"})
+    assert lint(tmp_path).findings == []
+    write_files(tmp_path, {"kustomization.yaml": "resources: [base.yaml, patch.yaml]\n"})
+    assert lint(tmp_path).at()[0] == ("GL481", 4, 1)
+
+
+# ------------------------------------------------------------------ chart values
+
+
+def test_chart_values_problems_point_at_the_key_or_value():
+    result = lint(OPERATOR / "values-bad.yaml")
+    assert result.at() == [("GL483", 4, 3), ("GL484", 9, 14), ("GL483", 11, 7), ("GL483", 14, 3)]
+    unknown, refused, pruned, unread = (f["message"] for f in result.findings)
+    assert "`driver.usePrecompield` is no value of the gpu-operator chart" in unknown
+    assert "(did you mean `usePrecompiled`?)" in unknown
+    assert 'spec.toolkit.env[0].value in body must be of type string: "boolean"' in refused
+    assert 'unknown field "spec.toolkit.env[1].valeu"' in pruned
+    assert "`devicePlugin.nodeSelector` is no value" in unread  # the chart reads `daemonsets` for all
+
+
+def test_valid_chart_values_are_clean():
+    assert lint(OPERATOR / "values-good.yaml").findings == []
+
+
+def test_values_are_judged_by_the_fleet_release(tmp_path):
+    write_files(tmp_path, {"values.yaml": "driver:\n  enabled: true\n  kernelModuleType: open\n"
+                                          "toolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n"})
+    assert lint(tmp_path / "values.yaml").findings == []
+    old = lint_for(tmp_path, "24.9.1", tmp_path / "values.yaml")
+    assert old.at() == [("GL483", 3, 3)]
+    assert "GPU Operator v24.9.2 (`gpu-operator-version = \"24.9.1\"`" in old.findings[0]["message"]
+
+
+def test_an_override_file_with_two_operator_components_is_recognised(tmp_path):
+    write_files(tmp_path, {"gpu.yaml": "toolkit:\n  env:\n    - name: A\n      value: 1\ndevicePlugin:\n"
+                                       "  enabled: true\n",
+                           "other.yaml": "toolkit:\n  enabled: true\ngfd:\n  enabled: true\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["code"]) for f in result.findings] == [("gpu.yaml", "GL484")]
+
+
+# ------------------------------------------------------------------ objects applied together
+
+_NVD = "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: {name}\nspec:\n  driverType: gpu\n"
+
+
+def test_a_second_cluster_policy_is_reported_at_its_name(tmp_path):
+    policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
+    write_files(tmp_path, {"two.yaml": policy + "---\n" + policy.replace("name: cluster-policy", "name: copy")})
+    result = lint(tmp_path)
+    assert result.at() == [("GL485", 36, 3)]
+    assert "sets the others' `status.state` to `ignored`" in result.findings[0]["message"]
+    assert result.findings[0]["related"][0]["line"] == 4
+
+
+def test_nvidiadrivers_covering_each_others_nodes(tmp_path):
+    write_files(tmp_path, {
+        "drivers.yaml": _NVD.format(name="all") + "---\n" + _NVD.format(name="gold")
+        + "  nodeSelector:\n    nvidia.com/gpu.present: \"true\"\n    driver.config: gold\n"
+        + "---\n" + _NVD.format(name="silver") + "  nodeSelector:\n    driver.config: silver\n",
+        "defaults.yaml": _NVD.format(name="a") + "  default: true\n---\n" + _NVD.format(name="b")
+        + "  default: true\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["line"], f["column"]) for f in result.findings] == [
+        ("defaults.yaml", 15, 3), ("drivers.yaml", 14, 3)]
+    default, overlap = (f["message"] for f in result.findings)
+    assert "`multiple default NVIDIADrivers found: [a b]`" in default
+    assert "`multiple NVIDIADrivers match the same node <node>: [all gold]`" in overlap
+
+
+def test_documented_nvidiadrivers_with_distinct_selectors_are_clean(tmp_path):
+    write_files(tmp_path, {"drivers.yaml": _NVD.format(name="gold") + "  nodeSelector:\n    driver.config: gold\n"
+                           "---\n" + _NVD.format(name="silver") + "  nodeSelector:\n    driver.config: silver\n"})
+    assert lint(tmp_path).findings == []
+
+
+# ------------------------------------------------------------------ k3s/RKE2 HelmChart
+
+
+def test_helmchart_values_content_and_set_keys_are_judged_by_its_version():
+    result = lint(OPERATOR / "helmchart.yaml")
+    assert result.at() == [("GL483", 13, 5), ("GL484", 22, 18), ("GL483", 23, 7)]
+    typo, refused, newer = (f["message"] for f in result.findings)
+    assert "`toolkit.envv` is no value" in typo and "(did you mean `env`?)" in typo
+    assert "GPU Operator v24.9.2 (`spec.version: v24.9.2` of the HelmChart)" in refused
+    assert "the chart of v25.3.4 reads it" not in newer  # a toolkit key no release reads
+    assert "`toolkit.kernelModuleType` is no value" in newer
+
+
+def test_helmchart_of_another_chart_or_unparsable_values_is_left_alone(tmp_path):
+    write_files(tmp_path, {
+        "other.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: x}\nspec:\n"
+                      "  chart: traefik\n  valuesContent: |-\n    toolkit:\n      bogus: 1\n",
+        "broken.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: y}\nspec:\n"
+                       "  chart: nvidia/gpu-operator\n  valuesContent: |-\n    toolkit: [\n"})
+    assert lint(tmp_path).findings == []
+
+
+def test_nvidiadrivers_while_the_cluster_policy_keeps_the_driver(tmp_path):
+    policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
+    driver = _NVD.format(name="gold") + "  nodeSelector:\n    driver.config: gold\n"
+    write_files(tmp_path, {"policy.yaml": policy, "driver.yaml": driver})
+    result = lint(tmp_path)
+    assert [(f["code"], f["path"].rsplit("/", 1)[-1], f["line"]) for f in result.findings] == [
+        ("GL487", "driver.yaml", 2)]
+    assert "useNvidiaDriverCRD is not enabled in ClusterPolicy" in result.findings[0]["message"]
+    assert result.findings[0]["related"][0]["path"].endswith("policy.yaml")
+    write_files(tmp_path, {"policy.yaml": policy.replace("  driver:\n", "  driver:\n    useNvidiaDriverCRD: true\n")})
+    assert lint(tmp_path).findings == []
+    (tmp_path / "policy.yaml").unlink()
+    assert lint(tmp_path).findings == []  # no ClusterPolicy linted: nothing known
+
+
+def test_odd_operator_objects_and_values_never_crash(tmp_path):
+    write_files(tmp_path, {
+        "cp.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: x}\nspec: [1, 2]\n---\n"
+                   "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata: {name: a}\n"
+                   "spec:\n  nodeSelector: 5\n  default: yes\n",
+        "hc.yaml": "apiVersion: helm.cattle.io/v1\nkind: HelmChart\nmetadata: {name: x}\nspec:\n"
+                   "  chart: gpu-operator\n  version: [1]\n  set:\n    \"\": 1\n    a..b: 2\n"
+                   "    daemonsets.nodeSelector.kubernetes\\.io/os: linux\n"
+                   "  valuesContent: \"toolkit:\\n  bogus: 1\\n\"\n",
+        "values.yaml": "toolkit:\n  env: {a: 1}\ndevicePlugin:\n  env: 5\ndriver: [1]\n"})
+    result = lint(tmp_path)
+    assert result.rc in (0, 1), result.err
+    assert ("GL481", 4, 7) in result.at()  # spec: [1, 2]
+    assert [f["line"] for f in result.findings if f["path"].endswith("hc.yaml")] == [11]  # placed at the value
+
+
+# ------------------------------------------------------------------ helm command lines
+
+
+def test_helm_set_keys_and_typed_env_values_are_judged_by_the_version_flag():
+    result = lint(OPERATOR / "install-gpu-operator.sh")
+    assert result.at() == [("GL484", 5, 9), ("GL483", 7, 9), ("GL483", 8, 30)]
+    typed, typo, unknown = (f["message"] for f in result.findings)
+    assert "`--set` makes `true` a boolean" in typed and "`--set-string` keeps it a string" in typed
+    assert 'spec.toolkit.env[0].value in body must be of type string: "boolean"' in typed
+    assert "GPU Operator v24.9.2 (`--version v24.9.2` of the helm command)" in typo
+    assert "(did you mean `env`?)" in typo
+    assert "`toolkit.bogus` is no value" in unknown
+
+
+def test_helm_lines_in_markdown_and_other_charts(tmp_path):
+    write_files(tmp_path, {
+        "README.md": "Install:\n\n```sh\nhelm upgrade --install gpu-operator nvidia/gpu-operator "
+                     "--set devicePlugin.env[0].name=FAIL_ON_INIT_ERROR --set devicePlugin.env[0].value=false\n```\n",
+        "other.md": "```sh\nhelm install x bitnami/nginx --set toolkit.bogus=1\n```\nsee gpu-operator\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["code"], f["line"]) for f in result.findings] == [
+        ("README.md", "GL484", 4)]
+
+
+# ------------------------------------------------------------------ toolkit vs containerd 2.x
+
+
+def test_an_old_toolkit_on_containerd_2_nodes(tmp_path):
+    values = "driver:\n  enabled: true\ntoolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n"
+    write_files(tmp_path, {"values.yaml": values})
+    (tmp_path / "fleet.toml").write_text('[fleet]\ngpu-operator-version = "24.3"\ncontainerd-version = "2.1"\n')
+    run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", "--failure-threshold", "none",
+                      str(tmp_path / "values.yaml"))
+    assert run.at() == [("GL488", 3, 1)]
+    message = run.findings[0]["message"]
+    assert "container toolkit v1.15.0-ubuntu20.04 (the chart's default toolkit of GPU Operator v24.3.0" in message
+    assert "`unable to load config: unsupported config version: 3`" in message
+    assert lint_for(tmp_path, "24.9", tmp_path / "values.yaml").findings == []  # v1.17.4: reads it
+
+
+def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path):
+    policy = (OPERATOR / "clusterpolicy-good.yaml").read_text().replace(
+        "  toolkit:\n    enabled: true\n", "  toolkit:\n    enabled: true\n    version: v1.14.6-centos7\n")
+    config = 'version = 3\n\n[plugins."io.containerd.cri.v1.runtime".containerd]\n  default_runtime_name = "runc"\n'
+    write_files(tmp_path, {"policy.yaml": policy, "etc/containerd/config.toml": config})
+    result = lint(tmp_path)
+    found = [(f["code"], f["line"]) for f in result.findings if f["code"] == "GL488"]
+    assert found == [("GL488", 29)]
+    [toolkit] = [f for f in result.findings if f["code"] == "GL488"]
+    assert toolkit["related"][0]["path"].endswith("config.toml")
+    write_files(tmp_path, {"etc/containerd/config.toml": config.replace("version = 3", "version = 2")
+                           .replace("io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri")})
+    assert "GL488" not in lint(tmp_path).codes()
