@@ -8,8 +8,19 @@ config), so a pod is faulted only when every linted config that could serve it r
 from __future__ import annotations
 
 from gpulint.crossfile.held_plugin_configs import held_configs
-from gpulint.kinds.device_plugin.facts import configs, fails_requests_over_one, flag, mig_strategy, shared
-from gpulint.kinds.kubernetes.facts import gpu_limits, is_kustomize_patch, pod_specs, quantity
+from gpulint.kinds.device_plugin.facts import (
+    configs,
+    fails_requests_over_one,
+    flag,
+    mig_strategy,
+    shared,
+)
+from gpulint.kinds.kubernetes.facts import (
+    gpu_limits,
+    is_kustomize_patch,
+    pod_specs,
+    quantity,
+)
 from gpulint.model import Document
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related

@@ -6,7 +6,12 @@ merge.'1.6'); 2.x merges the tables key by key.
 from __future__ import annotations
 
 from gpulint.kinds.containerd.checks import default_runtime_undefined
-from gpulint.kinds.containerd.facts import ALL_CRI_IDS, containerd_file, file_majors, runtime_tables
+from gpulint.kinds.containerd.facts import (
+    ALL_CRI_IDS,
+    containerd_file,
+    file_majors,
+    runtime_tables,
+)
 from gpulint.model import Document, Node, str_value
 from gpulint.registry import check, finding, related
 

@@ -6,7 +6,12 @@ makes on a version 2 file).
 
 from __future__ import annotations
 
-from gpulint.kinds.containerd.facts import ALL_CRI_IDS, containerd_file, is_drop_in, target_releases
+from gpulint.kinds.containerd.facts import (
+    ALL_CRI_IDS,
+    containerd_file,
+    is_drop_in,
+    target_releases,
+)
 from gpulint.kinds.containerd.support import cri_items, is_unknown_value
 from gpulint.knowledge import containerd_config as model
 from gpulint.model import Document, Node, str_value

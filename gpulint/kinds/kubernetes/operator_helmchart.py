@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from gpulint.formats.embedded import embedded_roots
 from gpulint.common.operator_chart import (
     first_unread,
     judge_values,
     known_keys,
     unknown_key_message,
 )
+from gpulint.formats.embedded import embedded_roots
 from gpulint.formats.errors import ParseError
 from gpulint.formats.template import neutralise
 from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
