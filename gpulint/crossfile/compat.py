@@ -17,7 +17,6 @@ side comes from gpulint.crossfile.fleet. The comparison follows the two mechanis
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -35,7 +34,11 @@ from gpulint.crossfile.fleet import (
     operator_declarations,
     pod_driver,
 )
-from gpulint.crossfile.imagemap import dockerfile_at, mapped_dockerfile, replaces_arg_default
+from gpulint.crossfile.imagemap import (
+    dockerfile_at,
+    mapped_dockerfile,
+    replaces_arg_default,
+)
 from gpulint.crossfile.imageuse import gpu_images
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.devcontainer.facts import build_args
@@ -63,6 +66,7 @@ from gpulint.knowledge.cuda import (
 from gpulint.knowledge.images import cuda_image, tag_cuda
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze, replace
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
@@ -77,8 +81,7 @@ _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 # ------------------------------------------------------------------ the image side
 
 
-@dataclass(frozen=True)
-class ImageCuda:
+class ImageCuda(Frozen):
     """The CUDA an image runs and how the container toolkit treats it.
 
     version: "12.4.1", "12.4", or "12" (wheels: major only); exact: False when the
@@ -88,19 +91,30 @@ class ImageCuda:
     compatibility (None: take gpulint's forward-compatibility table).
     """
 
+    __slots__ = ("label", "version", "major", "major_minor", "start_check", "brand_branches", "image",
+                 "family", "release", "exact", "basis", "compat_removed", "related")
+
     label: str
     version: str
     major: int
     major_minor: tuple[int, int] | None
     start_check: bool
-    brand_branches: tuple[int, ...] | None = None
-    image: object | None = None  # gpulint.knowledge.images.CudaImage
-    family: str = "custom"
-    release: str | None = None
-    exact: bool = True
-    basis: str | None = None  # what in a Dockerfile states the CUDA ("final stage `FROM ...`")
-    compat_removed: str | None = None  # how the Dockerfile deletes the cuda-compat libraries
-    related: tuple[Related, ...] = field(default_factory=tuple)
+    brand_branches: tuple[int, ...] | None
+    image: object | None  # gpulint.knowledge.images.CudaImage
+    family: str
+    release: str | None
+    exact: bool
+    basis: str | None  # what in a Dockerfile states the CUDA ("final stage `FROM ...`")
+    compat_removed: str | None  # how the Dockerfile deletes the cuda-compat libraries
+    related: tuple[Related, ...]
+
+    def __init__(self, label: str, version: str, major: int, major_minor: tuple[int, int] | None,
+                 start_check: bool, brand_branches: tuple[int, ...] | None = None, image: object | None = None,
+                 family: str = "custom", release: str | None = None, exact: bool = True,
+                 basis: str | None = None, compat_removed: str | None = None,
+                 related: tuple[Related, ...] | None = None) -> None:
+        freeze(self, label, version, major, major_minor, start_check, brand_branches,
+               image, family, release, exact, basis, compat_removed, () if related is None else related)
 
     @property
     def xy(self) -> str:
@@ -227,11 +241,15 @@ def container_cuda(ctx: Context, container) -> ImageCuda | None:
 # ------------------------------------------------------------------ the verdict
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Frozen):
+    __slots__ = ("severity", "message", "by_class")
+
     severity: str
     message: str
-    by_class: bool = False  # the GPU class decided it (forward compatibility)
+    by_class: bool  # the GPU class decided it (forward compatibility)
+
+    def __init__(self, severity: str, message: str, by_class: bool = False) -> None:
+        freeze(self, severity, message, by_class)
 
 
 def judge(img: ImageCuda, fleet: Fleet) -> Verdict | None:
@@ -485,13 +503,17 @@ def _judge_minor_by_level(img: ImageCuda, driver: Driver, head: str, insufficien
 # ------------------------------------------------------------------ what is judged
 
 
-@dataclass(frozen=True)
-class Subject:
+class Subject(Frozen):
     """One image to judge: its CUDA, where to point, and the nodes it runs on."""
+
+    __slots__ = ("img", "where", "fleet")
 
     img: ImageCuda
     where: object  # a Node or a Span
     fleet: Fleet
+
+    def __init__(self, img: ImageCuda, where: object, fleet: Fleet) -> None:
+        freeze(self, img, where, fleet)
 
 
 def subjects(doc: Document, ctx: Context) -> list[Subject]:

@@ -10,10 +10,10 @@ installs NVIDIA's CUDA libraries of its `cudaVersion` into whatever image it is 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from gpulint.model import Document, Node, Span
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze
 from gpulint.regex import lazy
 
 
@@ -75,16 +75,20 @@ _FEATURE_VERSION = lazy(r"(\d+)\.(\d+)$")
 FEATURE_DEFAULT_CUDA = "11.8"
 
 
-@dataclass(frozen=True)
-class CudaFeature:
+class CudaFeature(Frozen):
     """The `nvidia-cuda` Feature: it installs `cuda-libraries-X-Y` (and with
     `installToolkit`, `cuda-toolkit-X-Y`) from NVIDIA's repository."""
+
+    __slots__ = ("node", "version", "major_minor", "toolkit", "stated")
 
     node: Node  # the Feature's entry (its key is where it is named)
     version: str  # "11.8"
     major_minor: tuple[int, int]
     toolkit: bool
     stated: bool  # `cudaVersion` is written (not the Feature's default)
+
+    def __init__(self, node: Node, version: str, major_minor: tuple[int, int], toolkit: bool, stated: bool) -> None:
+        freeze(self, node, version, major_minor, toolkit, stated)
 
 
 def cuda_feature(doc: Document) -> CudaFeature | None:
