@@ -26,7 +26,9 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
       # records are plain classes; a clean run prints no traceback, writes no baseline, reads
       # no TOML and asks argparse's formatter nothing of shutil
       "dataclasses", "inspect", "traceback", "json", "tomllib", "gpulint.formats.tomlpos", "shutil",
-      "gpulint.run.baseline", "gpulint.report.fingerprint"}),
+      "gpulint.run.baseline", "gpulint.report.fingerprint",
+      # the compatibility rules judge a Dockerfile without the dev container and Compose modules
+      "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])

@@ -20,10 +20,6 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpulint.crossfile.devcontainers import (
-    gpu_devcontainer,
-    gpu_feature_cuda,
-)
 from gpulint.crossfile.fleet import (
     HELM_VALUES,
     Driver,
@@ -39,9 +35,7 @@ from gpulint.crossfile.imagemap import (
     mapped_dockerfile,
     replaces_arg_default,
 )
-from gpulint.crossfile.imageuse import gpu_images
 from gpulint.formats.template import is_placeholder
-from gpulint.kinds.devcontainer.facts import build_args
 from gpulint.kinds.kubernetes.facts import (
     env_vars,
     is_gpu_management,
@@ -536,6 +530,10 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
     if doc.kind == "devcontainer":  # a dev container that asks for GPUs
+        # here, not at the top: a run over Dockerfiles does not load the dev container modules
+        from gpulint.crossfile.devcontainers import gpu_devcontainer, gpu_feature_cuda
+        from gpulint.kinds.devcontainer.facts import build_args
+
         runs, built = gpu_devcontainer(doc)
         img = image_cuda(runs[0]) if runs is not None else None
         if img is not None:
@@ -550,6 +548,8 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
+        from gpulint.crossfile.imageuse import gpu_images
+
         for use in gpu_images(doc):
             img = image_cuda(use.ref)
             if img is not None and use.combination:
@@ -674,6 +674,8 @@ def gpu_image_not_judged(doc: Document, ctx: Context):
 def _unjudged(doc: Document, ctx: Context):
     """(image, where, fleet) of the GPU containers whose image has no CUDA gpulint knows."""
     if doc.kind in ("compose", "commands"):
+        from gpulint.crossfile.imageuse import gpu_images
+
         fleet = fleet_for(ctx)
         built = _built_names(doc)
         for use in gpu_images(doc):
