@@ -128,7 +128,8 @@ class Row:
 
     def cells(self) -> list[str]:
         g = self.gpulint
-        ref = f"{self.reference_name}: {self.reference.median * 1000:.0f} ms" if self.reference and self.reference.seconds else (self.reference_name or "-")
+        ref = (f"{self.reference_name}: {self.reference.median * 1000:.0f} ms (CPU {self.reference.cpu_median * 1000:.0f} ms)"
+               if self.reference and self.reference.seconds else (self.reference_name or "-"))
         ratio = self.ratio()
         goal = [f"<= {self.goal_ms:g} ms"] if self.goal_ms is not None else []
         if self.goal_ratio is not None:
