@@ -1,22 +1,40 @@
-"""The parse floor: read and parse every file of a benchmark tree with the fastest standard
-parsers, in one process, and nothing else (json, tomllib, PyYAML's C composer; Dockerfiles are
-read and split into lines). gpulint's budget is a multiple of this.
+"""The parse floor: what any linter of these files must do, in one process and nothing else.
+Walk the tree (os.walk, leaving out the folders gpulint excludes by default), read every
+file, and parse it with the fastest parser there is for its format: json, tomllib, PyYAML's
+C composer (libyaml), dockerfile-parse for Dockerfiles; any other file is read only.
+gpulint's budget is a multiple of this.
 
-    python bench/floor.py TREE
+    python bench/floor.py TREE [--exclude NAME ...]
 """
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
+import os
 import sys
-from pathlib import Path
 
 import yaml
+from dockerfile_parse import DockerfileParser
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
+
+
+def parser_of(name: str) -> str:
+    lower = name.lower()
+    if lower.endswith(".json"):
+        return "json"
+    if lower.endswith((".toml", ".toml.tmpl")):
+        return "toml"
+    if lower.endswith((".yaml", ".yml")):
+        return "yaml"
+    if "dockerfile" in lower or "containerfile" in lower:
+        return "dockerfile"
+    return "text"
 
 
 def parse(text: str, parser: str) -> None:
@@ -28,17 +46,23 @@ def parse(text: str, parser: str) -> None:
         elif parser == "yaml":
             for _ in yaml.compose_all(text, Loader=yaml.CSafeLoader):
                 pass
-        else:
-            text.splitlines()
+        elif parser == "dockerfile":
+            DockerfileParser(fileobj=io.BytesIO(text.encode("utf-8"))).structure
     except Exception:  # a file that does not parse still costs its read and the attempt
         pass
 
 
 def main() -> int:
-    tree = Path(sys.argv[1])
-    manifest = json.loads((tree.parent / f"{tree.name}.manifest.json").read_text(encoding="utf-8"))
-    for entry in manifest:
-        parse((tree / entry["path"]).read_text(encoding="utf-8", errors="replace"), entry["parser"])
+    args = argparse.ArgumentParser()
+    args.add_argument("tree")
+    args.add_argument("--exclude", action="append", default=[])
+    options = args.parse_args()
+    excluded = set(options.exclude)
+    for folder, dirs, files in os.walk(options.tree):
+        dirs[:] = sorted(d for d in dirs if d not in excluded)
+        for name in sorted(files):
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                parse(handle.read(), parser_of(name))
     return 0
 
 

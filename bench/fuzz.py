@@ -30,7 +30,6 @@ import os
 import random
 import resource
 import signal
-import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor

@@ -7,22 +7,29 @@ read them from this catalog.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from pathlib import Path
 
+from gpulint.record import Frozen, freeze
 from gpulint.regex import lazy
-from gpulint.resources import cached, read_yaml, rules_dir
+from gpulint.resources import bundled, read_yaml, rules_dir
 
 CODE = lazy(r"GL\d{3}")
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(Frozen):
+    __slots__ = ("files", "args")
+
     files: tuple[tuple[str, str], ...]  # (relative path, content)
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...]
+
+    def __init__(self, files: tuple[tuple[str, str], ...], args: tuple[str, ...] = ()) -> None:
+        freeze(self, files, args)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Frozen):
+    __slots__ = ("code", "slug", "title", "severity", "stability", "summary", "why", "fix", "bad", "good",
+                 "kinds", "fixable", "references", "sources", "security_severity", "verified")
+
     code: str
     slug: str
     title: str
@@ -33,14 +40,21 @@ class Rule:
     fix: str
     bad: Example
     good: Example
-    kinds: tuple[str, ...] = ()
-    fixable: str = "never"  # never | sometimes | always
-    references: tuple[str, ...] = ()
-    sources: tuple[str, ...] = field(default=())
+    kinds: tuple[str, ...]
+    fixable: str  # never | sometimes | always
+    references: tuple[str, ...]
+    sources: tuple[str, ...]
     # GitHub code scanning's 0.0-10.0 score, for rules whose finding exposes GPUs or the host
-    security_severity: str | None = None
+    security_severity: str | None
     # (daemon, version, how, ref): what each claim was run against (oracle) or read from (source)
-    verified: tuple[tuple[str, str, str, str], ...] = ()
+    verified: tuple[tuple[str, str, str, str], ...]
+
+    def __init__(self, code: str, slug: str, title: str, severity: str, stability: str, summary: str, why: str,
+                 fix: str, bad: Example, good: Example, kinds: tuple[str, ...] = (), fixable: str = "never",
+                 references: tuple[str, ...] = (), sources: tuple[str, ...] = (),
+                 security_severity: str | None = None, verified: tuple[tuple[str, str, str, str], ...] = ()) -> None:
+        freeze(self, code, slug, title, severity, stability, summary, why, fix,
+               bad, good, kinds, fixable, references, sources, security_severity, verified)
 
     @property
     def preview(self) -> bool:
@@ -67,13 +81,17 @@ def _rule(data: dict) -> Rule:
 
 @functools.lru_cache(maxsize=None)
 def load_catalog() -> dict[str, Rule]:
-    return {data["code"]: _rule(data) for data in _raw_rules()}
+    return {data["code"]: _rule(data) for data in raw_rules()}
 
 
-def _raw_rules() -> list[dict]:
-    """Every rule file's data (sixty YAML files: read through the cache)."""
-    paths = sorted(rules_dir().glob("GL[0-9][0-9][0-9].yaml"))
-    return cached(paths, lambda: [read_yaml(path.name) for path in paths])
+def rule_files() -> list[Path]:
+    return sorted(rules_dir().glob("GL[0-9][0-9][0-9].yaml"))
+
+
+def raw_rules() -> list[dict]:
+    """Every rule file's data (a hundred and more YAML files: prebuilt in a wheel, else read
+    through the cache)."""
+    return bundled("catalog", rule_files, lambda: [read_yaml(path.name) for path in rule_files()])
 
 
 def by_slug() -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Generated documentation: the rule table in README.md, docs/rules.md, and one page
-per rule in docs/rules/GLxxx.md (the `helpUri` of SARIF rule descriptors).
+per rule in docs/rules/GLxxx.md (the `helpUri` of SARIF rule descriptors); and the parsed
+rules an installed gpulint reads (rules/prebuilt, `gpulint.prebuild`).
 
 Run `python -m gpulint.docgen` after changing a rule file; a test fails while the
 generated parts are stale.
@@ -84,6 +85,9 @@ def main() -> int:
         (pages / stale).unlink()
     for name, text in rule_pages().items():
         (pages / name).write_text(text, encoding="utf-8")
+    from gpulint import prebuild
+
+    prebuild.write()
     return 0
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
+
+from gpulint.record import Frozen, Record, freeze
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -163,42 +164,67 @@ class SharedText(NamedTuple):
     uses: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Frozen):
     """Replace the text between two 0-based character offsets of a file."""
+
+    __slots__ = ("path", "start", "end", "content")
 
     path: str
     start: int
     end: int
     content: str
 
+    def __init__(self, path: str, start: int, end: int, content: str) -> None:
+        freeze(self, path, start, end, content)
 
-@dataclass(frozen=True)
-class Fix:
+
+class Fix(Frozen):
+    __slots__ = ("description", "edits", "safe")
+
     description: str
     edits: tuple[Edit, ...]
-    safe: bool = True
+    safe: bool
+
+    def __init__(self, description: str, edits: tuple[Edit, ...], safe: bool = True) -> None:
+        freeze(self, description, edits, safe)
 
 
-@dataclass(frozen=True)
-class Related:
+class Related(Frozen):
+    __slots__ = ("path", "line", "column", "message")
+
     path: str
     line: int
     column: int
     message: str
 
+    def __init__(self, path: str, line: int, column: int, message: str) -> None:
+        freeze(self, path, line, column, message)
 
-@dataclass
-class Finding:
+
+class Finding(Record):
+    __slots__ = ("code", "slug", "severity", "path", "span", "message", "fix", "related", "suppressed")
+
     code: str
     slug: str
     severity: str
     path: str
     span: Span
     message: str
-    fix: Fix | None = None
-    related: tuple[Related, ...] = ()
-    suppressed: str | None = None  # justification when silenced by an inline suppression
+    fix: Fix | None
+    related: tuple[Related, ...]
+    suppressed: str | None  # justification when silenced by an inline suppression
+
+    def __init__(self, code: str, slug: str, severity: str, path: str, span: Span, message: str,
+                 fix: Fix | None = None, related: tuple[Related, ...] = (), suppressed: str | None = None) -> None:
+        self.code = code
+        self.slug = slug
+        self.severity = severity
+        self.path = path
+        self.span = span
+        self.message = message
+        self.fix = fix
+        self.related = related
+        self.suppressed = suppressed
 
     @property
     def sort_key(self) -> tuple:
@@ -254,23 +280,38 @@ class LineIndex:
         return len(self.starts)
 
 
-@dataclass
-class Suppression:
+class Suppression(Record):
     """An inline `gpulint: disable=...` comment, a `disable-file`, or a k8s annotation."""
+
+    __slots__ = ("codes", "span", "first_line", "last_line", "reason", "edit_range", "code_spans", "used",
+                 "problem")
 
     codes: tuple[str, ...]
     span: Span  # where the pragma is written (the comment, or the annotation value)
     first_line: int  # the lines whose findings it covers
     last_line: int
     reason: str | None
-    edit_range: tuple[int, int] | None = None  # offsets of the whole comment, for GL002's fix
-    code_spans: dict[str, tuple[int, int]] = field(default_factory=dict)
-    used: set[str] = field(default_factory=set)
-    problem: str | None = None  # why a malformed `gpulint:` comment suppresses nothing (GL005)
+    edit_range: tuple[int, int] | None  # offsets of the whole comment, for GL002's fix
+    code_spans: dict[str, tuple[int, int]]
+    used: set[str]
+    problem: str | None  # why a malformed `gpulint:` comment suppresses nothing (GL005)
+
+    def __init__(self, codes: tuple[str, ...], span: Span, first_line: int, last_line: int, reason: str | None,
+                 edit_range: tuple[int, int] | None = None,
+                 code_spans: dict[str, tuple[int, int]] | None = None, used: set[str] | None = None,
+                 problem: str | None = None) -> None:
+        self.codes = codes
+        self.span = span
+        self.first_line = first_line
+        self.last_line = last_line
+        self.reason = reason
+        self.edit_range = edit_range
+        self.code_spans = {} if code_spans is None else code_spans
+        self.used = set() if used is None else used
+        self.problem = problem
 
 
-@dataclass
-class Document:
+class Document(Record):
     """One file, parsed. `tree` depends on the kind:
 
     containerd, nvidia-toolkit: Node (the TOML table); daemon-json: Node (the JSON object);
@@ -278,22 +319,45 @@ class Document:
     dockerfile: gpulint.kinds.dockerfile.parse.Dockerfile.
     """
 
+    __slots__ = ("path", "abspath", "kind", "text", "tree", "templated", "bom", "encoding", "crlf",
+                 "suppressions", "cache", "parsed", "unread", "_index")
+
     path: str  # display path: relative to the current directory, "/" separators
     abspath: str
     kind: str
     text: str
-    tree: Any = None
-    templated: bool = False
-    bom: bool = False  # the file started with a byte order mark (kept when writing fixes)
-    encoding: str = "utf-8"  # utf-16-le ... when a byte order mark says so (kept when writing)
+    tree: Any
+    templated: bool
+    bom: bool  # the file started with a byte order mark (kept when writing fixes)
+    encoding: str  # utf-16-le ... when a byte order mark says so (kept when writing)
     # the file used CRLF line ends (text holds LF; kept when writing); with both kinds of
     # line end, the original lines with their ends, so each line keeps its own
-    crlf: bool | tuple[str, ...] = False
-    suppressions: list[Suppression] = field(default_factory=list)
-    cache: dict = field(default_factory=dict)  # per-document memo for check families
-    parsed: bool = False  # the file parsed (kept once the tree is released)
-    unread: bool = False  # not read as text (too large, unreadable, not UTF-8): nothing to parse
-    _index: LineIndex | None = None
+    crlf: bool | tuple[str, ...]
+    suppressions: list[Suppression]
+    cache: dict  # per-document memo for check families
+    parsed: bool  # the file parsed (kept once the tree is released)
+    unread: bool  # not read as text (too large, unreadable, not UTF-8): nothing to parse
+    _index: LineIndex | None
+
+    def __init__(self, path: str, abspath: str, kind: str, text: str, tree: Any = None,
+                 templated: bool = False, bom: bool = False, encoding: str = "utf-8",
+                 crlf: bool | tuple[str, ...] = False, suppressions: list[Suppression] | None = None,
+                 cache: dict | None = None, parsed: bool = False, unread: bool = False,
+                 _index: LineIndex | None = None) -> None:
+        self.path = path
+        self.abspath = abspath
+        self.kind = kind
+        self.text = text
+        self.tree = tree
+        self.templated = templated
+        self.bom = bom
+        self.encoding = encoding
+        self.crlf = crlf
+        self.suppressions = [] if suppressions is None else suppressions
+        self.cache = {} if cache is None else cache
+        self.parsed = parsed
+        self.unread = unread
+        self._index = _index
 
     def release(self) -> None:
         """Drop the tree and what was computed from it, once the file's checks have run:

@@ -9,20 +9,24 @@ emit, so a run that selects none of them never calls it. File checks receive
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from gpulint.model import Document, Finding, Fix, Node, Related, SharedText, Span
+from gpulint.record import Frozen, Record, freeze
 
 CHECKS: list["Check"] = []
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Frozen):
+    __slots__ = ("fn", "codes", "kinds", "project")
+
     fn: Callable
     codes: tuple[str, ...]
     kinds: tuple[str, ...]
     project: bool
+
+    def __init__(self, fn: Callable, codes: tuple[str, ...], kinds: tuple[str, ...], project: bool) -> None:
+        freeze(self, fn, codes, kinds, project)
 
 
 def check(*codes: str, kinds: Iterable[str] = (), project: bool = False):
@@ -79,16 +83,27 @@ class Kind:
         self.block_strings = block_strings  # string values may span lines (YAML/TOML)
 
 
-@dataclass
-class Context:
+class Context(Record):
     """What every check may consult besides its own document."""
+
+    __slots__ = ("documents", "settings", "options", "enabled", "cache", "providers")
 
     documents: list[Document]
     settings: object  # gpulint.config.Settings
-    options: dict = field(default_factory=dict)  # command-line facts: driver, gpu_class
-    enabled: frozenset[str] = frozenset()
-    cache: dict = field(default_factory=dict)  # per-run memo for facts several checks share
-    providers: dict = field(default_factory=dict)  # fact name -> "module:function"(context)
+    options: dict  # command-line facts: driver, gpu_class
+    enabled: frozenset[str]
+    cache: dict  # per-run memo for facts several checks share
+    providers: dict  # fact name -> "module:function"(context)
+
+    def __init__(self, documents: list[Document], settings: object, options: dict | None = None,
+                 enabled: frozenset[str] = frozenset(), cache: dict | None = None,
+                 providers: dict | None = None) -> None:
+        self.documents = documents
+        self.settings = settings
+        self.options = {} if options is None else options
+        self.enabled = enabled
+        self.cache = {} if cache is None else cache
+        self.providers = {} if providers is None else providers
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """compute(), worked out once per run under `key`."""

@@ -7,9 +7,11 @@ checkout (or an editable install) it is the top-level `rules/` beside the packag
 from __future__ import annotations
 
 import functools
+import marshal
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -64,8 +66,32 @@ def read_yaml(name: str):
 
 
 def load_yaml(name: str):
-    """One bundled YAML data file from rules/, through the cache."""
-    return cached([rules_dir() / name], lambda: read_yaml(name))
+    """One bundled YAML data file from rules/, parsed: shipped so in a wheel, else through the cache."""
+    return bundled(name.removesuffix(".yaml"), lambda: [rules_dir() / name], lambda: read_yaml(name))
+
+
+# rules/prebuilt/NAME.marshal: the bundled YAML parsed when the wheel is built (tools/prebuild.py)
+PREBUILT = "prebuilt"
+
+
+def installed() -> bool:
+    """gpulint runs from a wheel (rules/ shipped inside the package), not from a checkout,
+    whose rules/ may have been edited since the prebuilt data was made."""
+    return rules_dir() == _PACKAGE / "rules"
+
+
+def bundled(name: str, sources: Callable[[], list[Path]], build):
+    """`build()`'s result for the bundled data `name`. An installed gpulint reads it from
+    rules/prebuilt (marshal: a few milliseconds, nothing to import, nothing to write, so a
+    fresh CI container pays no first-run parse); a checkout, or data this Python cannot read,
+    goes through the cache, which notices an edited file."""
+    if installed():
+        try:
+            with open(rules_dir() / PREBUILT / f"{name}.marshal", "rb") as handle:
+                return marshal.load(handle)
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    return cached(sources(), build)
 
 
 def cached(paths: list[Path], build):

@@ -17,6 +17,10 @@ def test_bench_smoke_run_prints_every_row():
     for work in ("200 Dockerfiles, one call", "200 manifests, one call", "200 mixed files"):
         assert f"| {work} |" in result.stdout
     assert "parse floor:" in result.stdout
+    # no peer ran, so no verdict against one: "not measured" (or "busy" on a loaded machine)
+    row = next(line for line in result.stdout.splitlines() if line.startswith("| 200 Dockerfiles"))
+    assert "| met" not in row and ("not measured (hadolint absent" in row or "busy: not judged" in row)
+    assert "/ " in row.split("|")[5]  # the load beside the number of CPUs
 
 
 def test_bench_server_run_reports_each_change():

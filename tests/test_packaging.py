@@ -31,8 +31,9 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_wheel_contains_every_rule_and_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for rule in (ROOT / "rules").iterdir():
-        assert f"gpulint/rules/{rule.name}" in names
+    for rule in (ROOT / "rules").rglob("*"):  # rules/prebuilt, the parsed data, included
+        if rule.is_file():
+            assert f"gpulint/rules/{rule.relative_to(ROOT / 'rules').as_posix()}" in names
     assert "gpulint/run/config-schema.json" in names
     assert any(n.endswith("entry_points.txt") for n in names)
 

@@ -22,7 +22,13 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
     ("Dockerfile", "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n",
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.checks",
       "gpulint.kinds.compose.facts", "gpulint.kinds.containerd.checks", "gpulint.formats.yamlpos",
-      "pygls", "lsprotocol", "gpulint.face.lsp"}),
+      "pygls", "lsprotocol", "gpulint.face.lsp",
+      # records are plain classes; a clean run prints no traceback, writes no baseline, reads
+      # no TOML and asks argparse's formatter nothing of shutil
+      "dataclasses", "inspect", "traceback", "json", "tomllib", "gpulint.formats.tomlpos", "shutil",
+      "gpulint.run.baseline", "gpulint.report.fingerprint",
+      # the compatibility rules judge a Dockerfile without the dev container and Compose modules
+      "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])
@@ -91,3 +97,20 @@ def test_the_cache_folder_is_pruned(tmp_path):
                           text=True, env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
     assert len(list(cache.glob("config-*"))) == 32
+
+
+def test_an_installed_gpulint_starts_without_parsing_or_caching(tmp_path):
+    """As installed from the wheel (rules/ in the package, its data prebuilt), the first run in
+    a fresh container parses no YAML, hashes nothing and writes no cache."""
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN nvidia-smi\n")
+    code = ("import sys, gpulint.resources as r\n"
+            "r.installed = lambda: True\n"  # what a wheel's layout makes it
+            "from gpulint.face.cli import main\n"
+            "sys.exit(main(['--isolated', '--exit-zero', 'Dockerfile']))")
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "gpulint.kinds.dockerfile.facts" in modules
+    assert not {"yaml", "hashlib", "pickle"} & modules, sorted({"yaml", "hashlib", "pickle"} & modules)
+    assert not (tmp_path / "cache").exists()

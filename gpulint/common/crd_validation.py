@@ -12,22 +12,25 @@ left and refuses the object on a value of the wrong type or outside its enum.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.formats.template import is_placeholder
 from gpulint.model import Node, Span
+from gpulint.record import Frozen, freeze
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """unknown: a field the API server prunes (True) or a value it refuses (False)."""
+
+    __slots__ = ("span", "path", "message", "unknown", "field", "known")
 
     span: Span
     path: str
     message: str
     unknown: bool
-    field: tuple = ()
-    known: tuple = ()  # for an unknown field: the fields its object has
+    field: tuple
+    known: tuple  # for an unknown field: the fields its object has
+
+    def __init__(self, span: Span, path: str, message: str, unknown: bool, field: tuple = (), known: tuple = ()) -> None:
+        freeze(self, span, path, message, unknown, field, known)
 
     def suggestion(self) -> str:
         """` (did you mean `x`?)` for an unknown field that is a near miss of a known one."""

@@ -4,24 +4,27 @@ or prunes there."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.common.crd_validation import Problem, validate
 from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
 from gpulint.knowledge.gpu_operator import Judged, schema_at
 from gpulint.model import Node, Span
+from gpulint.record import Frozen, freeze
 from gpulint.spelling import closest_key
 
 # Helm's own: every chart may read it, and subcharts share it
 _HELM_KEYS = ("global",)
 
 
-@dataclass(frozen=True)
-class UnknownKey:
+class UnknownKey(Frozen):
+    __slots__ = ("node", "path", "suggestion")
+
     node: Node
     path: str
     suggestion: str | None
+
+    def __init__(self, node: Node, path: str, suggestion: str | None) -> None:
+        freeze(self, node, path, suggestion)
 
 
 def known_keys(chart: dict, path: tuple) -> set[str] | None:

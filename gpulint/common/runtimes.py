@@ -4,15 +4,15 @@ record shape for both, built by each kind's facts and joined by the run
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from gpulint.formats.template import includes_template, is_placeholder
 from gpulint.knowledge.runtimes import is_shim_name
 from gpulint.model import Document, Node
+from gpulint.record import Record
 
 
-@dataclass
-class RuntimeEntry:
+class RuntimeEntry(Record):
+    __slots__ = ("name", "doc", "node", "binary", "runtime_type", "is_nvidia")
+
     name: str
     doc: Document  # where the runtime is defined
     node: Node  # the runtime's table (containerd) or object (daemon.json)
@@ -20,14 +20,32 @@ class RuntimeEntry:
     runtime_type: str | None
     is_nvidia: bool
 
+    def __init__(self, name: str, doc: Document, node: Node, binary: str | None, runtime_type: str | None,
+                 is_nvidia: bool) -> None:
+        self.name = name
+        self.doc = doc
+        self.node = node
+        self.binary = binary
+        self.runtime_type = runtime_type
+        self.is_nvidia = is_nvidia
 
-@dataclass
-class NodeConfig:
+
+class NodeConfig(Record):
+    __slots__ = ("doc", "kind", "runtimes", "default_runtime", "docs")
+
     doc: Document  # the main file
     kind: str  # "containerd" | "daemon-json" | "dockerd" (a systemd unit's flags, no daemon.json linted)
     runtimes: dict[str, RuntimeEntry]
     default_runtime: str | None
-    docs: list[Document] = field(default_factory=list)  # main + merged drop-ins (+ dockerd's unit), load order
+    docs: list[Document]  # main + merged drop-ins (+ dockerd's unit), load order
+
+    def __init__(self, doc: Document, kind: str, runtimes: dict[str, RuntimeEntry],
+                 default_runtime: str | None, docs: list[Document] | None = None) -> None:
+        self.doc = doc
+        self.kind = kind
+        self.runtimes = runtimes
+        self.default_runtime = default_runtime
+        self.docs = [] if docs is None else docs
 
     def defines(self, name: str) -> bool:
         """Whether a runtime handler `name` exists on this node: declared, built in

@@ -17,14 +17,9 @@ side comes from gpulint.crossfile.fleet. The comparison follows the two mechanis
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpulint.crossfile.devcontainers import (
-    gpu_devcontainer,
-    gpu_feature_cuda,
-)
 from gpulint.crossfile.fleet import (
     HELM_VALUES,
     Driver,
@@ -40,9 +35,7 @@ from gpulint.crossfile.imagemap import (
     mapped_dockerfile,
     replaces_arg_default,
 )
-from gpulint.crossfile.imageuse import gpu_images
 from gpulint.formats.template import is_placeholder
-from gpulint.kinds.devcontainer.facts import build_args
 from gpulint.kinds.kubernetes.facts import (
     env_vars,
     is_gpu_management,
@@ -67,6 +60,7 @@ from gpulint.knowledge.cuda import (
 from gpulint.knowledge.images import cuda_image, jetson_image, tag_cuda
 from gpulint.model import Document, Finding, Related, Span
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze, replace
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
@@ -81,8 +75,7 @@ _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 # ------------------------------------------------------------------ the image side
 
 
-@dataclass(frozen=True)
-class ImageCuda:
+class ImageCuda(Frozen):
     """The CUDA an image runs and how the container toolkit treats it.
 
     version: "12.4.1", "12.4", or "12" (wheels: major only); exact: False when the
@@ -92,19 +85,30 @@ class ImageCuda:
     compatibility (None: take gpulint's forward-compatibility table).
     """
 
+    __slots__ = ("label", "version", "major", "major_minor", "start_check", "brand_branches", "image",
+                 "family", "release", "exact", "basis", "compat_removed", "related")
+
     label: str
     version: str
     major: int
     major_minor: tuple[int, int] | None
     start_check: bool
-    brand_branches: tuple[int, ...] | None = None
-    image: object | None = None  # gpulint.knowledge.images.CudaImage
-    family: str = "custom"
-    release: str | None = None
-    exact: bool = True
-    basis: str | None = None  # what in a Dockerfile states the CUDA ("final stage `FROM ...`")
-    compat_removed: str | None = None  # how the Dockerfile deletes the cuda-compat libraries
-    related: tuple[Related, ...] = field(default_factory=tuple)
+    brand_branches: tuple[int, ...] | None
+    image: object | None  # gpulint.knowledge.images.CudaImage
+    family: str
+    release: str | None
+    exact: bool
+    basis: str | None  # what in a Dockerfile states the CUDA ("final stage `FROM ...`")
+    compat_removed: str | None  # how the Dockerfile deletes the cuda-compat libraries
+    related: tuple[Related, ...]
+
+    def __init__(self, label: str, version: str, major: int, major_minor: tuple[int, int] | None,
+                 start_check: bool, brand_branches: tuple[int, ...] | None = None, image: object | None = None,
+                 family: str = "custom", release: str | None = None, exact: bool = True,
+                 basis: str | None = None, compat_removed: str | None = None,
+                 related: tuple[Related, ...] | None = None) -> None:
+        freeze(self, label, version, major, major_minor, start_check, brand_branches,
+               image, family, release, exact, basis, compat_removed, () if related is None else related)
 
     @property
     def xy(self) -> str:
@@ -231,11 +235,15 @@ def container_cuda(ctx: Context, container) -> ImageCuda | None:
 # ------------------------------------------------------------------ the verdict
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Frozen):
+    __slots__ = ("severity", "message", "by_class")
+
     severity: str
     message: str
-    by_class: bool = False  # the GPU class decided it (forward compatibility)
+    by_class: bool  # the GPU class decided it (forward compatibility)
+
+    def __init__(self, severity: str, message: str, by_class: bool = False) -> None:
+        freeze(self, severity, message, by_class)
 
 
 def judge(img: ImageCuda, fleet: Fleet) -> Verdict | None:
@@ -489,13 +497,17 @@ def _judge_minor_by_level(img: ImageCuda, driver: Driver, head: str, insufficien
 # ------------------------------------------------------------------ what is judged
 
 
-@dataclass(frozen=True)
-class Subject:
+class Subject(Frozen):
     """One image to judge: its CUDA, where to point, and the nodes it runs on."""
+
+    __slots__ = ("img", "where", "fleet")
 
     img: ImageCuda
     where: object  # a Node or a Span
     fleet: Fleet
+
+    def __init__(self, img: ImageCuda, where: object, fleet: Fleet) -> None:
+        freeze(self, img, where, fleet)
 
 
 def subjects(doc: Document, ctx: Context) -> list[Subject]:
@@ -518,6 +530,10 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(built[0], built[1], fleet_for(ctx))
         return
     if doc.kind == "devcontainer":  # a dev container that asks for GPUs
+        # here, not at the top: a run over Dockerfiles does not load the dev container modules
+        from gpulint.crossfile.devcontainers import gpu_devcontainer, gpu_feature_cuda
+        from gpulint.kinds.devcontainer.facts import build_args
+
         runs, built = gpu_devcontainer(doc)
         img = image_cuda(runs[0]) if runs is not None else None
         if img is not None:
@@ -532,6 +548,8 @@ def _subjects(doc: Document, ctx: Context):
             yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
+        from gpulint.crossfile.imageuse import gpu_images
+
         for use in gpu_images(doc):
             img = image_cuda(use.ref)
             if img is not None and use.combination:
@@ -662,6 +680,8 @@ def gpu_image_not_judged(doc: Document, ctx: Context):
 def _unjudged(doc: Document, ctx: Context):
     """(image, where, fleet) of the GPU containers whose image has no CUDA gpulint knows."""
     if doc.kind in ("compose", "commands"):
+        from gpulint.crossfile.imageuse import gpu_images
+
         fleet = fleet_for(ctx)
         built = _built_names(doc)
         for use in gpu_images(doc):

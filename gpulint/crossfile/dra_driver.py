@@ -4,21 +4,24 @@ feature gates (`featureGates`), for the Kubernetes DRA checks (`ctx.fact("dra-dr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.model import Related
+from gpulint.record import Frozen, freeze
 
 
-@dataclass(frozen=True)
-class DriverValues:
+class DriverValues(Frozen):
     """One values file. disabled: group (`gpus`, `computeDomains`) -> where `enabled: false`
     is written; gates: the feature gates written true, or None when the file has no
     `featureGates` mapping (a chart before v25.8 has none, an override file may leave it out);
     gates_at: where `featureGates` is written."""
 
+    __slots__ = ("disabled", "gates", "gates_at")
+
     disabled: dict[str, Related]
     gates: frozenset[str] | None
     gates_at: Related | None
+
+    def __init__(self, disabled: dict[str, Related], gates: frozenset[str] | None, gates_at: Related | None) -> None:
+        freeze(self, disabled, gates, gates_at)
 
 
 def driver_values(ctx) -> list[DriverValues]:

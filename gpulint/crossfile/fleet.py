@@ -19,7 +19,6 @@ file, the place `related` points at. Nothing is guessed: no source, no driver.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpulint.kinds.kubernetes.facts import (
     PodSpec,
@@ -31,6 +30,7 @@ from gpulint.knowledge.cuda import gpu_info
 from gpulint.model import Document, Node, Related, Span
 from gpulint.numbers import whole
 from gpulint.paths import display_path
+from gpulint.record import Frozen, freeze
 from gpulint.regex import lazy
 
 _DRIVER_PREFIX = lazy(r"(\d{3}(?:\.\d+){0,2})(?:-[A-Za-z].*)?")
@@ -47,17 +47,21 @@ RUNTIME_PARTS = (("nvidia.com/cuda.runtime-version.major", "nvidia.com/cuda.runt
 PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator")
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(Frozen):
     """Where a fact about the nodes was found.
 
     description: words for a message ("`--driver 535.104.05`"); path/span: the file
     and place that state it (None for the command line).
     """
 
+    __slots__ = ("description", "path", "span")
+
     description: str
-    path: str | None = None
-    span: Span | None = None
+    path: str | None
+    span: Span | None
+
+    def __init__(self, description: str, path: str | None = None, span: Span | None = None) -> None:
+        freeze(self, description, path, span)
 
     def related(self, message: str) -> tuple[Related, ...]:
         if self.path is None or self.span is None:
@@ -65,15 +69,19 @@ class Origin:
         return (Related(self.path, self.span.line, self.span.column, message),)
 
 
-@dataclass(frozen=True)
-class Driver:
+class Driver(Frozen):
     """The driver the nodes run. version: "535.104.05" or a branch "535" (None when only
     the CUDA level is known); max_cuda: the highest CUDA it runs natively, when a
     label states it (minor None when only the major is stated)."""
 
+    __slots__ = ("version", "origin", "max_cuda")
+
     version: str | None
     origin: Origin
-    max_cuda: tuple[int, int | None] | None = None
+    max_cuda: tuple[int, int | None] | None
+
+    def __init__(self, version: str | None, origin: Origin, max_cuda: tuple[int, int | None] | None = None) -> None:
+        freeze(self, version, origin, max_cuda)
 
     @property
     def branch(self) -> int | None:
@@ -84,21 +92,30 @@ class Driver:
         return bool(self.version) and "." in self.version
 
 
-@dataclass(frozen=True)
-class Gpu:
+class Gpu(Frozen):
     """The GPU the nodes have: a product name and/or a class (datacenter, consumer,
     workstation, embedded), each with where it was found."""
 
+    __slots__ = ("product", "gpu_class", "product_origin", "class_origin")
+
     product: str | None
     gpu_class: str | None
-    product_origin: Origin | None = None
-    class_origin: Origin | None = None
+    product_origin: Origin | None
+    class_origin: Origin | None
+
+    def __init__(self, product: str | None, gpu_class: str | None, product_origin: Origin | None = None,
+                 class_origin: Origin | None = None) -> None:
+        freeze(self, product, gpu_class, product_origin, class_origin)
 
 
-@dataclass(frozen=True)
-class Fleet:
+class Fleet(Frozen):
+    __slots__ = ("driver", "gpu")
+
     driver: Driver | None
     gpu: Gpu | None
+
+    def __init__(self, driver: Driver | None, gpu: Gpu | None) -> None:
+        freeze(self, driver, gpu)
 
     @property
     def gpu_class(self) -> str | None:
@@ -250,15 +267,19 @@ def config_gpu(settings) -> Gpu | None:
 # ------------------------------------------------------------------ 4. the GPU Operator
 
 
-@dataclass(frozen=True)
-class Declaration:
+class Declaration(Frozen):
     """A driver version written in a manifest: a ClusterPolicy's or NVIDIADriver's."""
+
+    __slots__ = ("version", "node", "doc", "kind", "name")
 
     version: str
     node: Node
     doc: Document
     kind: str
     name: str | None
+
+    def __init__(self, version: str, node: Node, doc: Document, kind: str, name: str | None) -> None:
+        freeze(self, version, node, doc, kind, name)
 
 
 HELM_VALUES = "GPU Operator Helm values"

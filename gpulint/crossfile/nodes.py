@@ -4,13 +4,12 @@ KubeletConfiguration. Kinds' checks reach these through `ctx.fact(...)`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.common.runtimes import NodeConfig
 from gpulint.crossfile.units import dockerd_nodes
 from gpulint.kinds.containerd.facts import containerd_nodes
 from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
 from gpulint.model import Document, Node
+from gpulint.record import Record
 
 
 def node_configs(ctx) -> list[NodeConfig]:
@@ -22,11 +21,17 @@ def node_configs(ctx) -> list[NodeConfig]:
     return ctx.cache["node_configs"]
 
 
-@dataclass
-class KubeletDriver:
+class KubeletDriver(Record):
+    __slots__ = ("driver", "doc", "node")
+
     driver: str  # "systemd" | "cgroupfs"
     doc: Document
     node: Node  # the cgroupDriver value, else the KubeletConfiguration object
+
+    def __init__(self, driver: str, doc: Document, node: Node) -> None:
+        self.driver = driver
+        self.doc = doc
+        self.node = node
 
 
 def kubelet_cgroup_driver(ctx) -> KubeletDriver | None:

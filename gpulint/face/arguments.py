@@ -21,7 +21,34 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_USAGE = EXIT_ERROR
 
 
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` finds it: $COLUMNS, else the
+    terminal of stdout, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, which it also makes for every `add_argument` (to check the
+    metavar): argparse's own asks `shutil` for the width, and importing shutil (with bz2,
+    lzma and zlib) costs a one-file lint run about 2 ms."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position,
+                         _columns() - 2 if width is None else width)
+
+
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # argparse exits with 2 already; keep its message short
         self.print_usage(sys.stderr)
         print(f"gpulint: error: {message}", file=sys.stderr)

@@ -278,6 +278,8 @@ def _write_reports(args, reports, result, fixed) -> None:
 
 
 def _baseline(args, result) -> None:
+    if not (args.baseline or args.baseline_write):
+        return
     from gpulint.run import baseline
 
     try:

@@ -10,19 +10,23 @@ commands like any other, which is harmless for the GPU command lines gpulint loo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gpulint.record import Frozen, freeze
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(Frozen):
     """A shell word: `text` as the shell passes it on (quotes removed), `start`/`end` the
     0-based offsets of what was written in the file; `quoted` when any part was quoted."""
+
+    __slots__ = ("text", "start", "end", "quoted", "expands")
 
     text: str
     start: int
     end: int
-    quoted: bool = False
-    expands: bool = False  # holds `$...` or backticks that the shell would expand
+    quoted: bool
+    expands: bool  # holds `$...` or backticks that the shell would expand
+
+    def __init__(self, text: str, start: int, end: int, quoted: bool = False, expands: bool = False) -> None:
+        freeze(self, text, start, end, quoted, expands)
 
 
 _OPERATOR_CHARS = ";&|()"

@@ -14,12 +14,11 @@ use in other places (a fix that edits it changes every place).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import yaml
 
 from gpulint.formats.errors import ParseError
 from gpulint.model import LineIndex, Node, SharedText, Span, place
+from gpulint.record import Frozen, Record, freeze
 from gpulint.resources import yaml_loader
 
 _LOADER = yaml_loader()
@@ -51,21 +50,30 @@ def _over_budget(node: yaml.Node) -> ParseError:
 _MERGE = "tag:yaml.org,2002:merge"  # the tag PyYAML's resolver gives a plain `<<` key
 
 
-@dataclass(frozen=True)
-class Duplicate:
+class Duplicate(Frozen):
     """A key a mapping names twice: where it is first written, and where again."""
+
+    __slots__ = ("key", "first", "second")
 
     key: str
     first: Span
     second: Span
 
+    def __init__(self, key: str, first: Span, second: Span) -> None:
+        freeze(self, key, first, second)
 
-@dataclass
-class YamlReading:
+
+class YamlReading(Record):
     """What a YAML stream holds besides its values (filled by `parse_yaml_documents`)."""
 
-    duplicates: list[Duplicate] = field(default_factory=list)
-    shared: list[SharedText] = field(default_factory=list)
+    __slots__ = ("duplicates", "shared")
+
+    duplicates: list[Duplicate]
+    shared: list[SharedText]
+
+    def __init__(self, duplicates: list[Duplicate] | None = None, shared: list[SharedText] | None = None) -> None:
+        self.duplicates = [] if duplicates is None else duplicates
+        self.shared = [] if shared is None else shared
 
 
 def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = None) -> Node:

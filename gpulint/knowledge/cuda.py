@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpulint.knowledge import lookup_source
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze
 from gpulint.resources import load_yaml
 
 if TYPE_CHECKING:
@@ -99,8 +99,7 @@ def compare_versions(a: str, b: str) -> int:
 # --------------------------------------------------------------------------- releases
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(Frozen):
     """One CUDA toolkit release and the drivers it needs.
 
     min_driver is the Linux Table 3 driver (None where NVIDIA's value is not known);
@@ -108,15 +107,24 @@ class Release:
     source, so rules can soften their findings.
     """
 
+    __slots__ = ("version", "label", "min_driver", "minor_version_floor", "source", "windows_driver", "ga",
+                 "unconfirmed", "note")
+
     version: str
     label: str
     min_driver: str | None
     minor_version_floor: str | None
     source: str
-    windows_driver: str | None = None
-    ga: bool = False
-    unconfirmed: bool = False
-    note: str | None = None
+    windows_driver: str | None
+    ga: bool
+    unconfirmed: bool
+    note: str | None
+
+    def __init__(self, version: str, label: str, min_driver: str | None, minor_version_floor: str | None,
+                 source: str, windows_driver: str | None = None, ga: bool = False, unconfirmed: bool = False,
+                 note: str | None = None) -> None:
+        freeze(self, version, label, min_driver, minor_version_floor,
+               source, windows_driver, ga, unconfirmed, note)
 
     @property
     def major_minor(self) -> tuple[int, int]:
@@ -201,8 +209,7 @@ def minor_version_floor(major: int) -> str | None:
 # --------------------------------------------------------------------------- branches
 
 
-@dataclass(frozen=True)
-class Branch:
+class Branch(Frozen):
     """A driver branch (R535 ...) and what it runs.
 
     max_cuda: highest CUDA X.Y it runs natively. type: "LTSB", "production",
@@ -211,15 +218,23 @@ class Branch:
     is_eol: not among the supported data-center branches at the knowledge date.
     """
 
+    __slots__ = ("number", "max_cuda", "type", "eol", "forward_compat", "source", "is_eol", "unconfirmed",
+                 "note")
+
     number: int
     max_cuda: str
     type: str | None
     eol: str | None
     forward_compat: tuple[str, ...]
     source: str
-    is_eol: bool = True
-    unconfirmed: bool = False
-    note: str | None = None
+    is_eol: bool
+    unconfirmed: bool
+    note: str | None
+
+    def __init__(self, number: int, max_cuda: str, type: str | None, eol: str | None,
+                 forward_compat: tuple[str, ...], source: str, is_eol: bool = True, unconfirmed: bool = False,
+                 note: str | None = None) -> None:
+        freeze(self, number, max_cuda, type, eol, forward_compat, source, is_eol, unconfirmed, note)
 
     @property
     def max_cuda_tuple(self) -> tuple[int, int]:
@@ -378,19 +393,23 @@ def forward_compat_ok(image_cuda: tuple[int, int], driver_branch: int) -> bool:
 GPU_CLASSES = ("datacenter", "workstation", "embedded", "consumer")
 
 
-@dataclass(frozen=True)
-class GpuInfo:
+class GpuInfo(Frozen):
     """A GPU product family: name matched, compute capability, architecture, class.
 
     gpu_class: "datacenter", "workstation", "consumer" or "embedded"; forward
     compatibility needs a data-center (or NGC-ready RTX / Jetson) part.
     """
 
+    __slots__ = ("name", "compute_capability", "arch", "gpu_class", "source")
+
     name: str
     compute_capability: tuple[int, int]
     arch: str
     gpu_class: str
     source: str
+
+    def __init__(self, name: str, compute_capability: tuple[int, int], arch: str, gpu_class: str, source: str) -> None:
+        freeze(self, name, compute_capability, arch, gpu_class, source)
 
 
 def _normalise_product(text: str) -> str:

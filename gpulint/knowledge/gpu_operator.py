@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
 
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze
 from gpulint.resources import rules_dir
 
 PREFIX = "gpu-operator-"
@@ -32,12 +32,16 @@ def release_data(tag: str) -> dict:
         return json.load(handle)
 
 
-@dataclass(frozen=True)
-class Judged:
+class Judged(Frozen):
     """The release a file is judged against, and the words that say why that one."""
+
+    __slots__ = ("tag", "why")
 
     tag: str
     why: str
+
+    def __init__(self, tag: str, why: str) -> None:
+        freeze(self, tag, why)
 
     @property
     def data(self) -> dict:

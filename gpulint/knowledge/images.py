@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from gpulint.knowledge import lookup_source
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze, replace
 from gpulint.regex import lazy
 from gpulint.resources import load_yaml
 
@@ -65,19 +65,23 @@ def _source_url(source_id: str) -> str:
 # --------------------------------------------------------------------------- references
 
 
-@dataclass(frozen=True)
-class ImageRef:
+class ImageRef(Frozen):
     """A parsed container image reference.
 
     registry is None for the implicit Docker Hub default, so that `nvidia/cuda` and
     `docker.io/nvidia/cuda` compare equal on `repository`.
     """
 
+    __slots__ = ("raw", "registry", "repository", "tag", "digest")
+
     raw: str
     registry: str | None
     repository: str
     tag: str | None
     digest: str | None
+
+    def __init__(self, raw: str, registry: str | None, repository: str, tag: str | None, digest: str | None) -> None:
+        freeze(self, raw, registry, repository, tag, digest)
 
     @property
     def is_docker_hub(self) -> bool:
@@ -209,14 +213,18 @@ def smallest_flavor_with(library: str) -> str:
 # --------------------------------------------------------------------------- nvidia/cuda tags
 
 
-@dataclass(frozen=True)
-class CudaTag:
+class CudaTag(Frozen):
     """The parts of an nvidia/cuda tag `<version>-<flavor>-<os>[-rc]`."""
+
+    __slots__ = ("version", "flavor", "os", "rc")
 
     version: str
     flavor: str
     os: str | None
-    rc: bool = False
+    rc: bool
+
+    def __init__(self, version: str, flavor: str, os: str | None, rc: bool = False) -> None:
+        freeze(self, version, flavor, os, rc)
 
     @property
     def generic_flavor(self) -> str | None:
@@ -271,9 +279,11 @@ def _vtuple(version: str) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- catalog
 
 
-@dataclass(frozen=True)
-class _Version:
+class _Version(Frozen):
     """One published nvidia/cuda version from the catalog."""
+
+    __slots__ = ("version", "os", "cudnn", "cudnn_os", "tensorrt_os", "status", "reason", "superseded_by",
+                 "complete", "source")
 
     version: str
     os: tuple[str, ...]
@@ -285,6 +295,11 @@ class _Version:
     superseded_by: str | None
     complete: bool
     source: str
+
+    def __init__(self, version: str, os: tuple[str, ...], cudnn: tuple[str, ...], cudnn_os: tuple[str, ...],
+                 tensorrt_os: tuple[str, ...], status: str, reason: str | None, superseded_by: str | None,
+                 complete: bool, source: str) -> None:
+        freeze(self, version, os, cudnn, cudnn_os, tensorrt_os, status, reason, superseded_by, complete, source)
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -377,13 +392,15 @@ def _nearest_record(key: tuple[int, ...]) -> _Version | None:
 # --------------------------------------------------------------------------- CUDA images
 
 
-@dataclass(frozen=True)
-class CudaImage:
+class CudaImage(Frozen):
     """What gpulint knows about a CUDA-based image from its reference alone.
 
     cuda_exact is False when the CUDA version is only a lower bound (an NGC month
     without its own release-notes row). release is the NGC YY.MM or the torch version.
     """
+
+    __slots__ = ("ref", "family", "cuda", "cuda_major_minor", "flavor", "os", "cudnn", "has_start_check",
+                 "is_devel", "libraries", "cuda_exact", "release", "arch")
 
     ref: ImageRef
     family: str
@@ -395,9 +412,16 @@ class CudaImage:
     has_start_check: bool
     is_devel: bool
     libraries: frozenset[str]
-    cuda_exact: bool = True
-    release: str | None = None
-    arch: str | None = None  # the architecture the reference names (nvidia/cuda-arm64), if any
+    cuda_exact: bool
+    release: str | None
+    arch: str | None  # the architecture the reference names (nvidia/cuda-arm64), if any
+
+    def __init__(self, ref: ImageRef, family: str, cuda: str, cuda_major_minor: tuple[int, int], flavor: str,
+                 os: str | None, cudnn: int | None, has_start_check: bool, is_devel: bool,
+                 libraries: frozenset[str], cuda_exact: bool = True, release: str | None = None,
+                 arch: str | None = None) -> None:
+        freeze(self, ref, family, cuda, cuda_major_minor, flavor, os,
+               cudnn, has_start_check, is_devel, libraries, cuda_exact, release, arch)
 
     @property
     def sets_visible_devices(self) -> bool:
@@ -542,15 +566,19 @@ def _serving_image(ref: ImageRef) -> CudaImage | None:
     return None
 
 
-@dataclass(frozen=True)
-class JetsonImage:
+class JetsonImage(Frozen):
     """A Jetson (L4T) image: its CUDA driver is the device's Jetson Linux BSP.
 
     cuda: the CUDA release the tag names (l4t-cuda only), else None."""
 
+    __slots__ = ("ref", "cuda", "source")
+
     ref: ImageRef
     cuda: str | None
     source: str
+
+    def __init__(self, ref: ImageRef, cuda: str | None, source: str) -> None:
+        freeze(self, ref, cuda, source)
 
 
 _L4T_CUDA_TAG = lazy(r"^(?P<ver>\d+\.\d+\.\d+)(?:-|$)")
@@ -656,8 +684,7 @@ def _pytorch_image(ref: ImageRef) -> CudaImage | None:
 # --------------------------------------------------------------------------- tag status
 
 
-@dataclass(frozen=True)
-class TagStatus:
+class TagStatus(Frozen):
     """Verdict on an nvidia/cuda tag.
 
     status: supported | eol | removed | never-existed | unknown.
@@ -667,12 +694,18 @@ class TagStatus:
     (nvidia/cuda for the old nvidia/cuda-arm64 repository).
     """
 
+    __slots__ = ("status", "reason", "suggestion", "source", "platform", "repository")
+
     status: str
     reason: str
     suggestion: str | None
     source: str
-    platform: str | None = None
-    repository: str | None = None
+    platform: str | None
+    repository: str | None
+
+    def __init__(self, status: str, reason: str, suggestion: str | None, source: str,
+                 platform: str | None = None, repository: str | None = None) -> None:
+        freeze(self, status, reason, suggestion, source, platform, repository)
 
 
 @functools.lru_cache(maxsize=4096)  # a CI matrix names the same images once per combination

@@ -5,7 +5,6 @@ Quality and the baseline share them."""
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 
 OWN = "gpulint/v2"
@@ -15,6 +14,8 @@ def fingerprints(findings, line_text, path_of=lambda f: f.path) -> list[dict]:
     """GitHub's `primaryLocationLineHash` and gpulint's own key, for each finding.
     `path_of` names the file as the key should see it (a baseline uses paths relative
     to its own folder)."""
+    import hashlib  # here: loading OpenSSL costs a lint run that writes no fingerprint 2 ms
+
     seen: Counter = Counter()
     out = []
     for f in findings:

@@ -8,17 +8,13 @@ import is slow, so a config whose content already passed is remembered by hash.
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpulint import __version__
 from gpulint.formats.documents import MAX_BYTES
 from gpulint.formats.errors import ParseError
-from gpulint.formats.tomlpos import load_toml, parse_toml
 from gpulint.model import LineIndex, Node
+from gpulint.record import Record
 from gpulint.resources import cache_dir, prune
 from gpulint.run.discover import DEFAULT_EXCLUDES
 from gpulint.run.watchdog import DEFAULT_SECONDS
@@ -26,41 +22,82 @@ from gpulint.run.watchdog import DEFAULT_SECONDS
 SCHEMA_PATH = Path(__file__).with_name("config-schema.json")
 
 
+_UNREAD = object()  # Settings.tree not read yet (None: no file, or it does not read)
+
+
 class ConfigError(Exception):
     """A configuration problem: the run stops with exit code 2."""
 
 
-@dataclass
-class Settings:
-    select: tuple[str, ...] | None = None
-    extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    severity: dict[str, str] = field(default_factory=dict)
-    failure_threshold: str = "warning"
-    preview: bool = False
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
-    extend_exclude: tuple[str, ...] = ()
-    respect_gitignore: bool = True
-    force_exclude: bool = False
-    max_file_size: int = MAX_BYTES  # larger files and stdin are reported (GL006), not read
-    file_timeout: float = DEFAULT_SECONDS  # seconds for one file's work; past it, GL006 (0: none)
-    fleet: dict = field(default_factory=dict)
-    images: dict[str, str] = field(default_factory=dict)
-    path: Path | None = None  # the config file, when there is one
-    base: Path = field(default_factory=Path.cwd)  # relative paths in the config start here
+class Settings(Record):
+    __slots__ = ("select", "extend_select", "ignore", "per_file_ignores", "severity", "failure_threshold",
+                 "preview", "exclude", "extend_exclude", "respect_gitignore", "force_exclude",
+                 "max_file_size", "file_timeout", "fleet", "images", "path", "base", "_tree")
+    _memo = ("_tree",)
+
+    select: tuple[str, ...] | None
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    per_file_ignores: dict[str, tuple[str, ...]]
+    severity: dict[str, str]
+    failure_threshold: str
+    preview: bool
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    respect_gitignore: bool
+    force_exclude: bool
+    max_file_size: int  # larger files and stdin are reported (GL006), not read
+    file_timeout: float  # seconds for one file's work; past it, GL006 (0: none)
+    fleet: dict
+    images: dict[str, str]
+    path: Path | None  # the config file, when there is one
+    base: Path  # relative paths in the config start here
+
+    def __init__(self, select: tuple[str, ...] | None = None, extend_select: tuple[str, ...] = (),
+                 ignore: tuple[str, ...] = (), per_file_ignores: dict[str, tuple[str, ...]] | None = None,
+                 severity: dict[str, str] | None = None, failure_threshold: str = "warning",
+                 preview: bool = False, exclude: tuple[str, ...] = DEFAULT_EXCLUDES,
+                 extend_exclude: tuple[str, ...] = (), respect_gitignore: bool = True,
+                 force_exclude: bool = False, max_file_size: int = MAX_BYTES,
+                 file_timeout: float = DEFAULT_SECONDS, fleet: dict | None = None,
+                 images: dict[str, str] | None = None, path: Path | None = None, base: Path | None = None) -> None:
+        self.select = select
+        self.extend_select = extend_select
+        self.ignore = ignore
+        self.per_file_ignores = {} if per_file_ignores is None else per_file_ignores
+        self.severity = {} if severity is None else severity
+        self.failure_threshold = failure_threshold
+        self.preview = preview
+        self.exclude = exclude
+        self.extend_exclude = extend_exclude
+        self.respect_gitignore = respect_gitignore
+        self.force_exclude = force_exclude
+        self.max_file_size = max_file_size
+        self.file_timeout = file_timeout
+        self.fleet = {} if fleet is None else fleet
+        self.images = {} if images is None else images
+        self.path = path
+        self.base = Path.cwd() if base is None else base
+        self._tree = _UNREAD
 
     @property
     def excludes(self) -> tuple[str, ...]:
         return tuple(self.exclude) + tuple(self.extend_exclude)
 
-    @functools.cached_property
+    @property
     def tree(self) -> Node | None:
         """The gpulint table of the configuration file with positions, for findings that
         point into it. Kept with the settings of one run, so a later run in the same
         process sees an edited file. None without a file, or when it no longer reads."""
+        if self._tree is _UNREAD:
+            self._tree = self._read_tree()
+        return self._tree
+
+    def _read_tree(self) -> Node | None:
         if self.path is None:
             return None
+        from gpulint.formats.tomlpos import parse_toml
+
         try:
             text = self.path.read_text(encoding="utf-8-sig")
             root = parse_toml(text, LineIndex(text))
@@ -98,6 +135,8 @@ def _table(path: Path) -> dict:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror}") from None
     try:
+        from gpulint.formats.tomlpos import load_toml
+
         data = load_toml(text)
     except ParseError as exc:
         raise ConfigError(f"{path}:{exc.line}:{exc.column}: {exc.message}") from None
@@ -109,6 +148,9 @@ def _table(path: Path) -> dict:
 def validate(table: dict, path: Path) -> None:
     # a configuration passes for the schema that judged it: the marker names gpulint's version
     # and the schema too, so another installation's verdict is never taken for this one's
+    import hashlib
+    import json
+
     schema_text = SCHEMA_PATH.read_text(encoding="utf-8")
     stamp = json.dumps([__version__, schema_text, table], sort_keys=True, default=str)
     marker = cache_dir() / f"config-{hashlib.sha256(stamp.encode()).hexdigest()[:32]}"

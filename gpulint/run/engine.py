@@ -12,8 +12,6 @@ import importlib
 import os
 import stat
 import sys
-import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpulint import catalog, crossfile, kinds
@@ -23,6 +21,7 @@ from gpulint.formats.documents import MAX_BYTES
 from gpulint.formats.template import strip_template_suffix
 from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
 from gpulint.paths import display_path
+from gpulint.record import Record
 from gpulint.registry import CHECKS, Context, resolve
 from gpulint.run import parallel, watchdog
 from gpulint.run.config import Settings
@@ -30,45 +29,79 @@ from gpulint.run.discover import may_be_script, walk
 from gpulint.run.suppress import find_suppressions
 
 
-@dataclass
-class Source:
+class Source(Record):
     """A file to lint: a path on disk, or text read from stdin under a given name."""
 
+    __slots__ = ("path", "text", "kind", "display", "named", "truncated")
+
     path: Path
-    text: bytes | None = None  # set for stdin and for in-memory fixed text
-    kind: str | None = None  # a forced kind
-    display: str | None = None  # how to show the path (default: relative to the current folder)
-    named: bool = False  # named on the command line (or stdin), not found by walking a folder
-    truncated: bool = False  # stdin past the size limit: `text` holds its first bytes only
+    text: bytes | None  # set for stdin and for in-memory fixed text
+    kind: str | None  # a forced kind
+    display: str | None  # how to show the path (default: relative to the current folder)
+    named: bool  # named on the command line (or stdin), not found by walking a folder
+    truncated: bool  # stdin past the size limit: `text` holds its first bytes only
+
+    def __init__(self, path: Path, text: bytes | None = None, kind: str | None = None,
+                 display: str | None = None, named: bool = False, truncated: bool = False) -> None:
+        self.path = path
+        self.text = text
+        self.kind = kind
+        self.display = display
+        self.named = named
+        self.truncated = truncated
 
 
-@dataclass
-class Result:
+class Result(Record):
+    __slots__ = ("findings", "documents", "files_checked", "files_skipped", "files_not_checked",
+                 "internal_errors", "baselined")
+
     findings: list[Finding]  # sorted; suppressed ones carry `suppressed`
     documents: list[Document]
-    files_checked: int = 0
-    files_skipped: int = 0  # none of gpulint's kinds
-    files_not_checked: int = 0  # of a kind gpulint reads (or named), not checked: GL006, GL001, GL004
-    internal_errors: list[str] = field(default_factory=list)
-    baselined: int = 0  # findings left out because the baseline knows them
+    files_checked: int
+    files_skipped: int  # none of gpulint's kinds
+    files_not_checked: int  # of a kind gpulint reads (or named), not checked: GL006, GL001, GL004
+    internal_errors: list[str]
+    baselined: int  # findings left out because the baseline knows them
+
+    def __init__(self, findings: list[Finding], documents: list[Document], files_checked: int = 0,
+                 files_skipped: int = 0, files_not_checked: int = 0, internal_errors: list[str] | None = None,
+                 baselined: int = 0) -> None:
+        self.findings = findings
+        self.documents = documents
+        self.files_checked = files_checked
+        self.files_skipped = files_skipped
+        self.files_not_checked = files_not_checked
+        self.internal_errors = [] if internal_errors is None else internal_errors
+        self.baselined = baselined
 
     @property
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.suppressed is None]
 
 
-@dataclass
-class Options:
-    inline_suppressions: bool = True
-    kind: str | None = None
-    facts: dict = field(default_factory=dict)  # --driver, --gpu-class
+class Options(Record):
+    __slots__ = ("inline_suppressions", "kind", "facts", "around", "context", "jobs")
+
+    inline_suppressions: bool
+    kind: str | None
+    facts: dict  # --driver, --gpu-class
     # files of the project around the linted ones: cross-file checks read them, and
     # nothing is reported on them (pre-commit names only the changed files)
-    around: list[Source] = field(default_factory=list)
+    around: list[Source]
     # the same, parsed already by the caller, which keeps them between runs (the language
     # server's workspace index): each one `context_document` gave
-    context: list[Document] = field(default_factory=list)
-    jobs: int | None = None  # worker processes for the per-file work (None: as many as CPUs)
+    context: list[Document]
+    jobs: int | None  # worker processes for the per-file work (None: as many as CPUs)
+
+    def __init__(self, inline_suppressions: bool = True, kind: str | None = None, facts: dict | None = None,
+                 around: list[Source] | None = None, context: list[Document] | None = None,
+                 jobs: int | None = None) -> None:
+        self.inline_suppressions = inline_suppressions
+        self.kind = kind
+        self.facts = {} if facts is None else facts
+        self.around = [] if around is None else around
+        self.context = [] if context is None else context
+        self.jobs = jobs
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
@@ -262,7 +295,7 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
                 raw.extend(chk.fn(context) or ())
             except Exception:  # a broken check must not stop the other files
                 errors.append(f"internal error in check {chk.fn.__name__} ({', '.join(chk.codes)}) "
-                              f"on the linted set:\n{traceback.format_exc()}")
+                              f"on the linted set:\n{_trace()}")
     if not _config_linted(sources, settings):
         # the configuration's own findings belong to runs that lint it (a directory
         # holding it, or its name), not to a pre-commit call on other files
@@ -318,13 +351,14 @@ def _parse(doc: Document) -> tuple[list[Finding], list[str]]:
                  f"(`pip install {exc.package}`, or reinstall gpulint with its dependencies)"])
     except Exception:
         doc.tree = None
-        return [], [f"internal error while parsing {doc.path}:\n{traceback.format_exc()}"]
+        return [], [f"internal error while parsing {doc.path}:\n{_trace()}"]
     return ([finding] if finding is not None else []), []
 
 
-@dataclass
-class _Outcome:
+class _Outcome(Record):
     """What a run keeps of one checked document (sent back from a worker process)."""
+
+    __slots__ = ("findings", "errors", "suppressions", "parsed", "templated", "text", "unread")
 
     findings: list[Finding]
     errors: list[str]
@@ -334,6 +368,16 @@ class _Outcome:
     text: str | None  # None: the document was not read again here
     unread: bool  # not checked: not read, its parser missing, or past its time budget
 
+    def __init__(self, findings: list[Finding], errors: list[str], suppressions: list[Suppression],
+                 parsed: bool, templated: bool, text: str | None, unread: bool) -> None:
+        self.findings = findings
+        self.errors = errors
+        self.suppressions = suppressions
+        self.parsed = parsed
+        self.templated = templated
+        self.text = text
+        self.unread = unread
+
     def update(self, doc: Document) -> None:
         doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
         doc.unread = self.unread
@@ -341,18 +385,28 @@ class _Outcome:
             doc.text = self.text
 
 
-@dataclass
-class _Step:
+class _Step(Record):
     """The per-file work: read the file again (unless it is shared), parse it, find its
     suppressions and run the file checks, within the file's time budget; then let its tree
     go, and its text too when it has nothing to report."""
+
+    __slots__ = ("context", "file_checks", "keep", "forced_kind", "max_bytes", "timeout")
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
     keep: set[int]  # the shared documents, parsed already and kept whole
     forced_kind: str | None
     max_bytes: int
-    timeout: float | None = None  # seconds for one file (None or 0: no budget)
+    timeout: float | None  # seconds for one file (None or 0: no budget)
+
+    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], forced_kind: str | None,
+                 max_bytes: int, timeout: float | None = None) -> None:
+        self.context = context
+        self.file_checks = file_checks
+        self.keep = keep
+        self.forced_kind = forced_kind
+        self.max_bytes = max_bytes
+        self.timeout = timeout
 
     def __call__(self, item: tuple[Document, Source]) -> _Outcome:
         doc, source = item
@@ -394,7 +448,7 @@ class _Step:
                     produced.extend(chk.fn(doc, self.context) or ())
                 except Exception:  # a broken check must not stop the other files
                     errors.append(f"internal error in check {chk.fn.__name__} "
-                                  f"({', '.join(chk.codes)}) on {doc.path}:\n{traceback.format_exc()}")
+                                  f"({', '.join(chk.codes)}) on {doc.path}:\n{_trace()}")
         return produced, errors
 
 
@@ -569,3 +623,11 @@ def print_internal_errors(result: Result) -> None:
 def load_all_checks() -> None:
     """Every rule family (the rule catalog's tests and `gpulint rules` need them all)."""
     load_checks(set(kinds.BY_NAME))
+
+
+def _trace() -> str:
+    """The traceback being handled, for an internal error (traceback, imported only then,
+    brings tokenize and linecache with it)."""
+    import traceback
+
+    return traceback.format_exc()

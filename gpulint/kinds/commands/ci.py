@@ -4,8 +4,6 @@ does. A job with a matrix is read once per combination, with its values in place
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gpulint.formats.shell import Word, split_commands
 from gpulint.kinds.commands.command import (
     ContainerCommand,
@@ -27,6 +25,7 @@ from gpulint.kinds.commands.matrix import (
     with_variables,
 )
 from gpulint.model import LineIndex, Node, sequence
+from gpulint.record import replace
 
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
 

@@ -10,12 +10,12 @@ naming them, and one that every combination gives names none: the matrix does no
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 
 from gpulint.formats.shell import Word
 from gpulint.kinds.commands.command import ContainerCommand
 from gpulint.kinds.commands.matrix import Use, github_text
 from gpulint.model import Document, Finding, Related
+from gpulint.record import replace
 
 _SHOWN = 6  # combinations a message names before it counts the rest
 

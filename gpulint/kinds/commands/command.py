@@ -5,33 +5,50 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 
 from gpulint.common.containers import FLAGS_WITHOUT_VALUE, SHORT_FLAGS_WITHOUT_VALUE
 from gpulint.formats.shell import Word
+from gpulint.record import Frozen, Record, freeze
 
 ENGINES = ("docker", "podman", "nerdctl", "nvidia-docker")
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(Frozen):
+    __slots__ = ("name", "word", "value", "text")
+
     name: str  # "--gpus", "-e"
     word: Word
     value: Word | None  # None for boolean flags; for `--name=value`, the part after `=`
     text: str | None  # the value as the program sees it
 
+    def __init__(self, name: str, word: Word, value: Word | None, text: str | None) -> None:
+        freeze(self, name, word, value, text)
 
-@dataclass
-class ContainerCommand:
+
+class ContainerCommand(Record):
+    __slots__ = ("tool", "action", "words", "flags", "image", "job", "matrix", "unexpanded")
+
     tool: str  # docker, podman, nerdctl, nvidia-docker, ctr, crictl, kubectl
     action: str  # run, create; `pull` for crictl, whose containers come from JSON files
     words: list[Word]
-    flags: list[Flag] = field(default_factory=list)
-    image: Word | None = None
+    flags: list[Flag]
+    image: Word | None
     # in a CI job with a matrix: the values put into its words (matrix.Use), and the job
-    job: str | None = None
-    matrix: tuple = ()
-    unexpanded: object = None  # the job's matrix (matrix.Matrix) that is not expanded
+    job: str | None
+    matrix: tuple
+    unexpanded: object  # the job's matrix (matrix.Matrix) that is not expanded
+
+    def __init__(self, tool: str, action: str, words: list[Word], flags: list[Flag] | None = None,
+                 image: Word | None = None, job: str | None = None, matrix: tuple = (),
+                 unexpanded: object = None) -> None:
+        self.tool = tool
+        self.action = action
+        self.words = words
+        self.flags = [] if flags is None else flags
+        self.image = image
+        self.job = job
+        self.matrix = matrix
+        self.unexpanded = unexpanded
 
     def flag(self, *names: str) -> list[Flag]:
         return [f for f in self.flags if f.name in names]

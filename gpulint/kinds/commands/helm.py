@@ -8,12 +8,12 @@ numbers; `--set-string` keeps every value a string."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
 from gpulint.formats.shell import Word, split_commands
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
+from gpulint.record import Frozen, freeze
 from gpulint.registry import Context, check, finding
 from gpulint.spelling import closest_key
 
@@ -24,19 +24,27 @@ _INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
 _CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Frozen):
+    __slots__ = ("key", "value", "start", "typed")
+
     key: str
     value: str
     start: int  # offsets of `key=value` in the file
     typed: bool  # `--set` (True) or `--set-string`
 
+    def __init__(self, key: str, value: str, start: int, typed: bool) -> None:
+        freeze(self, key, value, start, typed)
 
-@dataclass(frozen=True)
-class HelmCommand:
+
+class HelmCommand(Frozen):
+    __slots__ = ("version", "version_word", "settings")
+
     version: str | None
     version_word: Word | None
     settings: tuple[Setting, ...]
+
+    def __init__(self, version: str | None, version_word: Word | None, settings: tuple[Setting, ...]) -> None:
+        freeze(self, version, version_word, settings)
 
 
 def helm_commands(text: str, regions) -> list[HelmCommand]:

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, replace
 
 from gpulint.model import Node
+from gpulint.record import Frozen, freeze, replace
 from gpulint.regex import lazy
 
 GITHUB_LIMIT = 256  # jobs one GitHub Actions matrix may generate
@@ -49,15 +49,19 @@ def _fits(text: str | None, split: bool) -> bool:
     return text is not None and (_WORDS if split else _PLAIN).fullmatch(text) is not None
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(Frozen):
     """One variable of a combination: its name, the text that replaces a reference to
     it, and the node where the value is written."""
+
+    __slots__ = ("name", "text", "node", "variable")
 
     name: str
     text: str | None  # None: an object or list, which no reference here renders
     node: Node | None  # None: a key the combination lacks, which reads as the empty string
-    variable: bool = False  # a CI variable every run of the job has (GitLab `variables:`)
+    variable: bool  # a CI variable every run of the job has (GitLab `variables:`, GitHub `env:`)
+
+    def __init__(self, name: str, text: str | None, node: Node | None, variable: bool = False) -> None:
+        freeze(self, name, text, node, variable)
 
     @property
     def label(self) -> str:
@@ -67,15 +71,20 @@ class Value:
 Combination = tuple[Value, ...]
 
 
-@dataclass(frozen=True)
-class Matrix:
+class Matrix(Frozen):
+    __slots__ = ("style", "node", "combinations", "unknown", "left")
+
     style: str  # "github" or "gitlab"
     node: Node | None  # the `matrix` value (None: variables made from one)
-    combinations: tuple[Combination, ...] = ()
-    unknown: str | None = None  # why it is not expanded
+    combinations: tuple[Combination, ...]
+    unknown: str | None  # why it is not expanded
     # a reference left as written in an expanded matrix: an expression over its values
     # (`${{ matrix.cuda || '12.8.1' }}`), or a value that is not one plain word
-    left: str | None = None
+    left: str | None
+
+    def __init__(self, style: str, node: Node | None, combinations: tuple[Combination, ...] = (),
+                 unknown: str | None = None, left: str | None = None) -> None:
+        freeze(self, style, node, combinations, unknown, left)
 
     def refers(self, text: str) -> bool:
         """Whether `text` names a variable of this matrix."""
@@ -84,13 +93,17 @@ class Matrix:
         return "$" in text
 
 
-@dataclass(frozen=True)
-class Use:
+class Use(Frozen):
     """A matrix value put into a word written at file offsets [start, end)."""
+
+    __slots__ = ("value", "start", "end")
 
     value: Value
     start: int
     end: int
+
+    def __init__(self, value: Value, start: int, end: int) -> None:
+        freeze(self, value, start, end)
 
 
 # ------------------------------------------------------------------ GitHub Actions

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from gpulint.model import Document, Node, Span, sequence
+from gpulint.record import Frozen, freeze
 from gpulint.regex import lazy
 
 # The device drivers Docker Engine registers for GPUs: `nvidia` (when the NVIDIA hook is
@@ -31,12 +31,16 @@ _VARIABLE = lazy(
 _ENV_LINE = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$")
 
 
-@dataclass(frozen=True)
-class Service:
+class Service(Frozen):
+    __slots__ = ("name", "node", "key", "name_span")
+
     name: str
     node: Node  # the service mapping, merge keys applied
     key: Node  # the service's own mapping as written (for its name's position)
     name_span: object
+
+    def __init__(self, name: str, node: Node, key: Node, name_span: object) -> None:
+        freeze(self, name, node, key, name_span)
 
     def get(self, *path: str) -> Node | None:
         return self.node.get(*path)

@@ -16,10 +16,9 @@ settings, and a misplaced memory reservation is another tool's business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.kinds.compose.facts import is_gpu_device, services
 from gpulint.model import Document, Edit, Fix, Node
+from gpulint.record import Frozen, freeze
 
 # Each key of the chain, and the key it belongs under.
 CHAIN = ("deploy", "resources", "reservations", "devices")
@@ -34,15 +33,20 @@ _MAY_BE_NULL = ("deploy",)
 _MAX_DEPTH = 6  # a misplaced block sits a level or two from where it belongs
 
 
-@dataclass(frozen=True)
-class Misplaced:
+class Misplaced(Frozen):
+    __slots__ = ("entry", "key", "where", "compose_says", "belongs", "before")
+
     entry: Node  # the misplaced key's value; its key_span is where the finding points
     key: str
     where: str  # where Compose finds it, as a path (`services.app.deploy`), "" for the top level
     compose_says: str | None  # Compose's refusal, when known for that place
     belongs: str  # where it belongs, as a path
     # (key, node, key of the mapping holding it) of the entry written right before it
-    before: tuple[str, Node, str | None] | None = None
+    before: tuple[str, Node, str | None] | None
+
+    def __init__(self, entry: Node, key: str, where: str, compose_says: str | None, belongs: str,
+                 before: tuple[str, Node, str | None] | None = None) -> None:
+        freeze(self, entry, key, where, compose_says, belongs, before)
 
 
 def holds_gpu_request(node: Node | None) -> bool:

@@ -7,8 +7,6 @@ reads (GL120). The top-level table and the CRI plugin tables are decoded; a runt
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from datetime import date, datetime, time
 
 from gpulint.kinds.containerd.checks import cri_plugin_path_mismatch
@@ -18,6 +16,8 @@ from gpulint.kinds.containerd.support import GENERATED, is_unknown_value
 from gpulint.kinds.containerd.tables import cdi_setting_misplaced, legacy_runtime_fields
 from gpulint.knowledge import containerd_config as model
 from gpulint.model import Document, Node
+from gpulint.record import Record
+from gpulint.regex import lazy
 from gpulint.registry import check, finding
 from gpulint.spelling import closest_key
 
@@ -29,7 +29,7 @@ MIGRATED_TYPED = ("sandbox_image",)
 # Fields k3s and RKE2 add in the containerd they ship, which reads their generated config
 # and templates: registry mirror rewrites (https://docs.k3s.io/installation/private-registry#rewrites).
 K3S_FIELDS = {"cri.Mirror": {"rewrite": {"type": "map[string]string", "go": "Rewrites"}}}
-_MAP = re.compile(r"map\[string\](.+)")
+_MAP = lazy(r"map\[string\](.+)")
 # go-toml v1's %T of a decoded TOML value, and go-toml v2's name of the TOML type
 _GO_TYPES = {str: "string", int: "int64", float: "float64", bool: "bool", list: "[]interface {}",
              dict: "*toml.Tree"}
@@ -37,14 +37,24 @@ _TOML_TYPES = {str: "string", int: "integer", float: "float", bool: "boolean", l
                dict: "table"}
 
 
-@dataclass
-class _Problem:
+class _Problem(Record):
+    __slots__ = ("node", "kind", "key", "path", "releases", "detail")
+
     node: Node
     kind: str  # "type" | "unknown"
     key: str  # the key as written
     path: str  # where, for the message (`plugins."io.containerd.grpc.v1.cri".containerd`)
-    releases: set[str] = field(default_factory=set)
-    detail: dict = field(default_factory=dict)  # per major: the daemon's message, or the table's keys
+    releases: set[str]
+    detail: dict  # per major: the daemon's message, or the table's keys
+
+    def __init__(self, node: Node, kind: str, key: str, path: str, releases: set[str] | None = None,
+                 detail: dict | None = None) -> None:
+        self.node = node
+        self.kind = kind
+        self.key = key
+        self.path = path
+        self.releases = set() if releases is None else releases
+        self.detail = {} if detail is None else detail
 
 
 def _cri_structs(major: int, release: str, version: int, plugin_id: str) -> list[tuple[str, str]]:

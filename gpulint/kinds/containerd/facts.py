@@ -16,7 +16,6 @@ Context); per-file facts are memoised on the Document.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from gpulint.common.runtimes import NodeConfig, RuntimeEntry
@@ -24,6 +23,7 @@ from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import containerd_config as model
 from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Node, str_value
+from gpulint.record import Record
 from gpulint.regex import lazy
 
 # The CRI plugin ID that holds runtimes, per config version (a version 4 file
@@ -46,12 +46,19 @@ def is_drop_in(doc: Document) -> bool:
     return parts[-1].lower().endswith(".part") or (len(parts) >= 2 and bool(DROP_IN_DIRS.match(parts[-2])))
 
 
-@dataclass
-class ContainerdFile:
+class ContainerdFile(Record):
+    __slots__ = ("doc", "version", "version_node", "plugins")
+
     doc: Document
     version: int | None  # None when the `version` value cannot be read (a template expression)
     version_node: Node | None
     plugins: Node | None
+
+    def __init__(self, doc: Document, version: int | None, version_node: Node | None, plugins: Node | None) -> None:
+        self.doc = doc
+        self.version = version
+        self.version_node = version_node
+        self.plugins = plugins
 
     @property
     def cri_id(self) -> str | None:

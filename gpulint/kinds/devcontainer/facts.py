@@ -10,11 +10,11 @@ installs NVIDIA's CUDA libraries of its `cudaVersion` into whatever image it is 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from gpulint.common.containers import FLAGS_WITHOUT_VALUE, SHORT_FLAGS_WITHOUT_VALUE
 from gpulint.model import Document, Node, Span
 from gpulint.numbers import whole
+from gpulint.record import Frozen, freeze
 from gpulint.regex import lazy
 
 
@@ -43,15 +43,19 @@ def build_args(doc: Document) -> set[str]:
     return {name for name, _ in args.items()} if args is not None else set()
 
 
-@dataclass(frozen=True)
-class RunArg:
+class RunArg(Frozen):
     """A `docker run` flag of `runArgs`: each item is one argument of the docker CLI (no
     shell splits or unquotes it), its value either after `=` or the next item."""
+
+    __slots__ = ("name", "node", "value", "span")
 
     name: str  # "--gpus", "-e"
     node: Node  # the item naming the flag
     value: str | None  # as the docker CLI receives it
     span: Span | None  # where the value is written (inside the quotes when it can be)
+
+    def __init__(self, name: str, node: Node, value: str | None, span: Span | None) -> None:
+        freeze(self, name, node, value, span)
 
 
 def run_args(doc: Document) -> list[RunArg]:
@@ -138,16 +142,20 @@ _FEATURE_VERSION = lazy(r"(\d+)\.(\d+)$")
 FEATURE_DEFAULT_CUDA = "11.8"
 
 
-@dataclass(frozen=True)
-class CudaFeature:
+class CudaFeature(Frozen):
     """The `nvidia-cuda` Feature: it installs `cuda-libraries-X-Y` (and with
     `installToolkit`, `cuda-toolkit-X-Y`) from NVIDIA's repository."""
+
+    __slots__ = ("node", "version", "major_minor", "toolkit", "stated")
 
     node: Node  # the Feature's entry (its key is where it is named)
     version: str  # "11.8"
     major_minor: tuple[int, int]
     toolkit: bool
     stated: bool  # `cudaVersion` is written (not the Feature's default)
+
+    def __init__(self, node: Node, version: str, major_minor: tuple[int, int], toolkit: bool, stated: bool) -> None:
+        freeze(self, node, version, major_minor, toolkit, stated)
 
 
 def cuda_feature(doc: Document) -> CudaFeature | None:

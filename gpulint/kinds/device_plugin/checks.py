@@ -4,14 +4,13 @@ with its sources)."""
 
 from __future__ import annotations
 
-import re
-
 from gpulint.common.gojson import json_type
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
 from gpulint.kinds.device_plugin.parse import CHART_DEFAULT, CHART_VALUES
 from gpulint.knowledge import device_plugin as known
 from gpulint.model import Document, Node, sequence, str_value
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 from gpulint.spelling import closest_key
 
@@ -240,7 +239,7 @@ def _devices(doc: Document, node: Node):
 
 
 _UUID = r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
-_DEVICE_REF = re.compile(rf"\d+|\d+:\d+|GPU-{_UUID}|MIG-{_UUID}|MIG-GPU-{_UUID}/\d+/\d+")
+_DEVICE_REF = lazy(rf"\d+|\d+:\d+|GPU-{_UUID}|MIG-{_UUID}|MIG-GPU-{_UUID}/\d+/\d+")
 
 
 def _device_ref(text: str, number: bool) -> bool:
@@ -286,10 +285,10 @@ def shared_entry_refused(doc: Document, ctx: Context):
 
 
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_DNS_SUBDOMAIN = lazy(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
 # a MIG profile's resource: `mig-1g.10gb`, `mig-1c.2g.10gb`, with its media or graphics
 # suffixes (`mig-1g.10gb.me`)
-_MIG_RESOURCE = re.compile(r"mig-\d+(c\.\d+)?g\.\d+gb([.+-][a-z]+)*")
+_MIG_RESOURCE = lazy(r"mig-\d+(c\.\d+)?g\.\d+gb([.+-][a-z]+)*")
 
 
 def _name_problem(name: str) -> str | None:

@@ -16,9 +16,7 @@ and memoised on `doc.cache`.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from gpulint import numbers
@@ -33,6 +31,7 @@ from gpulint.knowledge.images import cuda_image, parse_image_ref, tag_status
 from gpulint.knowledge.images import jetson_image as jetson_reference
 from gpulint.model import Document, Span
 from gpulint.numbers import whole
+from gpulint.record import Frozen, Record, freeze, replace
 from gpulint.regex import lazy
 
 _CACHE_KEY = "dockerfile_facts"
@@ -44,18 +43,22 @@ REQUIRE_CUDA = lazy(r"cuda\s*>=\s*(\d+)\.(\d+)")  # the X.Y an NVIDIA_REQUIRE_CU
 # ---------------------------------------------------------------- the model
 
 
-@dataclass(frozen=True)
-class EnvValue:
+class EnvValue(Frozen):
+    __slots__ = ("name", "value", "instruction", "span", "name_span", "written")
+
     name: str
     value: str  # quotes removed; variables expanded in StageFacts.env and .assignments
     instruction: Instruction
     span: Span  # the value's position (the name's when the value is empty)
     name_span: Span
-    written: str = ""  # the value as written, quotes removed, variables not expanded
+    written: str  # the value as written, quotes removed, variables not expanded
+
+    def __init__(self, name: str, value: str, instruction: Instruction, span: Span, name_span: Span,
+                 written: str = "") -> None:
+        freeze(self, name, value, instruction, span, name_span, written)
 
 
-@dataclass(frozen=True)
-class CudaVersion:
+class CudaVersion(Frozen):
     """The CUDA a stage is built on.
 
     version: "12.4.1" or "12.4" (NGC months, pytorch tags and `cuda>=X.Y` give no patch);
@@ -64,50 +67,87 @@ class CudaVersion:
     related location at (the FROM image, or the ENV value).
     """
 
+    __slots__ = ("version", "major_minor", "source", "image", "where")
+
     version: str
     major_minor: tuple[int, int]
     source: str
     image: object | None  # gpulint.knowledge.images.CudaImage
     where: Span
 
+    def __init__(self, version: str, major_minor: tuple[int, int], source: str, image: object | None,
+                 where: Span) -> None:
+        freeze(self, version, major_minor, source, image, where)
+
     @property
     def major(self) -> int:
         return self.major_minor[0]
 
 
-@dataclass
-class Command:
+class Command(Record):
     """One simple shell command of a RUN: its words, variables expanded."""
+
+    __slots__ = ("words", "raw", "instruction", "name")
+    _memo = ("name",)
 
     words: list[str]
     raw: list[str]  # the words as written (for locating them in the file)
     instruction: Instruction
     # command_name's answer, asked for by many rules of every command: worked out once
-    name: tuple[str, list[str]] | None = field(default=None, repr=False, compare=False)
+    name: tuple[str, list[str]] | None
+
+    def __init__(self, words: list[str], raw: list[str], instruction: Instruction,
+                 name: tuple[str, list[str]] | None = None) -> None:
+        self.words = words
+        self.raw = raw
+        self.instruction = instruction
+        self.name = name
 
 
-@dataclass(frozen=True)
-class Package:
+class Package(Frozen):
+    __slots__ = ("manager", "name", "raw", "command")
+
     manager: str  # apt, yum, pip, conda, apk, zypper
     name: str  # expanded
     raw: str  # as written
     command: Command
 
+    def __init__(self, manager: str, name: str, raw: str, command: Command) -> None:
+        freeze(self, manager, name, raw, command)
 
-@dataclass
-class StageFacts:
+
+class StageFacts(Record):
+    __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
+                 "packages", "family")
+    _unshown = ("family",)
+
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
     image: str | None  # the root image reference; None when unresolved or `scratch`
     scratch: bool
     cuda_image: object | None  # CudaImage of the root image
     # effective ENV at the end, values expanded as the builder does (`${GPUS:-all}` -> `all`)
-    env: dict[str, EnvValue] = field(default_factory=dict)
+    env: dict[str, EnvValue]
     # the stage's own ENV assignments in order, each expanded with what was set before it
-    assignments: list[EnvValue] = field(default_factory=list)
-    commands: list[Command] = field(default_factory=list)  # own RUN commands
-    packages: list[Package] = field(default_factory=list)  # own installs
-    family: list["StageFacts"] = field(default_factory=list, repr=False)  # facts of `chain`
+    assignments: list[EnvValue]
+    commands: list[Command]  # own RUN commands
+    packages: list[Package]  # own installs
+    family: list["StageFacts"]  # facts of `chain`
+
+    def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
+                 cuda_image: object | None, env: dict[str, EnvValue] | None = None,
+                 assignments: list[EnvValue] | None = None, commands: list[Command] | None = None,
+                 packages: list[Package] | None = None, family: list["StageFacts"] | None = None) -> None:
+        self.stage = stage
+        self.chain = chain
+        self.image = image
+        self.scratch = scratch
+        self.cuda_image = cuda_image
+        self.env = {} if env is None else env
+        self.assignments = [] if assignments is None else assignments
+        self.commands = [] if commands is None else commands
+        self.packages = [] if packages is None else packages
+        self.family = [] if family is None else family
 
     @property
     def known(self) -> bool:
@@ -126,11 +166,17 @@ class StageFacts:
         return [p for f in self.family for p in f.packages]
 
 
-@dataclass
-class Facts:
+class Facts(Record):
+    __slots__ = ("doc", "dockerfile", "stages")
+
     doc: Document
     dockerfile: Dockerfile
     stages: list[StageFacts]
+
+    def __init__(self, doc: Document, dockerfile: Dockerfile, stages: list[StageFacts]) -> None:
+        self.doc = doc
+        self.dockerfile = dockerfile
+        self.stages = stages
 
     @property
     def final(self) -> StageFacts | None:
@@ -331,6 +377,8 @@ def run_commands(ins: Instruction, variables: dict[str, str | None]) -> list[Com
     `sh -c '...'` opened up)."""
     value = ins.value
     if value.lstrip().startswith("["):
+        import json  # the exec form only: a run of shell-form RUNs does not load it
+
         try:
             words = json.loads(value)
         except ValueError:
@@ -514,14 +562,14 @@ def _packages(cmd: Command, manager: str, args: list[str], value_options: set[st
 
 # (pattern, whether the digits end in the minor: cu118 and cupy-cuda102 do, cu12 does not)
 _WHEELS = (
-    (re.compile(r"cupy-cuda(?P<v>\d+)(?P<x>x?)(?![\w-])", re.I), True),
-    (re.compile(r"nvidia-[a-z-]+-cu(?P<v>\d+)(?![\w-])", re.I), False),
-    (re.compile(r"(?:torch|torchvision|torchaudio)[=<>~!]=?[\w.]+\+cu(?P<v>\d+)$", re.I), True),
-    (re.compile(r"jax(?:lib)?\[cuda(?P<v>\d+)", re.I), False),
-    (re.compile(r"https?://\S+/whl/(?:nightly/)?cu(?P<v>\d+)/?$"), True),
-    (re.compile(r"https?://\S+/(?:torch|torchvision|torchaudio)-[^/\s]*(?:%2B|\+)cu(?P<v>\d+)[^/\s]*\.whl$",
+    (lazy(r"cupy-cuda(?P<v>\d+)(?P<x>x?)(?![\w-])", re.I), True),
+    (lazy(r"nvidia-[a-z-]+-cu(?P<v>\d+)(?![\w-])", re.I), False),
+    (lazy(r"(?:torch|torchvision|torchaudio)[=<>~!]=?[\w.]+\+cu(?P<v>\d+)$", re.I), True),
+    (lazy(r"jax(?:lib)?\[cuda(?P<v>\d+)", re.I), False),
+    (lazy(r"https?://\S+/whl/(?:nightly/)?cu(?P<v>\d+)/?$"), True),
+    (lazy(r"https?://\S+/(?:torch|torchvision|torchaudio)-[^/\s]*(?:%2B|\+)cu(?P<v>\d+)[^/\s]*\.whl$",
                 re.I), True),
-    (re.compile(r"mxnet-cu(?P<v>\d+)(?:mkl)?(?![\w-])", re.I), True),
+    (lazy(r"mxnet-cu(?P<v>\d+)(?:mkl)?(?![\w-])", re.I), True),
 )
 
 
@@ -585,14 +633,18 @@ def keyword_end(doc: Document, ins: Instruction) -> int:
 # ---------------------------------------------------------------- what a stage does
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(Frozen):
     """Evidence found in an instruction: `text` is written there (to point at);
     `label` says what it is in a message (defaults to `text`)."""
 
+    __slots__ = ("instruction", "text", "label")
+
     instruction: Instruction
     text: str
-    label: str = ""
+    label: str
+
+    def __init__(self, instruction: Instruction, text: str, label: str = "") -> None:
+        freeze(self, instruction, text, label)
 
     @property
     def shown(self) -> str:
@@ -703,16 +755,16 @@ def linked_libraries(sf: StageFacts) -> dict[str, Hit]:
 
 # What installing a package (or copying a path) brings, by canonical library name.
 _PACKAGE_LIBRARIES = (
-    (re.compile(r"(lib)?cublas"), {"cublas"}), (re.compile(r"(lib)?cufft"), {"cufft"}),
-    (re.compile(r"(lib)?curand"), {"curand"}), (re.compile(r"(lib)?cusolver"), {"cusolver"}),
-    (re.compile(r"(lib)?cusparse"), {"cusparse"}), (re.compile(r"(lib)?npp"), {"npp"}),
-    (re.compile(r"(lib)?nvjpeg"), {"nvjpeg"}), (re.compile(r"(lib)?nccl"), {"nccl"}),
-    (re.compile(r"(lib)?cudnn"), {"cudnn"}), (re.compile(r"(lib)?nvinfer|tensorrt"), {"tensorrt"}),
-    (re.compile(r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)"), None),
-    (re.compile(r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart"), {"cudart"}),
-    (re.compile(r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$"),
+    (lazy(r"(lib)?cublas"), {"cublas"}), (lazy(r"(lib)?cufft"), {"cufft"}),
+    (lazy(r"(lib)?curand"), {"curand"}), (lazy(r"(lib)?cusolver"), {"cusolver"}),
+    (lazy(r"(lib)?cusparse"), {"cusparse"}), (lazy(r"(lib)?npp"), {"npp"}),
+    (lazy(r"(lib)?nvjpeg"), {"nvjpeg"}), (lazy(r"(lib)?nccl"), {"nccl"}),
+    (lazy(r"(lib)?cudnn"), {"cudnn"}), (lazy(r"(lib)?nvinfer|tensorrt"), {"tensorrt"}),
+    (lazy(r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)"), None),
+    (lazy(r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart"), {"cudart"}),
+    (lazy(r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$"),
      {"cudart", "cublas", "cufft", "curand", "cusolver", "cusparse", "npp", "nvjpeg", "nvtx"}),
-    (re.compile(r"torch$|torch[=<>~]|cupy-cuda"), {"cudart", "cublas", "cufft", "curand",
+    (lazy(r"torch$|torch[=<>~]|cupy-cuda"), {"cudart", "cublas", "cufft", "curand",
                                                    "cusolver", "cusparse", "nccl", "cudnn"}),
 )
 
@@ -741,10 +793,11 @@ _DRIVER_RUNFILE = lazy(r"NVIDIA-Linux-[\w.${}-]+\.run$")
 _SHELLS = ("sh", "bash", "dash")
 
 
-@dataclass(frozen=True)
-class Runfile:
+class Runfile(Frozen):
     """One run of an NVIDIA installer in a RUN: `sh cuda_12.4.1_550.54.15_linux.run --silent`
     or `./NVIDIA-Linux-x86_64-570.133.20.run -s`."""
+
+    __slots__ = ("command", "written", "word", "name", "product", "args", "cuda", "bundled")
 
     command: Command
     written: str  # the installer's file name as written, to point at
@@ -752,8 +805,12 @@ class Runfile:
     name: str  # the file name, variables expanded
     product: str  # "cuda" or "driver"
     args: tuple[str, ...]  # the installer's own options
-    cuda: tuple[int, int] | None = None  # the CUDA runfile's version, when its name says
-    bundled: str | None = None  # the driver a CUDA runfile name says it bundles
+    cuda: tuple[int, int] | None  # the CUDA runfile's version, when its name says
+    bundled: str | None  # the driver a CUDA runfile name says it bundles
+
+    def __init__(self, command: Command, written: str, word: int, name: str, product: str,
+                 args: tuple[str, ...], cuda: tuple[int, int] | None = None, bundled: str | None = None) -> None:
+        freeze(self, command, written, word, name, product, args, cuda, bundled)
 
     def has(self, *options: str) -> bool:
         """Whether one of `options` is given (`--toolkit`, `--extract=/tmp/x` as `--extract`)."""

@@ -4,8 +4,6 @@ packages that do not match the CUDA a stage is built on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.kinds.dockerfile.facts import (
     CudaVersion,
     Hit,
@@ -26,19 +24,26 @@ from gpulint.kinds.dockerfile.facts import (
 )
 from gpulint.knowledge.images import smallest_flavor_with
 from gpulint.model import Document
+from gpulint.record import Record
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 
 KINDS = ("dockerfile",)
 
 
-@dataclass
-class Copy:
+class Copy(Record):
     """A `COPY --from=<stage>` into the shipped stage (or a stage it is built on)."""
+
+    __slots__ = ("instruction", "source", "where")
 
     instruction: object
     source: StageFacts
     where: object  # Span of `--from=<stage>`
+
+    def __init__(self, instruction: object, source: StageFacts, where: object) -> None:
+        self.instruction = instruction
+        self.source = source
+        self.where = where
 
 
 def _copies_into_final(doc: Document) -> list[Copy]:

@@ -15,11 +15,11 @@ with the defaults of the ARGs declared before the first FROM.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from gpulint.formats.errors import ParseError
 from gpulint.model import LineIndex, Span
 from gpulint.numbers import whole
+from gpulint.record import Record
 from gpulint.regex import lazy
 
 _VAR = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -33,16 +33,28 @@ INSTRUCTIONS = frozenset((
 _FLAG = lazy(r"--([a-z-]+)(?:=(\S*))?")
 
 
-@dataclass
-class Instruction:
+class Instruction(Record):
+    __slots__ = ("keyword", "value", "line", "end_line", "start", "end", "stage", "heredocs")
+
     keyword: str  # upper case: FROM, RUN, ...
     value: str  # arguments, continuations joined, heredoc bodies appended
     line: int  # 1-based first and last line
     end_line: int
     start: int  # 0-based offsets of the whole instruction in the file text
     end: int
-    stage: int = -1  # index of the stage it belongs to; -1 before the first FROM
-    heredocs: list[str] = field(default_factory=list)
+    stage: int  # index of the stage it belongs to; -1 before the first FROM
+    heredocs: list[str]
+
+    def __init__(self, keyword: str, value: str, line: int, end_line: int, start: int, end: int,
+                 stage: int = -1, heredocs: list[str] | None = None) -> None:
+        self.keyword = keyword
+        self.value = value
+        self.line = line
+        self.end_line = end_line
+        self.start = start
+        self.end = end
+        self.stage = stage
+        self.heredocs = [] if heredocs is None else heredocs
 
     @property
     def flags(self) -> dict[str, str]:
@@ -56,8 +68,10 @@ class Instruction:
         return out
 
 
-@dataclass
-class Stage:
+class Stage(Record):
+    __slots__ = ("index", "name", "image", "resolved", "parent", "from_instruction", "image_span",
+                 "instructions")
+
     index: int
     name: str | None  # lower-cased `AS name`
     image: str  # the FROM image as written
@@ -65,18 +79,39 @@ class Stage:
     parent: int | None  # index of the stage it builds on (`FROM <stage>`), else None
     from_instruction: Instruction
     image_span: Span
-    instructions: list[Instruction] = field(default_factory=list)
+    instructions: list[Instruction]
+
+    def __init__(self, index: int, name: str | None, image: str, resolved: str, parent: int | None,
+                 from_instruction: Instruction, image_span: Span,
+                 instructions: list[Instruction] | None = None) -> None:
+        self.index = index
+        self.name = name
+        self.image = image
+        self.resolved = resolved
+        self.parent = parent
+        self.from_instruction = from_instruction
+        self.image_span = image_span
+        self.instructions = [] if instructions is None else instructions
 
 
-@dataclass
-class Dockerfile:
+class Dockerfile(Record):
+    __slots__ = ("instructions", "stages", "global_args", "escape", "_names")
+    _memo = ("_names",)
+
     instructions: list[Instruction]
     stages: list[Stage]
     global_args: dict[str, str | None]
-    escape: str = "\\"
+    escape: str
     # stage_named's index, by name (made on first use, for as many stages as there were)
-    _names: tuple[int, dict[str, Stage]] | None = field(default=None, init=False, repr=False,
-                                                        compare=False)
+    _names: tuple[int, dict[str, Stage]] | None
+
+    def __init__(self, instructions: list[Instruction], stages: list[Stage],
+                 global_args: dict[str, str | None], escape: str = "\\") -> None:
+        self.instructions = instructions
+        self.stages = stages
+        self.global_args = global_args
+        self.escape = escape
+        self._names = None
 
     def stage_named(self, ref: str) -> Stage | None:
         """The stage a `--from=` or `FROM` names: by `AS` name or by index."""

@@ -5,11 +5,10 @@ attribute references inside CEL selectors (with their places inside the YAML sca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.kinds.kubernetes.facts import object_kind, object_name, scalar_str
 from gpulint.knowledge.dra import DRA_KINDS, GROUP
 from gpulint.model import Document, Node, Span, sequence
+from gpulint.record import Frozen, Record, freeze
 from gpulint.regex import lazy
 
 
@@ -36,14 +35,20 @@ def claim_spec(obj: Node) -> Node | None:
     return None
 
 
-@dataclass
-class Request:
+class Request(Record):
     """One way of picking devices: a request's `exactly` (v1beta2, v1), the request
     itself (v1beta1) or one of its `firstAvailable` sub-requests."""
+
+    __slots__ = ("name", "node", "class_node")
 
     name: str | None  # the request's name (a sub-request's own name is not a claim's)
     node: Node  # the mapping that holds deviceClassName and selectors
     class_node: Node | None
+
+    def __init__(self, name: str | None, node: Node, class_node: Node | None) -> None:
+        self.name = name
+        self.node = node
+        self.class_node = class_node
 
     @property
     def device_class(self) -> str | None:
@@ -97,13 +102,18 @@ _REFERENCE = lazy(
     r"""(?:\s*\.\s*\??\s*([A-Za-z_][A-Za-z0-9_]*)(?!\s*\()|\s*\[\s*(["'])([^"'\\]*)\5\s*\])?""")
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(Frozen):
+    __slots__ = ("what", "domain", "name", "domain_at", "name_at")
+
     what: str  # "attributes" or "capacity"
     domain: str
     name: str | None  # None when the expression only names the domain
     domain_at: tuple[int, int]  # [start, end) of the domain in the expression text
     name_at: tuple[int, int] | None
+
+    def __init__(self, what: str, domain: str, name: str | None, domain_at: tuple[int, int],
+                 name_at: tuple[int, int] | None) -> None:
+        freeze(self, what, domain, name, domain_at, name_at)
 
 
 def cel_references(expression: str) -> list[Reference]:

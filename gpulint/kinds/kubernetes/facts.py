@@ -10,10 +10,10 @@ themselves.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
 
 from gpulint.formats.template import is_placeholder
 from gpulint.model import Document, Node, sequence
+from gpulint.record import Record
 from gpulint.regex import lazy
 
 CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
@@ -60,29 +60,52 @@ _KSERVE_FRAMEWORKS = ("model", "pytorch", "tensorflow", "triton", "onnx", "sklea
                       "lightgbm", "paddle", "pmml", "huggingface", "art", "alibi")
 
 
-@dataclass
-class Container:
+class Container(Record):
+    __slots__ = ("node", "name", "image", "image_node", "section")
+
     node: Node
     name: str | None
     image: str | None  # None when absent or templated
     image_node: Node | None
     section: str  # "containers" | "initContainers" | "ephemeralContainers"
 
+    def __init__(self, node: Node, name: str | None, image: str | None, image_node: Node | None, section: str) -> None:
+        self.node = node
+        self.name = name
+        self.image = image
+        self.image_node = image_node
+        self.section = section
 
-@dataclass
-class PodSpec:
+
+class PodSpec(Record):
+    __slots__ = ("doc", "obj", "kind", "name", "spec", "metadata", "containers", "trail", "gpu_management")
+    _memo = ("gpu_management",)
+
     doc: Document
     obj: Node  # the whole object
     kind: str
     name: str | None  # the object's metadata.name
     spec: Node  # the pod spec
     metadata: Node | None  # the pod template's metadata (the object's for a Pod)
-    containers: list[Container] = field(default_factory=list)
+    containers: list[Container]
     # the mappings on the way from the object to the pod spec, both excluded
     # (a Deployment's `spec` and `spec.template`)
-    trail: tuple[Node, ...] = ()
+    trail: tuple[Node, ...]
     # is_gpu_management's answer, worked out once: the checks ask it for each container
-    gpu_management: bool | None = field(default=None, init=False, repr=False, compare=False)
+    gpu_management: bool | None
+
+    def __init__(self, doc: Document, obj: Node, kind: str, name: str | None, spec: Node,
+                 metadata: Node | None, containers: list[Container] | None = None,
+                 trail: tuple[Node, ...] = ()) -> None:
+        self.doc = doc
+        self.obj = obj
+        self.kind = kind
+        self.name = name
+        self.spec = spec
+        self.metadata = metadata
+        self.containers = [] if containers is None else containers
+        self.trail = trail
+        self.gpu_management = None
 
 
 # Whole values left for a later substitution: `envsubst` variables (`$GPUS`,

@@ -18,12 +18,12 @@ import os
 import posixpath
 import shutil
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpulint.formats.errors import ParseError
 from gpulint.model import Span
 from gpulint.paths import display_path
+from gpulint.record import Frozen, Record, freeze
 from gpulint.regex import lazy
 
 # The PATH a systemd service (containerd, dockerd) runs with, and where the GPU
@@ -69,32 +69,61 @@ CDI_DIRS = ("/etc/cdi", "/var/run/cdi")
 KUBELET_FILES = (("/var/lib/kubelet/config.yaml", "kubernetes"),)
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(Frozen):
     """A value read from a file on the node, and where it is written."""
+
+    __slots__ = ("value", "path", "span")
 
     value: str
     path: str  # display path
     span: Span
 
+    def __init__(self, value: str, path: str, span: Span) -> None:
+        freeze(self, value, path, span)
 
-@dataclass
-class NodeFacts:
+
+class NodeFacts(Record):
+    __slots__ = ("root", "live", "kernel", "driver", "loaded", "modules_known", "modules_dir",
+                 "module_files", "dkms_kernels", "libraries", "nvidia_pci", "smi", "smi_error", "programs",
+                 "paths")
+
     root: str  # display path of the node's `/`
     live: bool  # this machine (root is `/`)
-    kernel: str | None = None
-    driver: Located | None = None  # the loaded kernel module's version
-    loaded: dict[str, Located] = field(default_factory=dict)  # module -> its /proc/modules line
-    modules_known: bool = False  # /proc/modules could be read
-    modules_dir: str = ""  # display path of /lib/modules/<kernel>
-    module_files: tuple[str, ...] = ()  # nvidia.ko for the running kernel (display paths)
-    dkms_kernels: tuple[str, ...] = ()  # kernels DKMS built an nvidia module for
-    libraries: dict[str, str] = field(default_factory=dict)  # display path -> driver version
-    nvidia_pci: tuple[str, ...] | None = None  # vendor:device of NVIDIA PCI functions; None unknown
-    smi: dict[str, str] | None = None  # nvidia-smi: driver_version, name, compute_cap
-    smi_error: str | None = None
-    programs: frozenset[str] = frozenset()  # executables on the service PATH and the operator's
-    paths: dict[str, str] = field(default_factory=dict)  # node path -> "executable" | "file" | "dir"
+    kernel: str | None
+    driver: Located | None  # the loaded kernel module's version
+    loaded: dict[str, Located]  # module -> its /proc/modules line
+    modules_known: bool  # /proc/modules could be read
+    modules_dir: str  # display path of /lib/modules/<kernel>
+    module_files: tuple[str, ...]  # nvidia.ko for the running kernel (display paths)
+    dkms_kernels: tuple[str, ...]  # kernels DKMS built an nvidia module for
+    libraries: dict[str, str]  # display path -> driver version
+    nvidia_pci: tuple[str, ...] | None  # vendor:device of NVIDIA PCI functions; None unknown
+    smi: dict[str, str] | None  # nvidia-smi: driver_version, name, compute_cap
+    smi_error: str | None
+    programs: frozenset[str]  # executables on the service PATH and the operator's
+    paths: dict[str, str]  # node path -> "executable" | "file" | "dir"
+
+    def __init__(self, root: str, live: bool, kernel: str | None = None, driver: Located | None = None,
+                 loaded: dict[str, Located] | None = None, modules_known: bool = False, modules_dir: str = "",
+                 module_files: tuple[str, ...] = (), dkms_kernels: tuple[str, ...] = (),
+                 libraries: dict[str, str] | None = None, nvidia_pci: tuple[str, ...] | None = None,
+                 smi: dict[str, str] | None = None, smi_error: str | None = None,
+                 programs: frozenset[str] = frozenset(), paths: dict[str, str] | None = None) -> None:
+        self.root = root
+        self.live = live
+        self.kernel = kernel
+        self.driver = driver
+        self.loaded = {} if loaded is None else loaded
+        self.modules_known = modules_known
+        self.modules_dir = modules_dir
+        self.module_files = module_files
+        self.dkms_kernels = dkms_kernels
+        self.libraries = {} if libraries is None else libraries
+        self.nvidia_pci = nvidia_pci
+        self.smi = smi
+        self.smi_error = smi_error
+        self.programs = programs
+        self.paths = {} if paths is None else paths
 
     @property
     def driver_version(self) -> str | None:

@@ -4,10 +4,7 @@ that is left, and the daemon's flags on it with their places."""
 
 from __future__ import annotations
 
-import functools
 import posixpath
-import re
-from dataclasses import dataclass, field
 
 from gpulint.kinds.systemd.parse import (
     EnvironmentFile,
@@ -18,6 +15,8 @@ from gpulint.kinds.systemd.parse import (
 )
 from gpulint.knowledge import dockerd_config
 from gpulint.model import Document, Node, Span
+from gpulint.record import Frozen, Record, freeze
+from gpulint.regex import lazy
 
 # where systemd reads units, highest priority first: a file in /etc hides one of the
 # same name in /run or /lib (systemd.unit(5), "Unit File Load Path")
@@ -27,12 +26,16 @@ DAEMONS = {"dockerd": "docker.service", "containerd": "containerd.service"}
 EXEC_PREFIXES = "-@:+!"
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(Frozen):
+    __slots__ = ("root", "unit", "priority", "dropin")
+
     root: str  # the node's file tree the unit belongs to, ending in "/"
     unit: str  # docker.service, containerd.service ...
     priority: int  # index in UNIT_DIRS; len(UNIT_DIRS) outside them
     dropin: bool
+
+    def __init__(self, root: str, unit: str, priority: int, dropin: bool) -> None:
+        freeze(self, root, unit, priority, dropin)
 
 
 def placement(doc: Document) -> Placement:
@@ -82,9 +85,10 @@ def _file_name(words: list[Word]) -> str | None:
     return posixpath.basename(words[0].text.lstrip(EXEC_PREFIXES)) or None
 
 
-@dataclass
-class Flag:
+class Flag(Record):
     """A flag of a daemon's command line: `name` its long name without dashes."""
+
+    __slots__ = ("name", "written", "value", "doc", "word", "value_word")
 
     name: str
     written: str
@@ -92,6 +96,15 @@ class Flag:
     doc: Document
     word: Word
     value_word: Word | None  # the separate word of its value, or the flag's own word
+
+    def __init__(self, name: str, written: str, value: str | None, doc: Document, word: Word,
+                 value_word: Word | None) -> None:
+        self.name = name
+        self.written = written
+        self.value = value
+        self.doc = doc
+        self.word = word
+        self.value_word = value_word
 
     @property
     def span(self) -> Span:
@@ -117,48 +130,87 @@ class Flag:
         return Node(self.value[start:], self.doc.index.span(begin, word.end), tag="str")
 
 
-@dataclass
-class Command:
+class Command(Record):
+    __slots__ = ("doc", "setting", "program", "flags", "opaque", "fork")
+
     doc: Document
     setting: Setting
     program: str | None
-    flags: list[Flag] = field(default_factory=list)
-    opaque: bool = False  # a word systemd expands ($OPTIONS): flags unseen here may be set
-    fork: bool = False  # a vendor's fork of the program (FORKS), which may have more flags
+    flags: list[Flag]
+    opaque: bool  # a word systemd expands ($OPTIONS): flags unseen here may be set
+    fork: bool  # a vendor's fork of the program (FORKS), which may have more flags
+
+    def __init__(self, doc: Document, setting: Setting, program: str | None, flags: list[Flag] | None = None,
+                 opaque: bool = False, fork: bool = False) -> None:
+        self.doc = doc
+        self.setting = setting
+        self.program = program
+        self.flags = [] if flags is None else flags
+        self.opaque = opaque
+        self.fork = fork
 
     def get(self, name: str) -> list[Flag]:
         return [f for f in self.flags if f.name == name]
 
 
-@dataclass
-class DaemonUnit:
+_UNSET = object()  # a DaemonUnit's command or environment not worked out yet
+
+
+class DaemonUnit(Record):
     """One unit of a node as systemd merges it: its file and drop-ins in load order."""
+
+    __slots__ = ("name", "root", "docs", "starts", "unit_linted", "reset", "in_node_tree", "env_files",
+                 "_command", "_environment")
+    _memo = ("_command", "_environment")
 
     name: str
     root: str
     docs: list[Document]
     starts: list[tuple[Document, Setting]]  # the ExecStart= lines left after resets
     unit_linted: bool  # the unit file itself is among the linted files
-    reset: bool = False  # a drop-in clears ExecStart= (an empty ExecStart=)
-    in_node_tree: bool = False  # a file of it lies in one of UNIT_DIRS (`root` is a node's /)
-    env_files: dict[str, Document] = field(default_factory=dict)  # the node's environment files, by path
+    reset: bool  # a drop-in clears ExecStart= (an empty ExecStart=)
+    in_node_tree: bool  # a file of it lies in one of UNIT_DIRS (`root` is a node's /)
+    env_files: dict[str, Document]  # the node's environment files, by path
 
-    @functools.cached_property
+    def __init__(self, name: str, root: str, docs: list[Document], starts: list[tuple[Document, Setting]],
+                 unit_linted: bool, reset: bool = False, in_node_tree: bool = False,
+                 env_files: dict[str, Document] | None = None) -> None:
+        self.name = name
+        self.root = root
+        self.docs = docs
+        self.starts = starts
+        self.unit_linted = unit_linted
+        self.reset = reset
+        self.in_node_tree = in_node_tree
+        self.env_files = {} if env_files is None else env_files
+        self._command = self._environment = _UNSET
+
+    @property
     def command(self) -> Command | None:
         """The command systemd runs: the last ExecStart= left (more than one is refused)."""
+        if self._command is _UNSET:
+            self._command = self._read_command()
+        return self._command
+
+    def _read_command(self) -> Command | None:
         if not self.starts:
             return None
         doc, setting = self.starts[-1]
         env, complete = self.environment
         return read_command(doc, setting, env, complete)
 
-    @functools.cached_property
+    @property
     def environment(self) -> tuple[dict[str, str], bool]:
         """The variables systemd substitutes in the command, and whether they are all known
         here. `Environment=` lines come first; the files `EnvironmentFile=` names are read
         after them, in order, and win. A file that is not among the linted files of the node
         may set any variable, and so may the packaged unit when it is not linted; only what
         a linted drop-in's last environment file sets is known then (it is read last)."""
+        if self._environment is _UNSET:
+            self._environment = self._read_environment()
+        return self._environment
+
+    def _read_environment(self) -> tuple[dict[str, str], bool]:
         env: dict[str, str] = {}
         files: list[str] = []
         for doc in self.docs:
@@ -262,8 +314,8 @@ def _unsubstituted(words: list[Word]) -> bool:
     return ":" in first[: len(first) - len(first.lstrip(EXEC_PREFIXES))]
 
 
-_WHOLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_WHOLE = lazy(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_BRACED = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def substitute(words: list[Word], env: dict[str, str], complete: bool = True) -> list[Word]:

@@ -10,29 +10,35 @@ makes it refuse a unit file (of a drop-in, it reads no further).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from gpulint.formats.errors import ParseError
 from gpulint.model import Span
+from gpulint.record import Frozen, Record, freeze
+from gpulint.regex import lazy
 
 COMMENTS = "#;"
 BLANKS = " \t"
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(Frozen):
     """A command-line word: `text` after systemd's unquoting, `start`/`end` the 0-based
     offsets in the file of what was written; `expands` when it holds `$NAME` or `${NAME}`
     (an environment variable systemd substitutes) or a `%` specifier."""
 
+    __slots__ = ("text", "start", "end", "expands")
+
     text: str
     start: int
     end: int
-    expands: bool = False
+    expands: bool
+
+    def __init__(self, text: str, start: int, end: int, expands: bool = False) -> None:
+        freeze(self, text, start, end, expands)
 
 
-@dataclass
-class Setting:
+class Setting(Record):
+    __slots__ = ("section", "key", "value", "key_start", "key_end", "places", "end")
+
     section: str
     key: str
     value: str  # continued lines joined
@@ -40,6 +46,16 @@ class Setting:
     key_end: int
     places: tuple[int, ...]  # the file offset of each character of `value`
     end: int  # the file offset just after the value
+
+    def __init__(self, section: str, key: str, value: str, key_start: int, key_end: int,
+                 places: tuple[int, ...], end: int) -> None:
+        self.section = section
+        self.key = key
+        self.value = value
+        self.key_start = key_start
+        self.key_end = key_end
+        self.places = places
+        self.end = end
 
     @property
     def start(self) -> int:
@@ -53,11 +69,18 @@ class Setting:
         return split_words(self)
 
 
-@dataclass
-class UnitFile:
-    settings: list[Setting] = field(default_factory=list)
-    sections: list[tuple[str, int]] = field(default_factory=list)  # name, offset of `[`
-    ignored: list[tuple[int, str]] = field(default_factory=list)  # offset, why systemd skips the line
+class UnitFile(Record):
+    __slots__ = ("settings", "sections", "ignored")
+
+    settings: list[Setting]
+    sections: list[tuple[str, int]]  # name, offset of `[`
+    ignored: list[tuple[int, str]]  # offset, why systemd skips the line
+
+    def __init__(self, settings: list[Setting] | None = None, sections: list[tuple[str, int]] | None = None,
+                 ignored: list[tuple[int, str]] | None = None) -> None:
+        self.settings = [] if settings is None else settings
+        self.sections = [] if sections is None else sections
+        self.ignored = [] if ignored is None else ignored
 
     def get(self, section: str, key: str) -> list[Setting]:
         return [s for s in self.settings if s.section == section and s.key == key]
@@ -157,8 +180,8 @@ _ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v
 
 # a word: runs of plain characters, quoted strings (to their closing quote, or the end) and
 # escaped characters, up to a blank outside quotes
-_WORD = re.compile(r"""(?:[^ \t"'\\]+|"(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|\\.?)+""", re.S)
-_PLAIN = re.compile(r"""[^"'\\]*""")
+_WORD = lazy(r"""(?:[^ \t"'\\]+|"(?:[^"\\]|\\.)*(?:"|$)|'(?:[^'\\]|\\.)*(?:'|$)|\\.?)+""", re.S)
+_PLAIN = lazy(r"""[^"'\\]*""")
 
 
 def split_words(setting: Setting) -> list[Word]:
@@ -197,13 +220,18 @@ def _unquote(written: str) -> str:
     return "".join(out)
 
 
-@dataclass
-class EnvironmentFile:
+class EnvironmentFile(Record):
     """A file `EnvironmentFile=` names: `NAME=value` lines (systemd.exec(5)); each value
     with the file offsets of what is written."""
 
-    values: dict[str, tuple[str, int, int]] = field(default_factory=dict)
-    unsure: bool = False  # a line gpulint does not read as systemd does (escapes, continuations)
+    __slots__ = ("values", "unsure")
+
+    values: dict[str, tuple[str, int, int]]
+    unsure: bool  # a line gpulint does not read as systemd does (escapes, continuations)
+
+    def __init__(self, values: dict[str, tuple[str, int, int]] | None = None, unsure: bool = False) -> None:
+        self.values = {} if values is None else values
+        self.unsure = unsure
 
 
 _ASSIGNMENT = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*(.*?)[ \t]*$")

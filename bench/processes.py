@@ -1,0 +1,75 @@
+"""The memory of a whole run: the peak resident set of the process and of every worker it
+starts, added up (the workers live at the same time, so the machine needs their sum; the
+largest alone, which `wait4` reports, understates a parallel run).
+
+A thread follows the process tree while the run lasts (`/proc/PID/task/TID/children`, every
+10 ms) and keeps each process's high-water mark (`VmHWM` in `/proc/PID/status`). A worker that
+lives less than one poll is missed; the main process's own mark is also taken from `wait4` at
+the end, so a run without workers is counted exactly. Linux only: elsewhere the figure is the
+largest process, as `wait4` gives it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+POLL_SECONDS = 0.01
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as handle:
+                out += [int(child) for child in handle.read().split()]
+    except OSError:  # gone already
+        pass
+    return out
+
+
+def _hwm_kb(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class TreeMemory:
+    """Peaks of `pid` and its descendants, while `stop()` has not been called."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peaks: dict[int, int] = {}  # pid -> kilobytes
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._follow, daemon=True)
+        if os.path.isdir("/proc"):
+            self._thread.start()
+
+    def _follow(self) -> None:
+        while True:
+            todo = [self.pid]
+            while todo:
+                pid = todo.pop()
+                kb = _hwm_kb(pid)
+                if kb is not None:
+                    self.peaks[pid] = max(kb, self.peaks.get(pid, 0))
+                todo += _children(pid)
+            if self._done.wait(POLL_SECONDS):
+                return
+
+    def stop(self, main_maxrss_kb: int) -> float:
+        """The summed peak in MB, given the main process's `ru_maxrss` from `wait4` (which,
+        for a run with workers, is the largest of it and them)."""
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        workers = sum(kb for pid, kb in self.peaks.items() if pid != self.pid)
+        main = self.peaks.get(self.pid, 0)
+        if not workers:
+            main = max(main, main_maxrss_kb)
+        return (main + workers) / 1024
