@@ -206,8 +206,15 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     read_from: list[Source] = []
     shared: list[Document] = []
     raw: list[Finding] = []
+    unread_yet: set[int] = set()
     skipped = 0
     for source in sources:
+        doc = _unread_yet(source, options.kind, mapped, node_run)
+        if doc is not None:  # its name tells all: read once, in its turn
+            docs.append(doc)
+            unread_yet.add(id(doc))
+            read_from.append(source)
+            continue
         try:  # telling a file's kind reads its content: within the file's budget too
             with watchdog.budget(settings.file_timeout):
                 doc, early = load(source, options.kind, settings.max_file_size)
@@ -251,7 +258,8 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not chk.project and enabled.intersection(chk.codes):
             for kind in chk.kinds:
                 by_kind.setdefault(kind, []).append(chk)
-    step = _Step(context, by_kind, keep, options.kind, settings.max_file_size, settings.file_timeout)
+    step = _Step(context, by_kind, keep, unread_yet, options.kind, settings.max_file_size,
+                 settings.file_timeout)
     for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
@@ -287,6 +295,22 @@ def load_checks(kind_names: set[str]) -> None:
     checks): linting one Dockerfile does not pay for the Kubernetes rules."""
     for module in kinds.families(kind_names) + crossfile.families(kind_names):
         importlib.import_module(module)
+
+
+def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_run: bool) -> Document | None:
+    """The document of a file on disk whose kind its name (or `--kind`) gives and whose kind
+    other files' checks consult by no property of its text, with its text not read yet: it is
+    read once, when its turn comes (and reported then, when it cannot be). None for any other
+    file, which is read now to tell its kind or whether it is shared."""
+    if source.text is not None:
+        return None
+    kind = forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name)
+    if kind is None or kinds.BY_NAME[kind].shared not in ("never", "if-mapped", "in-doctor"):
+        return None
+    _, templated = strip_template_suffix(source.path.name)
+    doc = Document(source.display or display_path(source.path), os.path.abspath(source.path), kind, "",
+                   templated=templated)
+    return None if _shared(doc, mapped, node_run) else doc
 
 
 def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:
@@ -333,23 +357,27 @@ class _Outcome:
     templated: bool
     text: str | None  # None: the document was not read again here
     unread: bool  # not checked: not read, its parser missing, or past its time budget
+    encoding: tuple  # bom, crlf and encoding as read: what writing fixes keeps
 
     def update(self, doc: Document) -> None:
         doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
         doc.unread = self.unread
+        doc.bom, doc.crlf, doc.encoding = self.encoding
         if self.text is not None:
             doc.text = self.text
 
 
 @dataclass
 class _Step:
-    """The per-file work: read the file again (unless it is shared), parse it, find its
+    """The per-file work: read the file (again, when telling its kind read it; not when it is
+    shared), parse it, find its
     suppressions and run the file checks, within the file's time budget; then let its tree
     go, and its text too when it has nothing to report."""
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
     keep: set[int]  # the shared documents, parsed already and kept whole
+    unread_yet: set[int]  # documents of files not read before their turn: their findings on reading are due
     forced_kind: str | None
     max_bytes: int
     timeout: float | None = None  # seconds for one file (None or 0: no budget)
@@ -372,7 +400,8 @@ class _Step:
             doc.release()
             text = doc.text if produced or doc.suppressions else ""
             doc.text = text
-        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread)
+        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
+                        (doc.bom, doc.crlf, doc.encoding))
 
     def _work(self, doc: Document, source: Source, own: bool) -> tuple[list[Finding], list[str]]:
         produced: list[Finding] = []
@@ -386,6 +415,8 @@ class _Step:
                 doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
                 doc.encoding, doc.templated = fresh.encoding, fresh.templated
                 produced, errors = _parse(doc)
+                if early is not None and id(doc) in self.unread_yet:  # a refused encoding's GL001
+                    produced.append(early)
         if not doc.unread:  # comments count even in a file that does not parse
             doc.suppressions = find_suppressions(doc)
         if doc.tree is not None:
