@@ -106,7 +106,14 @@ class StageFacts:
     assignments: list[EnvValue] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)  # own RUN commands
     packages: list[Package] = field(default_factory=list)  # own installs
-    family: list["StageFacts"] = field(default_factory=list, repr=False)  # facts of `chain`
+    # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
+    # facts form no cycle and reference counting frees them once the file is checked
+    ancestors: list["StageFacts"] = field(default_factory=list, repr=False)
+
+    @property
+    def family(self) -> list["StageFacts"]:
+        """The facts of `chain`: this stage's, then those of the stages it is built on."""
+        return [self, *self.ancestors]
 
     @property
     def known(self) -> bool:
@@ -208,7 +215,7 @@ def _build(doc: Document) -> Facts:
                 commands = run_commands(ins, known)
                 sf.commands.extend(commands)
                 sf.packages.extend(p for c in commands for p in installed_packages(c))
-        sf.family = [sf] + [out[s.index] for s in chain[1:]]
+        sf.ancestors = [out[s.index] for s in chain[1:]]
         out.append(sf)
     return Facts(doc, df, out)
 
@@ -790,7 +797,7 @@ def runfiles(sf: StageFacts) -> list[Runfile]:
     another name (`wget -O cuda.run .../cuda_12.6.0_560.28.03_linux.run`) is known by
     the name in its address."""
     out = []
-    saved = _saved_downloads(c for member in sf.family[1:] for c in member.commands)
+    saved = _saved_downloads(c for member in sf.ancestors for c in member.commands)
     for cmd in sf.commands:
         saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         name, args = command_name(cmd)
