@@ -195,6 +195,11 @@ def not_checked_finding(display: str, why: str, named: bool) -> Finding:
 
 
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
+    with parallel.few_collections():
+        return _run(sources, settings, options)
+
+
+def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
     # Files whose facts other files' checks consult are parsed first and kept whole. Every
     # other file is read again, parsed, checked and let go in turn (in worker processes for
