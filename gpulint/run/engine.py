@@ -213,35 +213,20 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     raw: list[Finding] = []
     unread_yet: set[int] = set()
     skipped = 0
-    for source in sources:
-        doc = _unread_yet(source, options.kind, mapped, node_run)
-        if doc is not None:  # its name tells all: read once, in its turn
-            docs.append(doc)
-            unread_yet.add(id(doc))
-            read_from.append(source)
-            continue
-        try:  # telling a file's kind reads its content: within the file's budget too
-            with watchdog.budget(settings.file_timeout):
-                doc, early = load(source, options.kind, settings.max_file_size)
-        except watchdog.FileTimeout:
-            # reported even where its kind is still unknown: it was read as a candidate
-            display = source.display or display_path(source.path)
-            doc = Document(display, os.path.abspath(source.path),
-                           options.kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "", "", unread=True)
-            early = not_checked_finding(display, f"it took longer than {settings.file_timeout:g} s to read "
-                                                 f"and tell its kind (raise the limit with `--file-timeout` "
-                                                 f"or `file-timeout` in the configuration)", source.named)
+    classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run)
+    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.map_in_order(classify, sources,
+                                                                                        options.jobs)):
         if doc is None:
             skipped += 1
             continue
         docs.append(doc)
         read_from.append(source)
+        if deferred:
+            unread_yet.add(id(doc))
         if early is not None:
             raw.append(early)
-        if not doc.unread and _shared(doc, mapped, node_run):
+        if is_shared:
             shared.append(doc)
-        else:
-            doc.text = ""  # read again when its turn comes
     errors: list[str] = []
     named = {id(doc) for doc, source in zip(docs, read_from) if source.named}
     for doc in shared:
@@ -300,6 +285,42 @@ def load_checks(kind_names: set[str]) -> None:
     checks): linting one Dockerfile does not pay for the Kubernetes rules."""
     for module in kinds.families(kind_names) + crossfile.families(kind_names):
         importlib.import_module(module)
+
+
+@dataclass
+class _Classify:
+    """Telling a file's kind, and whether other files' checks consult it (in worker processes
+    for a large set): (the document, a finding on reading it, whether it is shared, whether
+    it is left to be read in its turn). Only a shared document keeps its text."""
+
+    forced_kind: str | None
+    max_bytes: int
+    timeout: float | None
+    mapped: set[str]
+    node_run: bool
+
+    def __call__(self, source: Source) -> tuple[Document | None, Finding | None, bool, bool]:
+        doc = _unread_yet(source, self.forced_kind, self.mapped, self.node_run)
+        if doc is not None:  # its name tells all: read once, in its turn
+            return doc, None, False, True
+        try:  # telling a file's kind reads its content: within the file's budget too
+            with watchdog.budget(self.timeout):
+                doc, early = load(source, self.forced_kind, self.max_bytes)
+        except watchdog.FileTimeout:
+            # reported even where its kind is still unknown: it was read as a candidate
+            display = source.display or display_path(source.path)
+            doc = Document(display, os.path.abspath(source.path),
+                           self.forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "",
+                           "", unread=True)
+            early = not_checked_finding(display, f"it took longer than {self.timeout:g} s to read "
+                                                 f"and tell its kind (raise the limit with `--file-timeout` "
+                                                 f"or `file-timeout` in the configuration)", source.named)
+        if doc is None:
+            return None, None, False, False
+        is_shared = not doc.unread and _shared(doc, self.mapped, self.node_run)
+        if not is_shared:
+            doc.text = ""  # read again when its turn comes
+        return doc, early, is_shared, False
 
 
 def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_run: bool) -> Document | None:
