@@ -63,6 +63,17 @@ def test_fix_keeps_crlf_bom_and_file_mode(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".gpulint-")]
 
 
+def test_fix_in_worker_processes_keeps_crlf_and_bom(tmp_path):
+    """A Dockerfile's name gives its kind, so it is read in its turn, in a worker: how it was
+    encoded comes back with its findings."""
+    for n in range(120):
+        (tmp_path / f"d{n:03}").mkdir()
+        (tmp_path / f"d{n:03}" / "Dockerfile").write_bytes(b"\xef\xbb\xbfFROM x\r\n# gpulint: disable=GL001\r\nRUN y\r\n")
+    run_gpulint("--isolated", "--jobs", "2", "--fix", ".", cwd=tmp_path)
+    for n in range(120):
+        assert (tmp_path / f"d{n:03}" / "Dockerfile").read_bytes() == b"\xef\xbb\xbfFROM x\r\nRUN y\r\n"
+
+
 def test_fix_with_stdin_prints_the_fixed_text(tmp_path):
     result = run_gpulint("--isolated", "--fix", "-", "--stdin-filename", "Dockerfile",
                          cwd=tmp_path, stdin="FROM x\n# gpulint: disable=GL001\nRUN y\n")
@@ -81,8 +92,8 @@ def test_remaining_findings_decide_the_exit_code_after_fixing(tmp_path):
 
 def test_a_fix_that_would_break_the_file_is_refused(tmp_path, monkeypatch):
     from gpulint import registry
-    from gpulint.run.engine import load_all_checks
     from gpulint.model import Edit, Fix
+    from gpulint.run.engine import load_all_checks
 
     load_all_checks()
 

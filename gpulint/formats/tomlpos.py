@@ -235,4 +235,7 @@ def parse_toml(text: str, index: LineIndex) -> Node:
             return Node(items, span or fallback, key_span, "seq", index=index)
         return Node(value, span or fallback, key_span, _tag(value), quoted=path in scanner.quoted, index=index)
 
-    return build(data, (), root_span)
+    try:
+        return build(data, (), root_span)
+    finally:
+        del build  # it calls itself through its closure: a cycle that would hold the scanner

@@ -150,7 +150,13 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
         value, tag = _scalar(node)
         return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'), index=index)
 
-    return build(root, None, 0)
+    try:
+        return build(root, None, 0)
+    finally:
+        # the two builders call each other through their closures, a cycle that would hold
+        # the reading and the line index until the cycle collector ran: emptied here, they are
+        # freed by reference counting
+        del build, build_mapping
 
 
 def _shared(text: str) -> list[SharedText]:

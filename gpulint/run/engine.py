@@ -228,6 +228,11 @@ def not_checked_finding(display: str, why: str, named: bool) -> Finding:
 
 
 def run(sources: list[Source], settings: Settings, options: Options) -> Result:
+    with parallel.few_collections():
+        return _run(sources, settings, options)
+
+
+def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
     # Files whose facts other files' checks consult are parsed first and kept whole. Every
     # other file is read again, parsed, checked and let go in turn (in worker processes for
@@ -239,30 +244,22 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
     read_from: list[Source] = []
     shared: list[Document] = []
     raw: list[Finding] = []
+    unread_yet: set[int] = set()
     skipped = 0
-    for source in sources:
-        try:  # telling a file's kind reads its content: within the file's budget too
-            with watchdog.budget(settings.file_timeout):
-                doc, early = load(source, options.kind, settings.max_file_size)
-        except watchdog.FileTimeout:
-            # reported even where its kind is still unknown: it was read as a candidate
-            display = source.display or display_path(source.path)
-            doc = Document(display, os.path.abspath(source.path),
-                           options.kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "", "", unread=True)
-            early = not_checked_finding(display, f"it took longer than {settings.file_timeout:g} s to read "
-                                                 f"and tell its kind (raise the limit with `--file-timeout` "
-                                                 f"or `file-timeout` in the configuration)", source.named)
+    classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run)
+    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.map_in_order(classify, sources,
+                                                                                        options.jobs)):
         if doc is None:
             skipped += 1
             continue
         docs.append(doc)
         read_from.append(source)
+        if deferred:
+            unread_yet.add(id(doc))
         if early is not None:
             raw.append(early)
-        if not doc.unread and _shared(doc, mapped, node_run):
+        if is_shared:
             shared.append(doc)
-        else:
-            doc.text = ""  # read again when its turn comes
     errors: list[str] = []
     named = {id(doc) for doc, source in zip(docs, read_from) if source.named}
     for doc in shared:
@@ -284,7 +281,8 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not chk.project and enabled.intersection(chk.codes):
             for kind in chk.kinds:
                 by_kind.setdefault(kind, []).append(chk)
-    step = _Step(context, by_kind, keep, options.kind, settings.max_file_size, settings.file_timeout)
+    step = _Step(context, by_kind, keep, unread_yet, options.kind, settings.max_file_size,
+                 settings.file_timeout)
     for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
@@ -320,6 +318,67 @@ def load_checks(kind_names: set[str]) -> None:
     checks): linting one Dockerfile does not pay for the Kubernetes rules."""
     for module in kinds.families(kind_names) + crossfile.families(kind_names):
         importlib.import_module(module)
+
+
+class _Classify(Record):
+    """Telling a file's kind, and whether other files' checks consult it (in worker processes
+    for a large set): (the document, a finding on reading it, whether it is shared, whether
+    it is left to be read in its turn). Only a shared document keeps its text."""
+
+    __slots__ = ("forced_kind", "max_bytes", "timeout", "mapped", "node_run")
+
+    forced_kind: str | None
+    max_bytes: int
+    timeout: float | None
+    mapped: set[str]
+    node_run: bool
+
+    def __init__(self, forced_kind: str | None, max_bytes: int, timeout: float | None, mapped: set[str],
+                 node_run: bool) -> None:
+        self.forced_kind = forced_kind
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+        self.mapped = mapped
+        self.node_run = node_run
+
+    def __call__(self, source: Source) -> tuple[Document | None, Finding | None, bool, bool]:
+        doc = _unread_yet(source, self.forced_kind, self.mapped, self.node_run)
+        if doc is not None:  # its name tells all: read once, in its turn
+            return doc, None, False, True
+        try:  # telling a file's kind reads its content: within the file's budget too
+            with watchdog.budget(self.timeout):
+                doc, early = load(source, self.forced_kind, self.max_bytes)
+        except watchdog.FileTimeout:
+            # reported even where its kind is still unknown: it was read as a candidate
+            display = source.display or display_path(source.path)
+            doc = Document(display, os.path.abspath(source.path),
+                           self.forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "",
+                           "", unread=True)
+            early = not_checked_finding(display, f"it took longer than {self.timeout:g} s to read "
+                                                 f"and tell its kind (raise the limit with `--file-timeout` "
+                                                 f"or `file-timeout` in the configuration)", source.named)
+        if doc is None:
+            return None, None, False, False
+        is_shared = not doc.unread and _shared(doc, self.mapped, self.node_run)
+        if not is_shared:
+            doc.text = ""  # read again when its turn comes
+        return doc, early, is_shared, False
+
+
+def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_run: bool) -> Document | None:
+    """The document of a file on disk whose kind its name (or `--kind`) gives and whose kind
+    other files' checks consult by no property of its text, with its text not read yet: it is
+    read once, when its turn comes (and reported then, when it cannot be). None for any other
+    file, which is read now to tell its kind or whether it is shared."""
+    if source.text is not None:
+        return None
+    kind = forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name)
+    if kind is None or kinds.BY_NAME[kind].shared not in ("never", "if-mapped", "in-doctor"):
+        return None
+    _, templated = strip_template_suffix(source.path.name)
+    doc = Document(source.display or display_path(source.path), os.path.abspath(source.path), kind, "",
+                   templated=templated)
+    return None if _shared(doc, mapped, node_run) else doc
 
 
 def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:
@@ -367,6 +426,7 @@ class _Outcome(Record):
     templated: bool
     text: str | None  # None: the document was not read again here
     unread: bool  # not checked: not read, its parser missing, or past its time budget
+    encoding: tuple  # bom, crlf and encoding as read: what writing fixes keeps
 
     def __init__(self, findings: list[Finding], errors: list[str], suppressions: list[Suppression],
                  parsed: bool, templated: bool, text: str | None, unread: bool) -> None:
@@ -381,29 +441,33 @@ class _Outcome(Record):
     def update(self, doc: Document) -> None:
         doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
         doc.unread = self.unread
+        doc.bom, doc.crlf, doc.encoding = self.encoding
         if self.text is not None:
             doc.text = self.text
 
 
 class _Step(Record):
-    """The per-file work: read the file again (unless it is shared), parse it, find its
+    """The per-file work: read the file (again, when telling its kind read it; not when it is
+    shared), parse it, find its
     suppressions and run the file checks, within the file's time budget; then let its tree
     go, and its text too when it has nothing to report."""
 
-    __slots__ = ("context", "file_checks", "keep", "forced_kind", "max_bytes", "timeout")
+    __slots__ = ("context", "file_checks", "keep", "unread_yet", "forced_kind", "max_bytes", "timeout")
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
     keep: set[int]  # the shared documents, parsed already and kept whole
+    unread_yet: set[int]  # documents of files not read before their turn: their findings on reading are due
     forced_kind: str | None
     max_bytes: int
     timeout: float | None  # seconds for one file (None or 0: no budget)
 
-    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], forced_kind: str | None,
-                 max_bytes: int, timeout: float | None = None) -> None:
+    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], unread_yet: set[int],
+                 forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
         self.context = context
         self.file_checks = file_checks
         self.keep = keep
+        self.unread_yet = unread_yet
         self.forced_kind = forced_kind
         self.max_bytes = max_bytes
         self.timeout = timeout
@@ -426,7 +490,8 @@ class _Step(Record):
             doc.release()
             text = doc.text if produced or doc.suppressions else ""
             doc.text = text
-        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread)
+        return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
+                        (doc.bom, doc.crlf, doc.encoding))
 
     def _work(self, doc: Document, source: Source, own: bool) -> tuple[list[Finding], list[str]]:
         produced: list[Finding] = []
@@ -440,6 +505,8 @@ class _Step(Record):
                 doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
                 doc.encoding, doc.templated = fresh.encoding, fresh.templated
                 produced, errors = _parse(doc)
+                if early is not None and id(doc) in self.unread_yet:  # a refused encoding's GL001
+                    produced.append(early)
         if not doc.unread:  # comments count even in a file that does not parse
             doc.suppressions = find_suppressions(doc)
         if doc.tree is not None:

@@ -8,8 +8,10 @@ input order: the output of a parallel run is the output of a serial one, byte fo
 
 from __future__ import annotations
 
+import gc
 import os
-from typing import Callable, Sequence, TypeVar
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,9 +40,43 @@ def workers_for(items: int, jobs: int | None) -> int:
     return wanted
 
 
+# Allocations between two young-generation collections during a run (Python's default: 700).
+# A checked file's tree and facts hold no reference cycles and are freed as its checks end,
+# so collecting rarely costs little memory, where collecting every 700 allocations costs a
+# tenth of a large run's time.
+YOUNG_THRESHOLD = 20_000
+
+
+@contextmanager
+def few_collections() -> Iterator[None]:
+    """The cyclic garbage collector runs seldom within the block."""
+    previous = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, *previous[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
+@contextmanager
+def frozen() -> Iterator[None]:
+    """What the process holds now (modules, the shared files and the run's context) is left
+    out of garbage collection within the block: no collection scans it again, and forked
+    workers do not copy its pages by writing to their collector headers."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def map_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> list[R]:
     """[fn(item) for item in items], spread over worker processes where that pays off."""
-    workers = workers_for(len(items), jobs)
+    with frozen():
+        return _map(fn, items, workers_for(len(items), jobs))
+
+
+def _map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
     if workers == 1:
         return [fn(item) for item in items]
     import multiprocessing  # only here: a small run never pays for importing it

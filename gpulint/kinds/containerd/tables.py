@@ -136,7 +136,10 @@ def cdi_setting_misplaced(doc, ctx):
             elif child.is_map:
                 yield from walk(child, path + (key,))
 
-    yield from walk(doc.tree, ())
+    try:
+        yield from walk(doc.tree, ())
+    finally:
+        del walk  # it calls itself through its closure: a cycle that would hold the document
 
 
 # --- GL113 / GL114 ----------------------------------------------------------------------

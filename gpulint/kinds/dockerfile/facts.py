@@ -118,8 +118,8 @@ class Package(Frozen):
 
 class StageFacts(Record):
     __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
-                 "packages", "family")
-    _unshown = ("family",)
+                 "packages", "ancestors")
+    _unshown = ("ancestors",)
 
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
@@ -132,12 +132,14 @@ class StageFacts(Record):
     assignments: list[EnvValue]
     commands: list[Command]  # own RUN commands
     packages: list[Package]  # own installs
-    family: list["StageFacts"]  # facts of `chain`
+    # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
+    # facts form no cycle and reference counting frees them once the file is checked
+    ancestors: list["StageFacts"]
 
     def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
                  cuda_image: object | None, env: dict[str, EnvValue] | None = None,
                  assignments: list[EnvValue] | None = None, commands: list[Command] | None = None,
-                 packages: list[Package] | None = None, family: list["StageFacts"] | None = None) -> None:
+                 packages: list[Package] | None = None, ancestors: list["StageFacts"] | None = None) -> None:
         self.stage = stage
         self.chain = chain
         self.image = image
@@ -147,7 +149,12 @@ class StageFacts(Record):
         self.assignments = [] if assignments is None else assignments
         self.commands = [] if commands is None else commands
         self.packages = [] if packages is None else packages
-        self.family = [] if family is None else family
+        self.ancestors = [] if ancestors is None else ancestors
+
+    @property
+    def family(self) -> list["StageFacts"]:
+        """The facts of `chain`: this stage's, then those of the stages it is built on."""
+        return [self, *self.ancestors]
 
     @property
     def known(self) -> bool:
@@ -255,7 +262,7 @@ def _build(doc: Document) -> Facts:
                 commands = run_commands(ins, known)
                 sf.commands.extend(commands)
                 sf.packages.extend(p for c in commands for p in installed_packages(c))
-        sf.family = [sf] + [out[s.index] for s in chain[1:]]
+        sf.ancestors = [out[s.index] for s in chain[1:]]
         out.append(sf)
     return Facts(doc, df, out)
 
@@ -848,7 +855,7 @@ def runfiles(sf: StageFacts) -> list[Runfile]:
     another name (`wget -O cuda.run .../cuda_12.6.0_560.28.03_linux.run`) is known by
     the name in its address."""
     out = []
-    saved = _saved_downloads(c for member in sf.family[1:] for c in member.commands)
+    saved = _saved_downloads(c for member in sf.ancestors for c in member.commands)
     for cmd in sf.commands:
         saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         name, args = command_name(cmd)
