@@ -417,7 +417,7 @@ def _parse(doc: Document) -> tuple[list[Finding], list[str]]:
 class _Outcome(Record):
     """What a run keeps of one checked document (sent back from a worker process)."""
 
-    __slots__ = ("findings", "errors", "suppressions", "parsed", "templated", "text", "unread")
+    __slots__ = ("findings", "errors", "suppressions", "parsed", "templated", "text", "unread", "encoding")
 
     findings: list[Finding]
     errors: list[str]
@@ -429,7 +429,7 @@ class _Outcome(Record):
     encoding: tuple  # bom, crlf and encoding as read: what writing fixes keeps
 
     def __init__(self, findings: list[Finding], errors: list[str], suppressions: list[Suppression],
-                 parsed: bool, templated: bool, text: str | None, unread: bool) -> None:
+                 parsed: bool, templated: bool, text: str | None, unread: bool, encoding: tuple) -> None:
         self.findings = findings
         self.errors = errors
         self.suppressions = suppressions
@@ -437,6 +437,7 @@ class _Outcome(Record):
         self.templated = templated
         self.text = text
         self.unread = unread
+        self.encoding = encoding
 
     def update(self, doc: Document) -> None:
         doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
