@@ -256,8 +256,9 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
+    idle = _idle_families(docs, around)
     for chk in CHECKS:
-        if chk.project and enabled.intersection(chk.codes):
+        if chk.project and enabled.intersection(chk.codes) and chk.fn.__module__ not in idle:
             try:
                 raw.extend(chk.fn(context) or ())
             except Exception:  # a broken check must not stop the other files
@@ -287,6 +288,16 @@ def load_checks(kind_names: set[str]) -> None:
     checks): linting one Dockerfile does not pay for the Kubernetes rules."""
     for module in kinds.families(kind_names) + crossfile.families(kind_names):
         importlib.import_module(module)
+
+
+def _idle_families(docs: list[Document], around: list[Document]) -> set[str]:
+    """The rule families loaded only for the files read around the linted ones: a kind's
+    project checks report on files of that kind only (what joins kinds lives in
+    `crossfile/`), and nothing is reported on the files around, so they would find nothing
+    that is kept (one changed Dockerfile does not judge every containerd config around)."""
+    linted = {d.kind for d in docs}
+    live = set(kinds.families(linted))  # the toolkit's config and CDI specs share theirs
+    return set(kinds.families({d.kind for d in around} - linted)) - live
 
 
 def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:
