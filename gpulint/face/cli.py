@@ -218,17 +218,20 @@ def lint(argv: list[str]) -> int:
         from gpulint.report.statistics import render as statistics
 
         counts = statistics(result, args.format if counts_only else "text", args.unsafe_fixes)
+    notes: list[str] = []  # what a report left out, said on stderr
     if counts_only:
         report = counts
     else:
         report = render(args.format, result, show_source=not args.no_show_source, color=color,
                         fixed=fixed, unsafe_fixes=args.unsafe_fixes,
-                        show_suppressed=args.show_suppressed, quiet=args.quiet)
+                        show_suppressed=args.show_suppressed, quiet=args.quiet, notes=notes)
     if args.show_fixes and fixed_codes and args.format == "text":
         from gpulint.report.text import fixes_listing
 
         report += fixes_listing(fixed_codes)
     emit(report, args.output)
+    for note in notes:
+        print(f"gpulint: {note}", file=sys.stderr)
     if args.statistics and not counts_only:
         (sys.stdout if args.output else sys.stderr).write(counts)
     print_internal_errors(result)
@@ -259,13 +262,16 @@ def _write_reports(args, reports, result, fixed) -> None:
     from gpulint.report import render
 
     for fmt, path in reports:
+        notes: list[str] = []
         text = render(fmt, result, show_source=not args.no_show_source, fixed=fixed,
                       unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed,
-                      quiet=args.quiet)
+                      quiet=args.quiet, notes=notes)
         try:
             emit(text, path)
         except UsageError as exc:
             raise UsageError(str(exc).replace("--output", "--report", 1)) from None
+        for note in notes:
+            print(f"gpulint: {path}: {note}", file=sys.stderr)
 
 
 def _baseline(args, result) -> None:
