@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import os
 import pickle
+import time
 from pathlib import Path
 
 from gpulint import __version__, kinds
@@ -32,6 +33,8 @@ from gpulint.run.engine import Source, context_document
 
 # bumped when what an entry holds changes shape
 FORMAT = 1
+# files modified more recently than this are not remembered as read (see project_context)
+FRESH_NS = 2_000_000_000
 
 
 def _stamp(root: str, settings: Settings) -> str:
@@ -93,6 +96,7 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
     old = _load(where, stamp) if remember else {}
     entries: dict[str, tuple[int, int, Document | None]] = {}
     changed = False
+    settled = time.time_ns() - FRESH_NS
     for path in walk([str(root)], settings.excludes, base=settings.base, gitignore=settings.respect_gitignore):
         absolute = os.path.abspath(path)
         if not _candidate(absolute):
@@ -106,7 +110,10 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
             entries[absolute] = known
             continue
         changed = True
-        entries[absolute] = (info.st_size, info.st_mtime_ns, context_document(Source(path), mapped))
+        # a file written just now may be written again within the same tick of the file
+        # system's clock, at the same size: it is read again next time rather than trusted
+        size = -1 if info.st_mtime_ns > settled else info.st_size
+        entries[absolute] = (size, info.st_mtime_ns, context_document(Source(path), mapped))
     if remember and (changed or len(entries) != len(old)):
         _save(where, stamp, entries)
     out = []
