@@ -15,6 +15,7 @@ Context); per-file facts are memoised on the Document.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -182,11 +183,12 @@ def read_key(table: Node | None, name: str, majors: tuple[int, ...]) -> Node | N
 
 # --- imports ------------------------------------------------------------------
 
-def _parts(path: str) -> list[str]:
-    return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+@functools.lru_cache(maxsize=4096)  # a repository's configs are each compared with every other
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _glob_parts(pattern: list[str], path: list[str]) -> bool:
+def _glob_parts(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
     """Component-wise glob match: `*` does not cross `/`, as in Go's filepath.Glob."""
     return len(pattern) == len(path) and all(fnmatchcase(p, g) for g, p in zip(pattern, path))
 
