@@ -27,7 +27,10 @@ def rules_dir() -> Path:
 def cache_dir() -> Path:
     """Where gpulint may remember work between runs (validated configs, the parsed catalog):
     the platform's cache folder ($XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on macOS,
-    %LOCALAPPDATA% on Windows)."""
+    %LOCALAPPDATA% on Windows), or the folder `$GPULINT_CACHE_DIR` (`--cache-dir`) names."""
+    chosen = os.environ.get("GPULINT_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
     root = os.environ.get("XDG_CACHE_HOME")
     if not root and sys.platform == "darwin":
         root = os.path.join(os.path.expanduser("~"), "Library", "Caches")

@@ -31,3 +31,10 @@ def test_bench_server_run_reports_each_change():
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert len(data["save_ms"]) == len(data["keystroke_ms"]) == 2
+
+
+def test_bench_precommit_run_prints_its_row():
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "precommit.py"), "--sizes", "200", "--repeat", "1"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "| 200 files, one changed Dockerfile |" in result.stdout

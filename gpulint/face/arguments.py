@@ -122,6 +122,12 @@ def lint_parser() -> argparse.ArgumentParser:
     cfg = p.add_argument_group("configuration")
     cfg.add_argument("--config", metavar="PATH", help="use this config file")
     cfg.add_argument("--isolated", action="store_true", help="ignore every config file")
+    cfg.add_argument("--no-cache", action="store_true",
+                     help="read the project's files for cross-file context afresh, without the index "
+                          "kept in the cache folder")
+    cfg.add_argument("--cache-dir", metavar="DIR",
+                     help="where gpulint keeps its cache (default: $GPULINT_CACHE_DIR, else the "
+                          "platform's cache folder)")
     cfg.add_argument("--exclude", help="comma-separated patterns to exclude, gitignore syntax "
                      "(added to the config)")
     cfg.add_argument("--max-file-size", type=int, metavar="BYTES", default=None,

@@ -70,14 +70,15 @@ def project_root(path, settings=None) -> Path | None:
     return None
 
 
-def _around(args, settings, sources):
-    """The project's other files, read for cross-file context, so a pre-commit call that
-    names only the changed files, or an editor that sends its buffer on stdin under
-    `--stdin-filename`, judges them as `gpulint .` would. The project is the one holding
-    each linted path; the file on disk that stdin stands for is replaced by stdin's text."""
+def _context(args, settings, sources):
+    """The parsed files of the project that other files' checks consult, read for
+    cross-file context, so a pre-commit call that names only the changed files, or an
+    editor that sends its buffer on stdin under `--stdin-filename`, judges them as
+    `gpulint .` would. The project is the one holding each linted path; the file on disk
+    that stdin stands for is replaced by stdin's text. They come through the project's
+    index in the cache folder (`gpulint.run.index`) unless `--no-cache`."""
     from gpulint.paths import inside
-    from gpulint.run.discover import walk
-    from gpulint.run.engine import Source
+    from gpulint.run.index import project_context
 
     if args.isolated:
         return []
@@ -97,19 +98,13 @@ def _around(args, settings, sources):
     linted = {os.path.abspath(s.path) for s in sources}
     if args.paths == ["-"]:
         linted.add(os.path.abspath(args.stdin_filename))
-    seen: set[str] = set()
-    out = []
+    out: dict[str, object] = {}
     for root in roots:
-        key = os.path.abspath(root)
-        if any(inside(key, folder) for folder in folders):
+        if any(inside(os.path.abspath(root), folder) for folder in folders):
             continue  # this project is linted whole already
-        for path in walk([str(root)], settings.excludes, base=settings.base,
-                         gitignore=settings.respect_gitignore):
-            absolute = os.path.abspath(path)
-            if absolute not in linted and absolute not in seen:
-                seen.add(absolute)
-                out.append(Source(path))
-    return out
+        for doc in project_context(root, settings, linted, remember=not args.no_cache):
+            out.setdefault(doc.abspath, doc)
+    return list(out.values())
 
 
 def _valid_driver(value: str) -> bool:
@@ -145,6 +140,9 @@ def lint(argv: list[str]) -> int:
         print(version_text())
         return EXIT_CLEAN
     from gpulint.knowledge.dra import kubernetes_minor
+
+    if args.cache_dir:  # through the environment, so worker processes use it too
+        os.environ["GPULINT_CACHE_DIR"] = os.path.abspath(args.cache_dir)
     from gpulint.report import render
     from gpulint.run.config import ConfigError
     from gpulint.run.engine import Options, exit_code, print_internal_errors, run
@@ -169,7 +167,7 @@ def lint(argv: list[str]) -> int:
     facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class),
                                ("kubernetes_version", args.kubernetes_version)) if v}
     options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
-                      around=_around(args, settings, sources), jobs=args.jobs)
+                      context=_context(args, settings, sources), jobs=args.jobs)
     try:
         result = run(sources, settings, options)
     except OSError as exc:
@@ -227,17 +225,20 @@ def lint(argv: list[str]) -> int:
         from gpulint.report.statistics import render as statistics
 
         counts = statistics(result, args.format if counts_only else "text", args.unsafe_fixes)
+    notes: list[str] = []  # what a report left out, said on stderr
     if counts_only:
         report = counts
     else:
         report = render(args.format, result, show_source=not args.no_show_source, color=color,
                         fixed=fixed, unsafe_fixes=args.unsafe_fixes,
-                        show_suppressed=args.show_suppressed, quiet=args.quiet)
+                        show_suppressed=args.show_suppressed, quiet=args.quiet, notes=notes)
     if args.show_fixes and fixed_codes and args.format == "text":
         from gpulint.report.text import fixes_listing
 
         report += fixes_listing(fixed_codes)
     emit(report, args.output)
+    for note in notes:
+        print(f"gpulint: {note}", file=sys.stderr)
     if args.statistics and not counts_only:
         (sys.stdout if args.output else sys.stderr).write(counts)
     print_internal_errors(result)
@@ -268,13 +269,16 @@ def _write_reports(args, reports, result, fixed) -> None:
     from gpulint.report import render
 
     for fmt, path in reports:
+        notes: list[str] = []
         text = render(fmt, result, show_source=not args.no_show_source, fixed=fixed,
                       unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed,
-                      quiet=args.quiet)
+                      quiet=args.quiet, notes=notes)
         try:
             emit(text, path)
         except UsageError as exc:
             raise UsageError(str(exc).replace("--output", "--report", 1)) from None
+        for note in notes:
+            print(f"gpulint: {path}: {note}", file=sys.stderr)
 
 
 def _baseline(args, result) -> None:
@@ -441,6 +445,7 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    chosen_cache = os.environ.get("GPULINT_CACHE_DIR")  # `--cache-dir` holds for this call only
     try:
         if argv and argv[0] in COMMANDS:
             if argv[0] != "check" and os.path.exists(argv[0]):
@@ -462,3 +467,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print("gpulint: internal error, please report it:\n" + traceback.format_exc(), file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        if chosen_cache is None:
+            os.environ.pop("GPULINT_CACHE_DIR", None)
+        else:
+            os.environ["GPULINT_CACHE_DIR"] = chosen_cache

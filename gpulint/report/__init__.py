@@ -19,14 +19,16 @@ def shown(result, show_suppressed: bool) -> list:
 
 def render(fmt: str, result, *, show_source: bool = True, color: bool = False,
            fixed: int = 0, unsafe_fixes: bool = False, show_suppressed: bool = False,
-           quiet: bool = False) -> str:
+           quiet: bool = False, notes: list[str] | None = None) -> str:
+    """The report in `fmt`; `notes` gets the lines for stderr a format has (what a SARIF file
+    left out to stay within GitHub's limits)."""
     findings = shown(result, show_suppressed)
     if fmt == "json":
         from gpulint.report.jsonfmt import render as r
         return r(result, findings)
     if fmt == "sarif":
         from gpulint.report.sarif import render as r
-        return r(result, findings)
+        return r(result, findings, notes)
     if fmt in _CI:
         from gpulint.report import ci
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 
 from gpulint import HOMEPAGE, __version__, catalog
+from gpulint.report import sarif_limits as limits
 from gpulint.report.edits import EditLocator
 from gpulint.report.fingerprint import fingerprints, line_text_of
 from gpulint.report.roots import BASE, ReportRoot, report_root
@@ -122,8 +123,10 @@ def _result(f, index_of, locate, prints, where) -> dict:
         item["relatedLocations"] = [
             dict(_location(r.path, {"startLine": r.line, "startColumn": r.column}, where),
                  id=i, message={"text": r.message})
-            for i, r in enumerate(f.related)
+            for i, r in enumerate(f.related[:limits.MAX_LOCATIONS])
         ]
+        if len(f.related) > limits.MAX_LOCATIONS:  # GitHub rejects a result with more
+            item.setdefault("properties", {})["relatedLocationsLeftOut"] = len(f.related) - limits.MAX_LOCATIONS
     return item
 
 
@@ -136,14 +139,17 @@ def _invocation(result) -> dict:
     return invocation
 
 
-def render(result, findings) -> str:
+def render(result, findings, notes: list[str] | None = None) -> str:
+    """The SARIF log, within what GitHub code scanning accepts; `notes` gets a line for
+    stderr when results were left out, or when GitHub will not show them all."""
     rules = catalog.load_catalog()
     order = list(rules)
     index_of = {code: i for i, code in enumerate(order)}
     locate = EditLocator(result.documents)
     where = ReportRoot(report_root(result, findings))
-    prints = fingerprints(findings, line_text_of(result), path_of=lambda f: where.key(f.path))
-    results = [_result(f, index_of, locate, p, where) for f, p in zip(findings, prints)]
+    kept = limits.most_severe(findings, limits.MAX_RESULTS)
+    prints = fingerprints(kept, line_text_of(result), path_of=lambda f: where.key(f.path))
+    results = [_result(f, index_of, locate, p, where) for f, p in zip(kept, prints)]
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -162,4 +168,35 @@ def render(result, findings) -> str:
             "results": results,
         }],
     }
+    why = f"GitHub code scanning accepts {limits.MAX_RESULTS:,} results per run"
+    text = _dumps(log, findings, kept, why)
+    size = limits.gzipped_size(text)
+    while size > limits.MAX_GZIPPED_BYTES and results:
+        # the least severe go; the results kept are not rendered again
+        count = limits.fewer(len(results), size)
+        chosen = set(map(id, limits.most_severe(kept, count)))
+        pairs = [(f, r) for f, r in zip(kept, results) if id(f) in chosen]
+        kept, results = [f for f, _ in pairs], [r for _, r in pairs]
+        log["runs"][0]["results"] = results
+        why = f"GitHub code scanning accepts {limits.MAX_GZIPPED_BYTES // 1000 // 1000} MB per file, gzipped"
+        text = _dumps(log, findings, kept, why)
+        size = limits.gzipped_size(text)
+    if len(kept) < len(findings) and notes is not None:
+        notes.append(f"sarif: {limits.left_out_text(len(findings) - len(kept), len(findings), why)}")
+    elif len(kept) > limits.SHOWN_RESULTS and notes is not None:
+        notes.append(limits.shown_note(len(kept)))
+    return text
+
+
+def _dumps(log: dict, findings: list, kept: list, why: str) -> str:
+    """The log as text, with a notification naming what was left out, if anything was."""
+    invocation = log["runs"][0]["invocations"][0]
+    notifications = [n for n in invocation.get("toolExecutionNotifications", ())
+                     if n["descriptor"]["id"] != "results-left-out"]
+    if len(kept) < len(findings):
+        notifications.append({"level": "warning", "descriptor": {"id": "results-left-out"},
+                              "message": {"text": limits.left_out_text(len(findings) - len(kept),
+                                                                       len(findings), why)}})
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
     return json.dumps(log, indent=2) + "\n"

@@ -65,9 +65,22 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
                 named.add(top)
         else:
             raise FileNotFoundError(raw)
+        real_dirs: dict[str, str] = {}  # a folder's real path, resolved once for its files
         for path in candidates:
-            key = os.path.realpath(path)
+            key = _real(path, real_dirs)
             if key not in seen:
                 seen.add(key)
                 found.append(path)
     return found
+
+
+def _real(path: Path, real_dirs: dict[str, str]) -> str:
+    """`os.path.realpath(path)`, resolving each folder once: a file that is no symbolic link
+    is its real folder's entry of the same name."""
+    text = os.fspath(path)
+    if os.path.islink(text):
+        return os.path.realpath(text)
+    folder, name = os.path.split(text)
+    if folder not in real_dirs:
+        real_dirs[folder] = os.path.realpath(folder or ".")
+    return os.path.join(real_dirs[folder], name)

@@ -287,8 +287,9 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
+    idle = _idle_families(docs, around)
     for chk in CHECKS:
-        if chk.project and enabled.intersection(chk.codes):
+        if chk.project and enabled.intersection(chk.codes) and chk.fn.__module__ not in idle:
             try:
                 raw.extend(chk.fn(context) or ())
             except Exception:  # a broken check must not stop the other files
@@ -379,6 +380,16 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
     doc = Document(source.display or display_path(source.path), os.path.abspath(source.path), kind, "",
                    templated=templated)
     return None if _shared(doc, mapped, node_run) else doc
+
+
+def _idle_families(docs: list[Document], around: list[Document]) -> set[str]:
+    """The rule families loaded only for the files read around the linted ones: a kind's
+    project checks report on files of that kind only (what joins kinds lives in
+    `crossfile/`), and nothing is reported on the files around, so they would find nothing
+    that is kept (one changed Dockerfile does not judge every containerd config around)."""
+    linted = {d.kind for d in docs}
+    live = set(kinds.families(linted))  # the toolkit's config and CDI specs share theirs
+    return set(kinds.families({d.kind for d in around} - linted)) - live
 
 
 def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:

@@ -111,6 +111,12 @@ class Rules:
 
 
 def _relative(path: str, base: str) -> str | None:
+    # the walk asks this for every file: a normalised path under `base` is cut, not resolved
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if path.startswith(prefix) and os.path.isabs(base):
+        rel = path[len(prefix):]
+        if rel and not rel.startswith(".") and os.sep + "." not in rel and os.sep * 2 not in rel:
+            return rel.replace(os.sep, "/")
     rel = os.path.relpath(path, base)
     if rel == "." or rel == ".." or rel.startswith(".." + os.sep):
         return None
@@ -150,6 +156,7 @@ class GitIgnores:
     def __init__(self) -> None:
         self._roots: dict[str, str | None] = {}
         self._rules: dict[str, Rules | None] = {}
+        self._chains: dict[str, tuple[str | None, list]] = {}
 
     def _root(self, folder: str) -> str | None:
         if folder not in self._roots:
@@ -176,9 +183,23 @@ class GitIgnores:
             self._rules[folder] = rules if rules.patterns else None
         return self._rules[folder]
 
+    def _chain(self, folder: str) -> tuple[str | None, list]:
+        """The repository root of `folder`, and the rules from the root down to `folder`
+        (the folders holding any), worked out once per folder."""
+        if folder not in self._chains:
+            root = self._root(folder)
+            chain = []
+            if root is not None:
+                folders = [folder]
+                while folders[-1] != root:
+                    folders.append(os.path.dirname(folders[-1]))
+                chain = [(f, rules) for f in reversed(folders) if (rules := self._rules_of(f, root))]
+            self._chains[folder] = (root, chain)
+        return self._chains[folder]
+
     def ignored(self, path: str, is_dir: bool, walked: bool = True) -> bool:
         path = os.path.abspath(path)
-        root = self._root(os.path.dirname(path))
+        root, chain = self._chain(os.path.dirname(path))
         if root is None:
             return False
         if not walked:  # a named file: the folders above it count as well
@@ -187,13 +208,9 @@ class GitIgnores:
                 if self.ignored(folder, True):
                     return True
                 folder = os.path.dirname(folder)
-        folders = [os.path.dirname(path)]
-        while folders[-1] != root:
-            folders.append(os.path.dirname(folders[-1]))
         verdict = False
-        for folder in reversed(folders):  # from the root down: deeper files decide last
-            rules = self._rules_of(folder, root)
-            decided = rules.decide(_relative(path, folder), is_dir) if rules else None
+        for folder, rules in chain:  # from the root down: deeper files decide last
+            decided = rules.decide(_relative(path, folder), is_dir)
             if decided is not None:
                 verdict = decided
         return verdict

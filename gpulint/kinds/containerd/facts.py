@@ -15,6 +15,7 @@ Context); per-file facts are memoised on the Document.
 
 from __future__ import annotations
 
+import functools
 import os
 from fnmatch import fnmatchcase
 
@@ -189,11 +190,12 @@ def read_key(table: Node | None, name: str, majors: tuple[int, ...]) -> Node | N
 
 # --- imports ------------------------------------------------------------------
 
-def _parts(path: str) -> list[str]:
-    return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+@functools.lru_cache(maxsize=None)  # a repository's configs are each compared with every other
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _glob_parts(pattern: list[str], path: list[str]) -> bool:
+def _glob_parts(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
     """Component-wise glob match: `*` does not cross `/`, as in Go's filepath.Glob."""
     return len(pattern) == len(path) and all(fnmatchcase(p, g) for g, p in zip(pattern, path))
 
@@ -211,27 +213,43 @@ def import_covers(importer: Document, pattern: str, target: Document) -> bool:
     matches.
     """
     target_parts = _parts(target.abspath)
+    return any(_glob_parts(c, target_parts) for c in _candidates(importer.abspath, pattern))
+
+
+def _candidates(importer: str, pattern: str) -> list[tuple[str, ...]]:
+    """The paths, as parts, an `imports` entry of the file `importer` may name (see
+    import_covers)."""
     if not pattern.startswith("/"):
-        base = os.path.dirname(importer.abspath)
-        return _glob_parts(_parts(os.path.normpath(os.path.join(base, pattern))), target_parts)
+        base = os.path.dirname(importer)
+        return [_parts(os.path.normpath(os.path.join(base, pattern)))]
     wanted = _parts(pattern)
-    folder = _parts(os.path.dirname(importer.abspath))
+    folder = _parts(os.path.dirname(importer))
     candidates = [wanted]
     candidates += [folder[:-size] + wanted for size in range(1, len(wanted))
                    if folder[-size:] == wanted[:size]]
     if len(wanted) >= 2:
         candidates.append(folder + wanted[-2:])
-    return any(_glob_parts(c, target_parts) for c in candidates)
+    return candidates
 
 
-def direct_imports(doc: Document, docs: list[Document]) -> list[Document]:
+def _literal(parts: tuple[str, ...]) -> bool:
+    return not any(c in part for part in parts for c in "*?[")
+
+
+def direct_imports(doc: Document, docs: list[Document],
+                   by_folder: dict[tuple[str, ...], list[Document]] | None = None) -> list[Document]:
     """The linted files `doc` imports, in containerd's order (entries in order, each
-    glob's matches sorted by path)."""
+    glob's matches sorted by path). `by_folder`: `docs` by the parts of their folder, so an
+    entry whose folders are written plainly is matched against the files there only."""
     out: list[Document] = []
     for entry in containerd_file(doc).imports():
         if is_placeholder(entry.value):
             continue
-        matches = sorted((d for d in docs if d is not doc and import_covers(doc, entry.value, d)),
+        pool = docs
+        candidates = _candidates(doc.abspath, entry.value)
+        if by_folder is not None and all(c and _literal(c[:-1]) for c in candidates):
+            pool = list({id(d): d for c in candidates for d in by_folder.get(c[:-1], ())}.values())
+        matches = sorted((d for d in pool if d is not doc and import_covers(doc, entry.value, d)),
                          key=lambda d: d.abspath)
         out.extend(d for d in matches if all(d is not seen for seen in out))
     return out
@@ -241,7 +259,10 @@ def import_graph(ctx) -> dict[str, list[Document]]:
     """For each linted containerd file (by absolute path), the linted files it imports."""
     if "containerd.imports" not in ctx.cache:
         docs = ctx.of_kind("containerd")
-        ctx.cache["containerd.imports"] = {doc.abspath: direct_imports(doc, docs) for doc in docs}
+        by_folder: dict[tuple[str, ...], list[Document]] = {}
+        for doc in docs:
+            by_folder.setdefault(_parts(doc.abspath)[:-1], []).append(doc)
+        ctx.cache["containerd.imports"] = {doc.abspath: direct_imports(doc, docs, by_folder) for doc in docs}
     return ctx.cache["containerd.imports"]
 
 

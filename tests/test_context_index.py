@@ -1,0 +1,168 @@
+"""The project's context kept between runs in the cache folder (`gpulint.run.index`): a
+pre-commit call on one changed file reads the unchanged files around it from the index, and
+judges it exactly as a run that reads them all afresh."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+
+from conftest import run_gpulint
+from test_project_context import CONTAINERD, POD, RUNTIME_CLASS, _found, _repo
+
+
+def _age(path, seconds):
+    """Set the file's modification time `seconds` back: a file written just now is not trusted
+    to the index (it may change again within the same tick of the clock)."""
+    then = time.time_ns() - seconds * 1_000_000_000
+    os.utime(path, ns=(then, then))
+
+
+def _project(tmp_path):
+    repo = _repo(tmp_path / "repo", {
+        "k8s/runtimeclass.yaml": RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"),
+        "k8s/pod.yaml": POD.format(name="nvidia-gpu"),
+        "nodes/containerd/config.toml": CONTAINERD.format(handler="nvidia"),
+        "images/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update\n",
+        "notes.md": "# not read for context\n",
+    })
+    for path in repo.rglob("*"):
+        if path.is_file():
+            _age(path, 60)
+    return repo
+
+
+def _lint(repo, cache, *extra, path="k8s/pod.yaml"):
+    return run_gpulint("--format", "json", "--cache-dir", str(cache), *extra, path, cwd=repo)
+
+
+def _indexes(cache):
+    return sorted(cache.glob("index-*.pickle"))
+
+
+def test_a_warm_index_gives_what_reading_every_file_gives(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    afresh = _lint(repo, cache, "--no-cache")
+    assert not _indexes(cache)  # --no-cache writes none
+    cold = _lint(repo, cache)
+    assert len(_indexes(cache)) == 1
+    warm = _lint(repo, cache)
+    assert afresh.out == cold.out == warm.out
+    assert afresh.rc == cold.rc == warm.rc
+    assert warm.err == ""
+
+
+def test_a_changed_runtime_class_changes_the_finding_on_the_next_run(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    assert _found(_lint(repo, cache)) == []
+    # the class is renamed: the pod names a class the repository no longer defines
+    runtime_class = repo / "k8s" / "runtimeclass.yaml"
+    runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+    _age(runtime_class, 30)
+    changed = _lint(repo, cache)
+    assert changed.out == _lint(repo, cache, "--no-cache").out
+    assert _found(changed) == [("GL701", "warning", "k8s/pod.yaml", 6)]
+    runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
+    _age(runtime_class, 20)
+    assert _found(_lint(repo, cache)) == []
+
+
+def test_a_changed_node_config_is_read_again_even_at_the_same_size(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    runtime_class = repo / "k8s" / "runtimeclass.yaml"
+    runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidiy"))
+    _age(runtime_class, 30)
+    # the class names a handler no node config defines
+    assert _found(_lint(repo, cache, path="k8s/runtimeclass.yaml")) == [
+        ("GL702", "error", "k8s/runtimeclass.yaml", 5)]
+    config = repo / "nodes" / "containerd" / "config.toml"
+    before = config.stat()
+    config.write_text(CONTAINERD.format(handler="nvidiy"))  # same size: the time tells
+    os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))
+    assert config.stat().st_size == before.st_size
+    assert _found(_lint(repo, cache, path="k8s/runtimeclass.yaml")) == []
+
+
+def test_a_new_and_a_removed_shared_file_are_seen(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    (repo / "k8s" / "runtimeclass.yaml").unlink()
+    gone = _lint(repo, cache)
+    assert gone.out == _lint(repo, cache, "--no-cache").out
+    (repo / "k8s" / "classes").mkdir()
+    (repo / "k8s" / "classes" / "gpu.yaml").write_text(RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
+    _age(repo / "k8s" / "classes" / "gpu.yaml", 30)
+    back = _lint(repo, cache)
+    assert back.out == _lint(repo, cache, "--no-cache").out
+    assert back.out != gone.out
+
+
+def test_a_file_whose_size_and_time_are_unchanged_comes_from_the_index(tmp_path):
+    """What shows that the index is read: a class renamed behind gpulint's back (same size,
+    time put back) is still seen under its old name, until the file is written again."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    assert _found(_lint(repo, cache)) == []
+    runtime_class = repo / "k8s" / "runtimeclass.yaml"
+    before = runtime_class.stat()
+    runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpx", handler="nvidia"))
+    os.utime(runtime_class, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert _found(_lint(repo, cache)) == []
+    assert _found(_lint(repo, cache, "--no-cache")) == [("GL701", "warning", "k8s/pod.yaml", 6)]
+
+
+def test_a_file_written_just_now_is_read_again_on_the_next_run(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    runtime_class = repo / "k8s" / "runtimeclass.yaml"
+    runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))  # now
+    assert _found(_lint(repo, cache)) == []
+    before = runtime_class.stat()  # written again within the same tick: same size and time
+    runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpx", handler="nvidia"))
+    os.utime(runtime_class, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert _found(_lint(repo, cache)) == [("GL701", "warning", "k8s/pod.yaml", 6)]
+
+
+def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    expected = _lint(repo, cache)
+    (index,) = _indexes(cache)
+    index.write_bytes(b"\x80\x05not a pickle")
+    torn = _lint(repo, cache)
+    assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
+    # one another gpulint wrote under the same name: its entries are not trusted
+    with open(index, "wb") as handle:
+        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}), handle)
+    foreign = _lint(repo, cache)
+    assert (foreign.out, foreign.err) == (expected.out, "")
+    with open(index, "rb") as handle:
+        assert pickle.load(handle)[0] != "another gpulint"
+    assert not list(cache.glob("*.tmp"))
+
+
+def test_the_index_serves_a_run_from_another_folder(tmp_path):
+    """Paths in findings are shown from where gpulint runs, not where the index was made."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    (repo / "k8s" / "runtimeclass.yaml").write_text(RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+    _age(repo / "k8s" / "runtimeclass.yaml", 30)
+    assert _found(_lint(repo, cache)) != []
+    inside = run_gpulint("--format", "json", "--cache-dir", str(cache), "pod.yaml", cwd=repo / "k8s")
+    afresh = run_gpulint("--format", "json", "--no-cache", "pod.yaml", cwd=repo / "k8s")
+    assert inside.out == afresh.out
+
+
+def test_runs_at_the_same_time_leave_an_index_that_reads(tmp_path):
+    import subprocess
+    import sys
+
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    expected = _lint(repo, cache, "--no-cache").out
+    command = [sys.executable, "-m", "gpulint", "--format", "json", "--cache-dir", str(cache), "k8s/pod.yaml"]
+    for _ in range(2):
+        runs = [subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(3)]
+        outputs = [run.communicate() for run in runs]
+        assert all(out == expected and err == "" for out, err in outputs)
+    (index,) = _indexes(cache)
+    with open(index, "rb") as handle:
+        assert isinstance(pickle.load(handle), tuple)
+    assert not list(cache.glob("*.tmp"))
+    assert _lint(repo, cache).out == expected
