@@ -77,11 +77,11 @@ def _context(args, settings, sources):
     `gpulint .` would. The project is the one holding each linted path; the file on disk
     that stdin stands for is replaced by stdin's text. They come through the project's
     index in the cache folder (`gpulint.run.index`) unless `--no-cache`."""
+    if args.isolated:
+        return []
     from gpulint.paths import inside
     from gpulint.run.index import project_context
 
-    if args.isolated:
-        return []
     if args.paths == ["-"]:
         if not args.stdin_filename:
             return []

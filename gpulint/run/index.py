@@ -15,7 +15,6 @@ to a temporary file and renamed, so concurrent runs never leave a torn one.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import pickle
@@ -40,7 +39,7 @@ FRESH_NS = 2_000_000_000
 def _stamp(root: str, settings: Settings) -> str:
     """What an index is valid for: gpulint, the project, and the settings that decide which
     files are read and how (excludes, the image mappings that make a Dockerfile shared ...)."""
-    fields = [(f.name, getattr(settings, f.name)) for f in dataclasses.fields(settings)]
+    fields = [(name, getattr(settings, name)) for name in settings._fields]
     return repr((FORMAT, __version__, root, fields))
 
 
