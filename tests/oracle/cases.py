@@ -36,8 +36,30 @@ def write_doc_examples(folder: Path) -> list[Path]:
             (path, content), = example.files
             if not path.endswith(KINDS[kind]) or "{{" in content:
                 continue
+            if kind == "kubernetes" and not _built_in_objects(content):
+                continue
             target = folder / kind / f"{rule.code}-{side}-{Path(path).name}"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content, encoding="utf-8")
             written.append(target)
     return written
+
+
+def _built_in_objects(text: str) -> bool:
+    """Whether every document is an object of Kubernetes' own API (the schema check knows
+    none other): not a custom resource (`nvidia.com/v1` ClusterPolicy), not YAML that is no
+    manifest at all (a MIG or device plugin config, chart values)."""
+    import yaml
+
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError:
+        return True  # the schema check reports it as it does any broken manifest
+    for doc in docs:
+        version = doc.get("apiVersion") if isinstance(doc, dict) else None
+        if not isinstance(version, str):
+            return False
+        group = version.split("/")[0] if "/" in version else ""
+        if "." in group and not group.endswith(".k8s.io"):
+            return False
+    return bool(docs)

@@ -41,9 +41,6 @@ CLAIMS_BEYOND_THE_DAEMON = {
         "whether the node has the file (GL116 reports it when the folder is there)"),
     "GL107-bad-config.toml": (
         "possible-false-alarm", "the cgroup-driver mismatch shows in kubelet, not in containerd (GL107)"),
-    "GL458-bad-values.yaml": (
-        "possible-false-alarm", "the device plugin looks up `config.default` among its configs when "
-        "it starts; a manifest schema cannot see that the name is missing (GL458)"),
     "GL474-bad-claim.yaml": (
         "possible-false-alarm", "a CEL selector is a string to the schema; the scheduler finds the "
         "attribute missing when it evaluates it (GL474)"),
