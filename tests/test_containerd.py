@@ -1033,3 +1033,10 @@ def test_gl104_version_3_drop_in_typed_by_its_main_config_or_alone(lint_files):
     # no linted config imports it: the main config it is merged into is not seen
     run = lint_files({"etc/containerd/conf.d/99-nvidia.toml": V3_NVIDIA_DROP_IN})
     assert [a for a in gl1(run) if a[0] == "GL104"] == []
+
+
+def test_any_toml_in_a_containerd_folder_is_read_as_containerds(lint_files):
+    # `version = 2` alone names no containerd table; an empty file is containerd's defaults
+    run = lint_files({"etc/containerd/config.toml": "version = 2\n", "etc/containerd/empty.toml": "",
+                      "etc/nvidia/config.toml": "version = 2\n"}, "--failure-threshold", "none")
+    assert run.json["summary"]["files_checked"] == 2 and run.json["summary"]["files_skipped"] == 1

@@ -802,3 +802,12 @@ def test_a_merge_key_must_name_mappings(lint_files):
                         "--failure-threshold", "none")
     assert result.at() == [("GL001", 4, 7)]
     assert "map merge requires a mapping or a sequence of mappings" in result.findings[0]["message"]
+
+
+def test_a_manifest_template_named_without_yaml_is_read(lint_files):
+    text = ("# rendered by the installer\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ name }}\nspec:\n"
+            "  containers:\n  - name: c\n    image: nvidia/cuda:12.9.1-base-ubuntu24.04\n"
+            "    resources:\n      requests:\n        nvidia.com/gpu: 1\n")
+    run = lint_files({"pod.template": text, "notes.template": "apiVersion is explained below\n"})
+    assert [(f["path"], f["code"], f["line"]) for f in run.findings] == [("pod.template", "GL501", 12)]
+    assert (run.json["summary"]["files_checked"], run.json["summary"]["files_skipped"]) == (1, 1)

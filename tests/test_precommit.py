@@ -176,7 +176,7 @@ def test_the_hook_pattern_matches_generated_names_gpulint_reads():
 
     pattern = _hook_pattern()
     parts = st.sampled_from(["", "a", "X", "-", "_", ".", "config", "toml", "part", "json", "yaml", "yml",
-                             "sh", "md", "rst", "mk", "tmpl", "j2", "jinja", "gotmpl", "docker", "Dockerfile",
+                             "sh", "md", "rst", "mk", "tmpl", "j2", "jinja", "gotmpl", "template", "docker", "Dockerfile",
                              "containerfile", "makefile", "GNU", "daemon", "compose", "debian", "rpm-yum"])
 
     @settings(max_examples=2000, deadline=None)

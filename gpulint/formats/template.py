@@ -9,7 +9,7 @@ from bisect import bisect_left
 from gpulint.regex import lazy
 
 _EXPR = lazy(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
-TEMPLATE_SUFFIXES = (".tmpl", ".tpl", ".j2", ".jinja", ".jinja2", ".gotmpl")
+TEMPLATE_SUFFIXES = (".tmpl", ".tpl", ".j2", ".jinja", ".jinja2", ".gotmpl", ".template")
 
 
 def strip_template_suffix(name: str) -> tuple[str, bool]:

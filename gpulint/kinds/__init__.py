@@ -56,6 +56,8 @@ def kind_by_name(name: str, folder: str = "") -> str | None:
 
 def may_need_content(name: str) -> bool:
     lower = _plain(name)
+    if "." not in lower and lower != name.lower():
+        return True  # a template named without the extension of what it renders (`kubeadm.template`)
     return any(k.wants is not None and k.wants(lower) for k in _ASKED)
 
 

@@ -1,5 +1,6 @@
 """containerd's config.toml and its drop-ins (Talos merges CRI fragments named *.part):
-a TOML file with containerd's tables or top-level keys."""
+a TOML file with containerd's tables or top-level keys, or any TOML file in a folder named
+`containerd` (`/etc/containerd/config.toml`, even empty or holding only `version = 2`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ _CONTAINERD_TABLE = lazy(
     r"|timeouts|server)\b", re.MULTILINE)
 _CONTAINERD_KEY = lazy(
     r"^\s*(?:imports|disabled_plugins|required_plugins|oom_score|plugin_dir)\s*=", re.MULTILINE)
+
+
+def by_folder(folder: str, lower: str) -> bool:
+    return folder == "containerd" and lower.endswith(".toml")
 
 
 def wants(lower: str) -> bool:

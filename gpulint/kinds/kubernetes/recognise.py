@@ -12,6 +12,11 @@ _K8S_API = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?apiVersion[\"']?[ \t]*:", re.MULTILIN
 _K8S_KIND = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?kind[\"']?[ \t]*:", re.MULTILINE)
 
 
+# text that opens with a YAML object: its first line that is not blank or a comment is
+# `---`, `apiVersion:` or `kind:`
+_MANIFEST_START = lazy(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:---|apiVersion:|kind:)")
+
+
 def wants(lower: str) -> bool:
     return lower.endswith((".json", ".yaml", ".yml"))
 
@@ -22,4 +27,6 @@ def by_content(lower: str, text: str) -> bool | None:
         return True if stripped.startswith("{") and '"apiVersion"' in text and '"kind"' in text else None
     if lower.endswith((".yaml", ".yml")) and _K8S_API.search(text) and _K8S_KIND.search(text):
         return True
+    if "." not in lower and _MANIFEST_START.match(text) and _K8S_API.search(text) and _K8S_KIND.search(text):
+        return True  # a manifest template named without `.yaml` (`kubeadm-config.template`)
     return None
