@@ -1040,3 +1040,47 @@ def test_any_toml_in_a_containerd_folder_is_read_as_containerds(lint_files):
     run = lint_files({"etc/containerd/config.toml": "version = 2\n", "etc/containerd/empty.toml": "",
                       "etc/nvidia/config.toml": "version = 2\n"}, "--failure-threshold", "none")
     assert run.json["summary"]["files_checked"] == 2 and run.json["summary"]["files_skipped"] == 1
+
+
+OPTIONS_TWICE = (
+    'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+    '  runtime_type = "io.containerd.runc.v2"\n'
+    '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+    '  runtime_type = "io.containerd.runc.v2"\n'
+    '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+    '  binaryName = "{lower}"\n'
+    '  BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"\n'
+    '  systemdCgroup = true\n'
+    '  SystemdCgroup = false\n')
+
+
+def test_gl108_one_runc_option_under_two_spellings(lint_files):
+    """A tool adds `BinaryName` to options that hold `binaryName` (NVIDIA/gpu-operator#1374):
+    containerd 1.6.20 and 1.7.24 run the `BinaryName` binary and leave SystemdCgroup = false
+    (go-toml v1 tries the exact name first); 2.1.9 runs `binaryName`'s and sets
+    --systemd-cgroup (the options are re-marshalled in sorted key order, the last one wins)."""
+    run = lint_files({"config.toml": OPTIONS_TWICE.format(lower="/usr/bin/runc")})
+    found = [(f["line"], f["column"], f["severity"], f["message"]) for f in run.findings if f["code"] == "GL108"]
+    assert [(line, col, sev) for line, col, sev, _ in found] == [(8, 3, "error"), (10, 3, "error")]
+    assert "containerd 2.x reads `binaryName` = \"/usr/bin/runc\"" in found[0][3]
+    assert "on 2.x `nvidia` runs `/usr/bin/runc` and its pods get no GPUs" in found[0][3]
+    assert "on 1.6/1.7 `nvidia` keeps the cgroupfs driver" in found[1][3]
+
+
+@pytest.mark.parametrize("release, where", [("1.7", [(7, 3), (9, 3)]), ("2.1", [(8, 3), (10, 3)])])
+def test_gl108_two_spellings_on_a_known_release_point_at_the_one_ignored(tmp_path, release, where):
+    (tmp_path / "fleet.toml").write_text(f'[fleet]\ncontainerd-version = "{release}"\n')
+    (tmp_path / "config.toml").write_text(OPTIONS_TWICE.format(lower="/usr/bin/nvidia-container-runtime"))
+    run = run_gpulint("--config", str(tmp_path / "fleet.toml"), "--format", "json", str(tmp_path / "config.toml"))
+    found = [(f["line"], f["column"], f["message"]) for f in run.findings if f["code"] == "GL108"]
+    assert [(line, col) for line, col, _ in found] == where
+    assert all(" is ignored" in message and "reads only" in message for _, _, message in found)
+
+
+def test_gl108_two_spellings_of_the_same_value_is_info_and_one_spelling_is_clean(lint_files):
+    twice = OPTIONS_TWICE.format(lower="/usr/local/nvidia/toolkit/nvidia-container-runtime")
+    twice = twice.replace("  systemdCgroup = true\n  SystemdCgroup = false\n", "")
+    run = lint_files({"config.toml": twice})
+    assert [(f["line"], f["severity"]) for f in run.findings if f["code"] == "GL108"] == [(8, "info")]
+    once = twice.replace('  binaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"\n', "")
+    assert not [f for f in lint_files({"config.toml": once}).findings if f["code"] == "GL108"]

@@ -12,7 +12,7 @@ from datetime import date, datetime, time
 from gpulint.kinds.containerd.checks import cri_plugin_path_mismatch
 from gpulint.kinds.containerd.facts import containerd_file, target_releases
 from gpulint.kinds.containerd.runtimes import key_misplaced_or_misspelled
-from gpulint.kinds.containerd.support import GENERATED, is_unknown_value
+from gpulint.kinds.containerd.support import GENERATED, as_written, is_unknown_value
 from gpulint.kinds.containerd.tables import cdi_setting_misplaced, legacy_runtime_fields
 from gpulint.knowledge import containerd_config as model
 from gpulint.model import Document, Node
@@ -272,17 +272,11 @@ def value_not_decodable(doc, ctx):
         said = "; ".join(f"{major}.x: `{text}`" for major, text in sorted(problem.detail.items()) if text)
         quoted = f" ({said})" if said else ""
         yield finding(doc, "GL119", problem.node.span,
-                      f"`{problem.key} = {_shown(doc, problem.node)}` has a TOML type containerd cannot "
+                      f"`{problem.key} = {as_written(doc, problem.node)}` has a TOML type containerd cannot "
                       f"decode into this field: containerd {_majors_text(problem.releases)} "
                       f"{'refuse' if ' and ' in _majors_text(problem.releases) else 'refuses'} to start"
                       f"{quoted}; write the value as its type requires (no quotes around true, false and "
                       f"numbers, quotes around strings)")
-
-
-def _shown(doc: Document, node: Node) -> str:
-    start, end = doc.index.offsets(node.span)
-    text = doc.text[start:end]
-    return text if len(text) <= 40 and "\n" not in text else text[:37].split("\n")[0] + "..."
 
 
 # rules that say more about a key in the wrong table than GL120 can: runtimes under the

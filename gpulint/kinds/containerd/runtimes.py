@@ -24,6 +24,7 @@ from gpulint.kinds.containerd.support import (
     RUNC_V2,
     RUNTIME_FIELDS,
     V1_OPTIONS,
+    as_written,
     checked_fix,
     declared_runtimes,
     delete_line,
@@ -536,6 +537,7 @@ def _runtime_keys(doc: Document, name: str, node: Node, nvidia: bool, majors: tu
 def _option_keys(doc: Document, name: str, node: Node, options: Node, nvidia: bool,
                  majors: tuple[int, ...]):
     known = V1_OPTIONS if str_value(node.get("runtime_type")) == V1_RUNTIME_TYPE else RUNC_OPTIONS
+    yield from _options_written_twice(doc, name, options, known, nvidia, majors)
     for key, child in options.items():
         if key in known:
             continue
@@ -553,6 +555,85 @@ def _option_keys(doc: Document, name: str, node: Node, options: Node, nvidia: bo
         yield finding(doc, "GL108", child.anchor,
                       f"option `{key}` in `{name}.options`: {why}, so {cost}{scope}; {advice}",
                       severity=severity, fix=rename)
+
+
+def _read_by(option: str, keys: list[str], major: int) -> str | None:
+    """Which of `keys`, all spellings of one option, containerd `major`.x decodes. 1.x
+    (go-toml v1) tries the option's name, lower, UPPER and lowerFirst, in that order, and
+    takes the first present; 2.x re-marshals the options with their keys sorted and decodes
+    them in turn (go-toml v2 folds case), so the last key in byte order wins."""
+    if major == 1:
+        return next((v for v in (option, option.lower(), option.upper(), option[:1].lower() + option[1:])
+                     if v in keys), None)
+    return max(keys)
+
+
+def _options_written_twice(doc: Document, name: str, options: Node, known: tuple[str, ...], nvidia: bool,
+                           majors: tuple[int, ...]):
+    """One runc option under two spellings (`BinaryName` beside `binaryName`, as a tool adds
+    the first to a table that holds the second): each containerd reads one of them and
+    drops the other, and 1.x and 2.x do not pick the same one."""
+    by_option: dict[str, list[str]] = {}
+    for key in options.value:
+        option = next((o for o in known if o.lower() == key.lower()), None)
+        if option is not None:
+            by_option.setdefault(option, []).append(key)
+    for option, keys in by_option.items():
+        if len(keys) < 2:
+            continue
+        read = {major: _read_by(option, keys, major) for major in majors}
+        values = {key: options.value[key] for key in keys}
+        shown = {key: as_written(doc, values[key]) for key in keys}
+        if len({repr(v.value) for v in values.values()}) == 1:
+            for key in keys[1:]:
+                yield finding(doc, "GL108", values[key].anchor,
+                              f"`{name}.options` sets {option} twice, as `{keys[0]}` and `{key}`, to the same "
+                              f"value: containerd reads only one of them, so a later edit of the other does "
+                              f"nothing; keep one key, `{option}`", severity="info",
+                              related=[related(doc, values[keys[0]], f"`{keys[0]}`")])
+            continue
+        by_reader = {key: [m for m in majors if read[m] == key] for key in keys}
+        agree = len(set(read.values())) == 1
+        words = "; ".join(f"containerd {_majors_named(ms)} read{'s only' if agree else 's'} `{key}` = {shown[key]}"
+                          for key, ms in by_reader.items() if ms)
+        costs = [(ms, _written_cost(option, name, nvidia, values[key], values.values()))
+                 for key, ms in by_reader.items() if ms]
+        bad = [(ms, cost) for ms, (cost, _) in costs if cost]
+        severity = max((sev for _, (_, sev) in costs), key=("info", "warning", "error").index)
+        if agree:
+            ignored = ", ".join(f"`{k}` = {shown[k]}" for k in keys if not by_reader[k])
+            what = f"{ignored} is ignored" + (f", so {bad[0][1]}" if bad else "")
+        elif bad:
+            what = "; ".join(f"on {_majors_named(ms)} {cost}" for ms, cost in bad)
+        else:
+            what = "the runtime changes when the node's containerd moves between 1.x and 2.x"
+        # the keys no reader takes, or where the readers disagree the one written last
+        dropped = [k for k in keys if not by_reader[k]] or [max(keys, key=lambda k: values[k].span.line)]
+        for key in dropped:
+            yield finding(doc, "GL108", values[key].anchor,
+                          f"`{name}.options` sets {option} under {len(keys)} spellings "
+                          f"({', '.join(f'`{k}`' for k in keys)}): {words}; {what}; keep one key, `{option}`",
+                          severity=severity,
+                          related=[related(doc, values[k], f"`{k}`") for k in keys if k != key])
+
+
+def _written_cost(option: str, name: str, nvidia: bool, value: Node, all_values) -> tuple[str, str]:
+    """What reading `value` (one of the spellings' values) costs against the others, and how bad."""
+    if option == "BinaryName" and nvidia:
+        if _is_nvidia_binary(value):
+            return "", "warning"
+        return f"`{name}` runs `{value.value}` and its pods get no GPUs", "error"
+    if option == "SystemdCgroup" and value.value is not True and any(v.value is True for v in all_values):
+        return f"`{name}` keeps the cgroupfs driver", "error"
+    return "", "warning"
+
+
+def _majors_named(majors: list[int]) -> str:
+    return " and ".join({1: "1.6/1.7", 2: "2.x"}[m] for m in majors)
+
+
+def _is_nvidia_binary(value: Node) -> bool:
+    return posixpath.basename(str(value.value).strip()) in NVIDIA_BINARIES
 
 
 @check("GL112", kinds=("containerd",))

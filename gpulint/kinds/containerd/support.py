@@ -59,6 +59,13 @@ def delete_line(doc: Document, node: Node) -> Edit:
     return Edit(doc.abspath, line_start(doc, node.anchor.line), _after_line(doc, node.span.end_line), "")
 
 
+def as_written(doc: Document, node: Node) -> str:
+    """A value as the file writes it, shortened to one short line for a message."""
+    start, end = doc.index.offsets(node.span)
+    text = doc.text[start:end]
+    return text if len(text) <= 40 and "\n" not in text else text[:37].split("\n")[0] + "..."
+
+
 def quoted_value(doc: Document, node: Node, value: str) -> str:
     """`value` as a TOML string in the quote style of `node`."""
     quote = "'" if doc.text[_start(doc, node.span)] == "'" else '"'
