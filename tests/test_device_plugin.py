@@ -300,3 +300,36 @@ def test_chart_values_without_a_config_are_not_read_as_one(tmp_path):
     write_files(tmp_path, {"values.yaml": "migStrategy: mixed\nfailOnInitError: false\nnodeSelector: {}\n"})
     result = lint(tmp_path)
     assert result.json["summary"]["files_checked"] == 1 and result.findings == []
+
+
+MIG_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n"
+           "    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    resources:\n      limits:\n"
+           "        nvidia.com/mig-1g.5gb: 1\n")
+OPERATOR_VALUES = ("toolkit:\n  enabled: true\ndevicePlugin:\n  config:\n    create: true\n    name: plugin-config\n"
+                   "    default: any\n    data:\n      any: |-\n        version: v1\n        flags:\n"
+                   "          migStrategy: mixed\n")
+
+
+def test_the_operator_mig_strategy_overrides_its_device_plugin_config(tmp_path):
+    """The GPU Operator passes `mig.strategy` (the chart's default: single) to its device plugin as
+    MIG_STRATEGY, which the plugin takes over its config file's `migStrategy`."""
+    write_files(tmp_path, {"values.yaml": OPERATOR_VALUES, "pod.yaml": MIG_POD})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[1], f["code"], f["line"], f["column"], f["severity"])
+            for f in result.findings] == [("pod.yaml", "GL457", 10, 9, "warning"),
+                                          ("values.yaml", "GL451", 12, 24, "warning")]
+    assert "the chart's default `mig.strategy: single`" in result.findings[1]["message"]
+    # the strategy set where the operator reads it: both agree, the pod is served
+    write_files(tmp_path, {"values.yaml": OPERATOR_VALUES + "mig:\n  strategy: mixed\n"})
+    assert lint(tmp_path).findings == []
+
+
+def test_a_cluster_policy_mig_strategy_decides_what_its_plugin_advertises(tmp_path):
+    policy = ("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\nspec:\n"
+              "  mig:\n    strategy: {strategy}\n")
+    write_files(tmp_path, {"policy.yaml": policy.replace("{strategy}", "single"), "pod.yaml": MIG_POD})
+    result = lint(tmp_path)
+    assert [(f["code"], f["line"]) for f in result.findings if f["code"] == "GL457"] == [("GL457", 10)]
+    assert result.findings[0]["related"][0]["message"] == "`spec.mig.strategy: single`"
+    write_files(tmp_path, {"policy.yaml": policy.replace("{strategy}", "mixed")})
+    assert [f for f in lint(tmp_path).findings if f["code"] == "GL457"] == []
