@@ -333,3 +333,47 @@ def test_a_cluster_policy_mig_strategy_decides_what_its_plugin_advertises(tmp_pa
     assert result.findings[0]["related"][0]["message"] == "`spec.mig.strategy: single`"
     write_files(tmp_path, {"policy.yaml": policy.replace("{strategy}", "mixed")})
     assert [f for f in lint(tmp_path).findings if f["code"] == "GL457"] == []
+
+
+MPS_CONFIGMAP = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plugin-configs}\ndata:\n  config: |-\n"
+                 "    version: v1\n    sharing:\n      mps:\n        resources:\n        - name: nvidia.com/gpu\n"
+                 "          replicas: 4\n")
+
+
+def _plugin_daemonset(image="nvcr.io/nvidia/k8s-device-plugin:v0.17.0", env="", name="nvidia-device-plugin",
+                      args=""):
+    return ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: " + name + "}\nspec:\n"
+            "  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " + name
+            + "}}\n    spec:\n      containers:\n      - name: ctr\n        image: " + image + "\n"
+            + (f"        args: [{args}]\n" if args else "")
+            + "        env:\n        - {name: CONFIG_FILE, value: /config/config}\n" + env)
+
+
+def test_gl459_mps_config_run_by_a_hand_written_plugin_daemonset(tmp_path):
+    """The plugin refuses MPS without a root (NVIDIA/k8s-device-plugin#1132) and waits forever
+    without the MPS control daemon (#634), both of which its Helm chart provides."""
+    write_files(tmp_path, {"configs.yaml": MPS_CONFIGMAP, "plugin.yaml": _plugin_daemonset()})
+    result = lint(tmp_path)
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in result.findings] == [
+        ("GL459", 8, 7, "error")]
+    assert "`using MPS requires --mps-root to be specified`" in result.findings[0]["message"]
+    assert result.findings[0]["related"][0]["path"].endswith("plugin.yaml")
+    # a root (as MPS_ROOT, `--mps-root` or the config's flags.mpsRoot), but no control daemon
+    for plugin, configs in (
+            (_plugin_daemonset(env="        - {name: MPS_ROOT, value: /run/nvidia/mps}\n"), MPS_CONFIGMAP),
+            (_plugin_daemonset(args="--mps-root=/run/nvidia/mps"), MPS_CONFIGMAP),
+            (_plugin_daemonset(), MPS_CONFIGMAP.replace("    sharing:\n", "    flags: {mpsRoot: /run/nvidia/mps}\n"
+                                                                          "    sharing:\n"))):
+        write_files(tmp_path, {"configs.yaml": configs, "plugin.yaml": plugin})
+        assert [(f["code"], f["severity"]) for f in lint(tmp_path).findings] == [("GL459", "warning")]
+    # and the control daemon beside it: nothing to say
+    daemon = _plugin_daemonset(name="mps-control-daemon", args="mps-control-daemon")
+    write_files(tmp_path, {"daemon.yaml": daemon})
+    assert lint(tmp_path).findings == []
+
+
+def test_gl459_needs_a_linted_plugin_daemonset_that_knows_mps(tmp_path):
+    write_files(tmp_path, {"configs.yaml": MPS_CONFIGMAP})
+    assert lint(tmp_path).findings == []  # deployed by a chart or the operator elsewhere: unknown
+    write_files(tmp_path, {"plugin.yaml": _plugin_daemonset(image="nvcr.io/nvidia/k8s-device-plugin:v0.14.5")})
+    assert [f["code"] for f in lint(tmp_path).findings] == ["GL451"]  # v0.14 drops `mps` altogether

@@ -19,6 +19,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.checks": ("kubernetes",),
     "gpulint.crossfile.sharing": ("device-plugin", "gpu-operator-values", "kubernetes"),
     "gpulint.crossfile.held_plugin_configs": ("gpu-operator-values", "kubernetes"),
+    "gpulint.crossfile.mps": ("device-plugin", "kubernetes"),
     "gpulint.crossfile.held_mig_configs": ("gpu-operator-values", "kubernetes"),
     "gpulint.crossfile.mig_config_names": ("gpu-operator-values", "kubernetes", "commands"),
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
