@@ -4,6 +4,7 @@ off, suppressed findings left out, output files, fixes, and the TOML parser."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -386,3 +387,46 @@ def test_an_unreadable_baseline_is_a_usage_error(tmp_path, content):
     assert run.rc == 2 and run.err.startswith("gpulint: --baseline base.json: not a gpulint baseline")
     missing = run_gpulint("--isolated", "--baseline", "nope.json", ".", cwd=tmp_path)
     assert missing.rc == 2 and "nope.json" in missing.err
+
+
+def test_json_lines_stream_file_by_file(tmp_path):
+    """JSON Lines to stdout are written as each file is checked, one write per file with
+    findings; what only the whole set shows (a drop-in no config imports) comes last. The lines
+    are those of the same run written at once."""
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from gpulint.face.cli import main
+
+    files = dict(MANY)
+    files["etc/containerd/config.toml"] = 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+    files["etc/containerd/config.d/99-nvidia.toml"] = (
+        'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '  runtime_type = "io.containerd.runc.v2"\n')
+    write_files(tmp_path, files)
+
+    class Writes(io.StringIO):
+        def __init__(self):
+            super().__init__()
+            self.chunks = []
+
+        def write(self, text):
+            self.chunks.append(text)
+            return super().write(text)
+
+    out = Writes()
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        with redirect_stdout(out):
+            assert main(["--isolated", "--format", "json-lines", "."]) == 1
+    finally:
+        os.chdir(old)
+    chunks = [[json.loads(line) for line in chunk.splitlines()] for chunk in out.chunks if chunk]
+    assert len(chunks) >= 12 and all(len({row["path"] for row in rows}) == 1 for rows in chunks[:-1])
+    whole = run_gpulint("--isolated", "--format", "json-lines", "--output", "all.jsonl", ".", cwd=tmp_path)
+    assert whole.rc == 1
+    written = (tmp_path / "all.jsonl").read_text().splitlines()
+    assert sorted(out.getvalue().splitlines()) == sorted(written)
+    assert any(row["code"] == "GL113" for row in chunks[-1])

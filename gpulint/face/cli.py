@@ -166,8 +166,10 @@ def lint(argv: list[str]) -> int:
         return EXIT_ERROR
     facts = {k: v for k, v in (("driver", args.driver), ("gpu_class", args.gpu_class),
                                ("kubernetes_version", args.kubernetes_version)) if v}
+    streaming = _streams(args, reports)
     options = Options(inline_suppressions=not args.no_inline_suppressions, kind=args.kind, facts=facts,
-                      context=_context(args, settings, sources), jobs=args.jobs)
+                      context=_context(args, settings, sources), jobs=args.jobs,
+                      stream=_write_lines if streaming else None)
     try:
         result = run(sources, settings, options)
     except OSError as exc:
@@ -228,6 +230,8 @@ def lint(argv: list[str]) -> int:
     notes: list[str] = []  # what a report left out, said on stderr
     if counts_only:
         report = counts
+    elif streaming:
+        report = ""  # written file by file as the run went
     else:
         report = render(args.format, result, show_source=not args.no_show_source, color=color,
                         fixed=fixed, unsafe_fixes=args.unsafe_fixes,
@@ -245,6 +249,21 @@ def lint(argv: list[str]) -> int:
     if unwritten:
         return EXIT_ERROR
     return exit_code(result, settings.failure_threshold)
+
+
+def _streams(args, reports) -> bool:
+    """JSON Lines to stdout are written file by file while the run goes on (a fleet-wide scan
+    piped into another tool), unless something needs the whole result first."""
+    return args.format == "json-lines" and not (
+        args.output or args.fix or args.diff or args.statistics or args.baseline or args.baseline_write
+        or args.show_suppressed or reports)
+
+
+def _write_lines(findings, documents) -> None:
+    from gpulint.report.ci import json_lines_of
+
+    sys.stdout.write(json_lines_of([f for f in findings if f.suppressed is None], documents))
+    sys.stdout.flush()
 
 
 def _reports(args) -> list[tuple[str, str]]:

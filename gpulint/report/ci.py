@@ -76,8 +76,13 @@ def checkstyle(result, findings) -> str:
 
 
 def json_lines(result, findings) -> str:
+    return json_lines_of(findings, result.documents)
+
+
+def json_lines_of(findings, documents) -> str:
+    """One JSON object per finding and line: a run streams these file by file."""
     from gpulint.report.edits import EditLocator
     from gpulint.report.jsonfmt import finding_json
 
-    locate = EditLocator(result.documents)
+    locate = EditLocator(documents)
     return "".join(json.dumps(finding_json(f, locate.json_edits)) + "\n" for f in findings)

@@ -12,6 +12,7 @@ import importlib
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from gpulint import catalog, crossfile, kinds
@@ -80,7 +81,7 @@ class Result(Record):
 
 
 class Options(Record):
-    __slots__ = ("inline_suppressions", "kind", "facts", "around", "context", "jobs")
+    __slots__ = ("inline_suppressions", "kind", "facts", "around", "context", "jobs", "stream")
 
     inline_suppressions: bool
     kind: str | None
@@ -92,16 +93,20 @@ class Options(Record):
     # server's workspace index): each one `context_document` gave
     context: list[Document]
     jobs: int | None  # worker processes for the per-file work (None: as many as CPUs)
+    # called with each file's findings, post-processed, as soon as the file is checked (and
+    # once more at the end with what only the whole set shows): a streamed report
+    stream: Callable[[list[Finding], list[Document]], None] | None
 
     def __init__(self, inline_suppressions: bool = True, kind: str | None = None, facts: dict | None = None,
                  around: list[Source] | None = None, context: list[Document] | None = None,
-                 jobs: int | None = None) -> None:
+                 jobs: int | None = None, stream: Callable | None = None) -> None:
         self.inline_suppressions = inline_suppressions
         self.kind = kind
         self.facts = {} if facts is None else facts
         self.around = [] if around is None else around
         self.context = [] if context is None else context
         self.jobs = jobs
+        self.stream = stream
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
@@ -283,10 +288,12 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
                 by_kind.setdefault(kind, []).append(chk)
     step = _Step(context, by_kind, keep, unread_yet, options.kind, settings.max_file_size,
                  settings.file_timeout)
-    for doc, outcome in zip(docs, parallel.map_in_order(step, list(zip(docs, read_from)), options.jobs)):
+    streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
+    for doc, outcome in zip(docs, parallel.iterate_in_order(step, list(zip(docs, read_from)), options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
+        streamed.file_done(doc, outcome.findings)
     idle = _idle_families(docs, around)
     for chk in CHECKS:
         if chk.project and enabled.intersection(chk.codes) and chk.fn.__module__ not in idle:
@@ -308,10 +315,52 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     for f in findings:
         if f.path in templated:  # positions survive neutralising; rewritten text would not
             f.fix = None
+    streamed.rest(findings, docs)
     not_checked = sum(1 for d in docs if d.unread or (d.templated and not d.parsed))
     return Result(findings, docs, files_checked=len(docs) - not_checked, files_skipped=skipped,
                   files_not_checked=not_checked,
                   internal_errors=list(dict.fromkeys(errors)))  # a missing parser: said once
+
+
+class _Streamed:
+    """Each file's findings handed to `options.stream` as soon as the file is checked: those
+    on the file itself, post-processed as the whole run's are (selection, suppressions).
+    What the whole set shows (project checks, findings a file's checks place on another
+    file) follows at the end, so the stream holds exactly the run's findings."""
+
+    def __init__(self, stream, raw: list[Finding], settings: Settings, options: Options,
+                 enabled: frozenset[str], sources: list[Source]) -> None:
+        self.stream = stream
+        self.sent: set[tuple] = set()
+        if stream is None:
+            return
+        self.settings, self.options, self.enabled = settings, options, enabled
+        # findings made while reading and classifying, by file (GL001, files not checked)
+        self.early: dict[str, list[Finding]] = {}
+        for f in raw:
+            self.early.setdefault(f.path, []).append(f)
+        config = os.path.abspath(settings.path) if settings.path and not _config_linted(sources, settings) else None
+        self.held = {config} if config else set()  # the configuration's findings, judged at the end
+
+    def file_done(self, doc: Document, found: list[Finding]) -> None:
+        if self.stream is None or os.path.abspath(doc.path) in self.held:
+            return
+        own = self.early.pop(doc.path, []) + [f for f in found if f.path == doc.path]
+        out = postprocess(own, [doc], self.settings, self.options, self.enabled)
+        for f in out:
+            if doc.templated:
+                f.fix = None
+            self.sent.add(_identity(f))
+        if out:
+            self.stream(out, [doc])
+
+    def rest(self, findings: list[Finding], docs: list[Document]) -> None:
+        if self.stream is not None:
+            self.stream([f for f in findings if _identity(f) not in self.sent], docs)
+
+
+def _identity(f: Finding) -> tuple:
+    return (f.code, f.path, f.span, f.message)
 
 
 def load_checks(kind_names: set[str]) -> None:

@@ -91,6 +91,27 @@ def _map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
         _WORK = None
 
 
+def iterate_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> Iterator[R]:
+    """fn(item) for each item, in input order, each answer as soon as it and those before it
+    are done: what a streamed report writes while later files are still being checked."""
+    workers = workers_for(len(items), jobs)
+    with frozen():
+        if workers == 1:
+            for item in items:
+                yield fn(item)
+            return
+        import multiprocessing
+
+        global _WORK
+        _WORK = (fn, items)
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                chunk = max(1, len(items) // (workers * 16))
+                yield from pool.imap(_call, range(len(items)), chunksize=chunk)
+        finally:
+            _WORK = None
+
+
 def _call(index: int):
     fn, items = _WORK
     return fn(items[index])
