@@ -72,23 +72,7 @@ def frozen() -> Iterator[None]:
 
 def map_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> list[R]:
     """[fn(item) for item in items], spread over worker processes where that pays off."""
-    with frozen():
-        return _map(fn, items, workers_for(len(items), jobs))
-
-
-def _map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
-    if workers == 1:
-        return [fn(item) for item in items]
-    import multiprocessing  # only here: a small run never pays for importing it
-
-    global _WORK
-    _WORK = (fn, items)
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            chunk = max(1, len(items) // (workers * 16))
-            return pool.map(_call, range(len(items)), chunksize=chunk)
-    finally:
-        _WORK = None
+    return list(iterate_in_order(fn, items, jobs))
 
 
 def iterate_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> Iterator[R]:
