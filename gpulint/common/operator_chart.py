@@ -4,6 +4,8 @@ or prunes there."""
 
 from __future__ import annotations
 
+import re
+
 from gpulint.common.crd_validation import Problem, validate
 from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
@@ -14,6 +16,9 @@ from gpulint.spelling import closest_key
 
 # Helm's own: every chart may read it, and subcharts share it
 _HELM_KEYS = ("global",)
+_INDEX = re.compile(r"\[(\d+)\]")
+_DOT = re.compile(r"(?<!\\)\.")  # Helm's `--set` path separator; `\.` is a dot in a key
+_INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
 
 
 class UnknownKey(Frozen):
@@ -123,3 +128,52 @@ def judge_values(root: Node, judged: Judged) -> list[tuple[str, Span, str]]:
                         f"the chart copies this into the ClusterPolicy and the API server refuses it "
                         f"(`{problem.message}`), so the install or upgrade fails; judged by {judged.words()}"))
     return out
+
+
+def judge_setting(key: str, value: str | None, typed: bool, judged: Judged) -> tuple[str, str, str] | None:
+    """What GL483 or GL484 say of one `--set key=value` (`typed`) or `--set-string` setting:
+    (code, "key" or "value" for where it points, message), or None.
+
+    Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
+    numbers; `--set-string` keeps every value a string."""
+    data = gpu_operator.release_data(judged.tag)
+    steps = tuple(_DOT.split(key))
+    path = tuple(_INDEX.sub("", step) for step in steps)
+    if not all(path) or path[0] in _HELM_KEYS:
+        return None  # no key Helm can set, or Helm's own
+    depth = first_unread(data["values"], path)
+    if depth is not None:
+        near = closest_key(path[depth], known_keys(data["values"], path[:depth]) or ())
+        return "GL483", "key", unknown_key_message(".".join(path[:depth + 1]), judged, near)
+    got = set_type(value) if typed and value is not None else None
+    message = _refused(data, steps, got) if got else None
+    if message:
+        return ("GL484", "value", f"`--set` makes `{value}` a {got} and the chart copies it into the "
+                f"ClusterPolicy, where the API server refuses it (`{message}`); `--set-string` keeps it a "
+                f"string; judged by {judged.words()}")
+    return None
+
+
+def set_type(value: str) -> str | None:
+    """The JSON type Helm's `--set` gives a value other than a string, if any."""
+    if value in ("true", "false"):
+        return "boolean"
+    return "integer" if _INTEGER.fullmatch(value) else None
+
+
+def _refused(data: dict, steps: tuple, got: str) -> str | None:
+    """The API server's words for a typed `--set` value in a value the chart copies into
+    the ClusterPolicy whose field there takes a string."""
+    path: list = []
+    for step in steps:
+        name, *indexes = _INDEX.split(step)
+        path.append(name)
+        path.extend(int(i) for i in indexes if i)
+    names = [p for p in path if isinstance(p, str)]
+    if not any(".".join(names[:n]) in data["values"]["policy"] for n in range(1, len(names) + 1)):
+        return None
+    field = schema_at(data.get("ClusterPolicy"), ("spec", *path))
+    if not field or field.get("type") != "string":
+        return None
+    shown = "spec" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return f'{shown}: Invalid value: "{got}": {shown} in body must be of type string: "{got}"'

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import re
 
-from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
+from gpulint.common.operator_chart import judge_setting
 from gpulint.formats.shell import Word, split_commands
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
 from gpulint.record import Frozen, freeze
 from gpulint.registry import Context, check, finding
-from gpulint.spelling import closest_key
 
 CACHE = "commands.helm"
-_INDEX = re.compile(r"\[(\d+)\]")
-_DOT = re.compile(r"(?<!\\)\.")  # `\.` is a dot in a key
-_INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
 _CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
 
 
@@ -109,55 +105,13 @@ def _pairs(value: str) -> list[tuple[int, str]]:
     return [(at, part) for at, part in out if "=" in part]
 
 
-def _typed(value: str) -> str | None:
-    """The JSON type Helm's `--set` gives a value other than a string, if any."""
-    if value in ("true", "false"):
-        return "boolean"
-    return "integer" if _INTEGER.fullmatch(value) else None
-
-
 @check("GL483", "GL484", kinds=("commands",))
 def helm_settings(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
         where = f"`--version {command.version}` of the helm command"
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
-        data = gpu_operator.release_data(judged.tag)
         for setting in command.settings:
-            key_span = doc.index.span(setting.start, setting.start + len(setting.key))
-            steps = tuple(_DOT.split(setting.key))
-            path = tuple(_INDEX.sub("", step) for step in steps)
-            if not all(path) or path[0] == "global":
-                continue
-            depth = first_unread(data["values"], path)
-            if depth is not None:
-                near = closest_key(path[depth], known_keys(data["values"], path[:depth]) or ())
-                yield finding(doc, "GL483", key_span,
-                              unknown_key_message(".".join(path[:depth + 1]), judged, near))
-                continue
-            message = _refused(data, steps, setting)
-            if message:
-                yield finding(doc, "GL484", key_span,
-                              f"`--set` makes `{setting.value}` a {_typed(setting.value)} and the chart copies it "
-                              f"into the ClusterPolicy, where the API server refuses it (`{message}`); "
-                              f"`--set-string` keeps it a string; judged by {judged.words()}")
-
-
-def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:
-    """The API server's words for a typed `--set` value in a value the chart copies into
-    the ClusterPolicy whose field there takes a string."""
-    got = _typed(setting.value) if setting.typed else None
-    if got is None:
-        return None
-    path: list = []
-    for step in steps:
-        name, *indexes = _INDEX.split(step)
-        path.append(name)
-        path.extend(int(i) for i in indexes if i)
-    names = [p for p in path if isinstance(p, str)]
-    if not any(".".join(names[:n]) in data["values"]["policy"] for n in range(1, len(names) + 1)):
-        return None
-    field = gpu_operator.schema_at(data.get("ClusterPolicy"), ("spec", *path))
-    if not field or field.get("type") != "string":
-        return None
-    shown = "spec" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-    return f'{shown}: Invalid value: "{got}": {shown} in body must be of type string: "{got}"'
+            said = judge_setting(setting.key, setting.value, setting.typed, judged)
+            if said is not None:
+                code, _, message = said
+                yield finding(doc, code, doc.index.span(setting.start, setting.start + len(setting.key)), message)
