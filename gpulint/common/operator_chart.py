@@ -130,9 +130,11 @@ def judge_values(root: Node, judged: Judged) -> list[tuple[str, Span, str]]:
     return out
 
 
-def judge_setting(key: str, value: str | None, typed: bool, judged: Judged) -> tuple[str, str, str] | None:
+def judge_setting(key: str, value: str | None, typed: bool, judged: Judged, typing: str = "`--set` makes",
+                  keeping: str = "`--set-string`") -> tuple[str, str, str] | None:
     """What GL483 or GL484 say of one `--set key=value` (`typed`) or `--set-string` setting:
-    (code, "key" or "value" for where it points, message), or None.
+    (code, "key" or "value" for where it points, message), or None. `typing` and `keeping`
+    name how the setting was written and what would keep its value a string.
 
     Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
     numbers; `--set-string` keeps every value a string."""
@@ -148,8 +150,8 @@ def judge_setting(key: str, value: str | None, typed: bool, judged: Judged) -> t
     got = set_type(value) if typed and value is not None else None
     message = _refused(data, steps, got) if got else None
     if message:
-        return ("GL484", "value", f"`--set` makes `{value}` a {got} and the chart copies it into the "
-                f"ClusterPolicy, where the API server refuses it (`{message}`); `--set-string` keeps it a "
+        return ("GL484", "value", f"{typing} `{value}` a {got} and the chart copies it into the "
+                f"ClusterPolicy, where the API server refuses it (`{message}`); {keeping} keeps it a "
                 f"string; judged by {judged.words()}")
     return None
 

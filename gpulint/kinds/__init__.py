@@ -18,6 +18,7 @@ from gpulint.kinds import (
     device_plugin,
     dockerfile,
     dra_values,
+    helmfile,
     kubernetes,
     mig_config,
     node,
@@ -29,7 +30,8 @@ from gpulint.registry import Kind, resolve
 
 # in the order `--kind` lists them
 KINDS: tuple[Kind, ...] = (containerd.KIND, daemon_json.KIND, dockerfile.KIND, kubernetes.KIND,
-                           operator_values.KIND, device_plugin.KIND, mig_config.KIND, dra_values.KIND, toolkit.TOOLKIT,
+                           operator_values.KIND, device_plugin.KIND, mig_config.KIND, dra_values.KIND, helmfile.KIND,
+                           toolkit.TOOLKIT,
                            toolkit.CDI, compose.KIND,
                            commands.KIND, devcontainer.KIND, systemd.KIND)
 NODE = node.KIND  # `gpulint doctor`'s live node
