@@ -1,0 +1,160 @@
+"""The container toolkit's `toolkit.env` settings the GPU Operator passes on, judged for the node
+layout they describe (GL489-GL492): chart values, a ClusterPolicy's `spec.toolkit.env`, a
+HelmChart's `valuesContent` and `helm --set toolkit.env[i]...` lines all come here as `EnvEntry`s.
+The facts and their sources are in `knowledge/toolkit_layout`."""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.formats.template import is_placeholder
+from gpulint.knowledge import toolkit_layout as layout
+from gpulint.model import Node, Span
+from gpulint.record import Frozen, freeze
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
+
+
+class EnvEntry(Frozen):
+    """One `{name, value}` of `toolkit.env`: the value None when absent or not a plain string
+    (a template expression, a `valueFrom`); `at` is where a finding on the value points (the
+    name where there is no value)."""
+
+    __slots__ = ("name", "value", "name_at", "at")
+
+    name: str
+    value: str | None
+    name_at: Span
+    at: Span
+
+    def __init__(self, name: str, value: str | None, name_at: Span, at: Span) -> None:
+        freeze(self, name, value, name_at, at)
+
+
+class Toolkit(Frozen):
+    """The toolkit release the operator deploys: its version (None when not known) and words on
+    where that comes from."""
+
+    __slots__ = ("version", "words")
+
+    version: tuple[int, int, int] | None
+    words: str
+
+    def __init__(self, tag: str | None, source: str) -> None:
+        match = _VERSION.match(tag or "")
+        freeze(self, tuple(map(int, match.groups())) if match else None, f"toolkit {tag} ({source})")
+
+
+def _text(node: Node | None) -> str | None:
+    if node is None or not node.is_scalar or node.value is None:
+        return None
+    text = node.str()
+    return None if text is None or is_placeholder(text) or "$" in text else text.strip()
+
+
+def env_entries(env: Node | None) -> list[EnvEntry]:
+    """The entries of a `toolkit.env` list as written in YAML."""
+    out = []
+    for item in env.value if env is not None and env.is_seq else ():
+        name = item.get("name") if item.is_map else None
+        text = _text(name)
+        if text is None:
+            continue
+        value = item.get("value")
+        out.append(EnvEntry(text, _text(value), name.span, (value or name).span))
+    return out
+
+
+def _last(entries: list[EnvEntry], names: tuple[str, ...]) -> EnvEntry | None:
+    """The entry the operator takes for a setting: the first name of `names` that is set (the
+    last entry of that name, as a container's env keeps the last)."""
+    for name in names:
+        found = [e for e in entries if e.name == name]
+        if found:
+            return found[-1]
+    return None
+
+
+def judge_env(entries: list[EnvEntry], toolkit: Toolkit) -> list[tuple[str, Span, str]]:
+    """(code, where, message) of what GL489-GL492 say of one `toolkit.env`."""
+    out: list[tuple[str, Span, str]] = []
+    config = _last(entries, layout.CONFIG_NAMES)
+    socket = _last(entries, layout.SOCKET_NAMES)
+    path = config.value if config is not None else None
+    if path and layout.TEMPLATE.fullmatch(path):
+        out.append(("GL489", config.at, _template_message(config)))
+    elif path and layout.GENERATED.fullmatch(path):
+        out.append(("GL490", config.at, _generated_message(config)))
+    if path and (layout.TEMPLATE.fullmatch(path) or layout.GENERATED.fullmatch(path)):
+        out.extend(_socket_finding(config, socket))
+    for entry in entries:
+        if entry.name in layout.CONFIG_SOURCE_NAMES and entry.value is not None:
+            out.extend(_config_source(entry, toolkit))
+    return out
+
+
+def _template_message(config: EnvEntry) -> str:
+    return (f"`{config.name}` names a k3s/RKE2 containerd template ({config.value}), which the container "
+            f"toolkit reads and writes as plain TOML: a template with `{{{{ ... }}}}` (the `{{{{ template "
+            f"\"base\" . }}}}` k3s documents) stops it with `unable to load config: ... keys cannot contain "
+            f"{{ character`, and a template that does not exist is written holding only the NVIDIA runtime, "
+            f"which k3s/RKE2 render as the node's whole containerd config at the next start (no CNI); leave "
+            f"`CONTAINERD_CONFIG` unset and set only `CONTAINERD_SOCKET={layout.K3S_SOCKET}`: k3s and RKE2 "
+            f"add the runtime the toolkit installs to the config they generate")
+
+
+def _generated_message(config: EnvEntry) -> str:
+    return (f"`{config.name}` names the containerd config k3s/RKE2 generate ({config.value}) and rewrite at "
+            f"every start, and the toolkit's restart of containerd restarts them: what the toolkit writes there "
+            f"(the default runtime of `CONTAINERD_SET_AS_DEFAULT`, the `imports` of its drop-in) is lost; leave "
+            f"`CONTAINERD_CONFIG` unset (k3s and RKE2 add the NVIDIA runtimes themselves) and make `nvidia` the "
+            f"default with `default-runtime: nvidia` in the k3s/RKE2 config.yaml")
+
+
+def _socket_finding(config: EnvEntry, socket: EnvEntry | None):
+    value = socket.value if socket is not None else None
+    if socket is not None and value is None:
+        return  # a socket gpulint cannot read
+    if value is not None and layout.is_rancher_socket(value):
+        return
+    said = f"`CONTAINERD_SOCKET={value}`" if socket is not None else \
+        f"`CONTAINERD_SOCKET` unset, the operator's default {layout.DEFAULT_SOCKET}"
+    yield ("GL491", socket.at if socket is not None else config.at,
+           f"`{config.name}` names a k3s/RKE2 containerd config ({config.value}) but the toolkit restarts the "
+           f"containerd at another socket ({said}): k3s and RKE2 serve theirs at {layout.K3S_SOCKET}, so the "
+           f"toolkit signals another daemon or none (`unable to restart containerd: unable to dial`) and the "
+           f"node's containerd never reloads; set `CONTAINERD_SOCKET={layout.K3S_SOCKET}`")
+
+
+def _config_source(entry: EnvEntry, toolkit: Toolkit):
+    if toolkit.version is not None and toolkit.version < layout.READS_CONFIG_SOURCE:
+        yield ("GL492", entry.name_at,
+               f"the GPU Operator deploys {toolkit.words}, which does not read `{entry.name}` (read from "
+               f"toolkit v1.18.0): the setting is ignored and the toolkit reads `containerd config dump` "
+               f"before the file")
+        return
+    for part in entry.value.split(","):
+        source = part.split("=", 1)[0].strip()
+        if source and source not in layout.CONFIG_SOURCES:
+            yield ("GL492", entry.at,
+                   f"`{entry.name}` takes `command`, `file` and `file=<path>`: the toolkit stops with "
+                   f"`unable to load config: unsupported config source \"{part.strip()}\"` and configures no "
+                   f"NVIDIA runtime")
+            return
+
+
+def values_toolkit(values: Node, judged) -> Toolkit:
+    """The toolkit chart values deploy: `toolkit.version`, else the default of the chart of the
+    judged release (a `gpu_operator.Judged`)."""
+    stated = _text(values.get("toolkit", "version"))
+    if stated:
+        return Toolkit(stated, "`toolkit.version`")
+    default = judged.data["values"].get("toolkit_version")
+    return Toolkit(default, f"the chart's default of {judged.words()}")
+
+
+def judge_values_env(values: Node, judged) -> list[tuple[str, Span, str]]:
+    """GL489-GL492 on the `toolkit.env` of chart values (a file, or a HelmChart's valuesContent)."""
+    if not values.is_map:
+        return []
+    return judge_env(env_entries(values.get("toolkit", "env")), values_toolkit(values, judged))
