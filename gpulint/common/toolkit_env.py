@@ -75,8 +75,11 @@ def _last(entries: list[EnvEntry], names: tuple[str, ...]) -> EnvEntry | None:
     return None
 
 
-def judge_env(entries: list[EnvEntry], toolkit: Toolkit) -> list[tuple[str, Span, str]]:
-    """(code, where, message) of what GL489-GL492 say of one `toolkit.env`."""
+def judge_env(entries: list[EnvEntry], toolkit: Toolkit, rancher: str | None = None,
+              missing_at: Span | None = None) -> list[tuple[str, Span, str]]:
+    """(code, where, message) of what GL489-GL492 say of one `toolkit.env`. `rancher`: words on
+    why the nodes are known to run k3s/RKE2, if they are; `missing_at`: where a finding on a
+    setting the env lacks points."""
     out: list[tuple[str, Span, str]] = []
     config = _last(entries, layout.CONFIG_NAMES)
     socket = _last(entries, layout.SOCKET_NAMES)
@@ -86,7 +89,10 @@ def judge_env(entries: list[EnvEntry], toolkit: Toolkit) -> list[tuple[str, Span
     elif path and layout.GENERATED.fullmatch(path):
         out.append(("GL490", config.at, _generated_message(config)))
     if path and (layout.TEMPLATE.fullmatch(path) or layout.GENERATED.fullmatch(path)):
-        out.extend(_socket_finding(config, socket))
+        out.extend(_socket_finding(f"`{config.name}` names a k3s/RKE2 containerd config ({path})", socket,
+                                   config.at))
+    elif rancher and missing_at is not None:
+        out.extend(_socket_finding(f"the nodes run k3s/RKE2 ({rancher})", socket, missing_at))
     for entry in entries:
         if entry.name in layout.CONFIG_SOURCE_NAMES and entry.value is not None:
             out.extend(_config_source(entry, toolkit))
@@ -111,7 +117,7 @@ def _generated_message(config: EnvEntry) -> str:
             f"default with `default-runtime: nvidia` in the k3s/RKE2 config.yaml")
 
 
-def _socket_finding(config: EnvEntry, socket: EnvEntry | None):
+def _socket_finding(why: str, socket: EnvEntry | None, missing_at: Span):
     value = socket.value if socket is not None else None
     if socket is not None and value is None:
         return  # a socket gpulint cannot read
@@ -119,11 +125,11 @@ def _socket_finding(config: EnvEntry, socket: EnvEntry | None):
         return
     said = f"`CONTAINERD_SOCKET={value}`" if socket is not None else \
         f"`CONTAINERD_SOCKET` unset, the operator's default {layout.DEFAULT_SOCKET}"
-    yield ("GL491", socket.at if socket is not None else config.at,
-           f"`{config.name}` names a k3s/RKE2 containerd config ({config.value}) but the toolkit restarts the "
-           f"containerd at another socket ({said}): k3s and RKE2 serve theirs at {layout.K3S_SOCKET}, so the "
-           f"toolkit signals another daemon or none (`unable to restart containerd: unable to dial`) and the "
-           f"node's containerd never reloads; set `CONTAINERD_SOCKET={layout.K3S_SOCKET}`")
+    yield ("GL491", socket.at if socket is not None else missing_at,
+           f"{why} but the toolkit restarts the containerd at another socket ({said}): k3s and RKE2 serve "
+           f"theirs at {layout.K3S_SOCKET}, so the toolkit signals another daemon or none (`unable to restart "
+           f"containerd: unable to dial`) and the node's containerd never loads the NVIDIA runtime; set "
+           f"`CONTAINERD_SOCKET={layout.K3S_SOCKET}`")
 
 
 def _config_source(entry: EnvEntry, toolkit: Toolkit):
@@ -143,18 +149,71 @@ def _config_source(entry: EnvEntry, toolkit: Toolkit):
             return
 
 
-def values_toolkit(values: Node, judged) -> Toolkit:
-    """The toolkit chart values deploy: `toolkit.version`, else the default of the chart of the
-    judged release (a `gpu_operator.Judged`)."""
-    stated = _text(values.get("toolkit", "version"))
+def values_toolkit(values: Node | None, judged) -> Toolkit:
+    """The toolkit chart values (None: the chart's own) deploy: `toolkit.version`, else the
+    default of the chart of the judged release (a `gpu_operator.Judged`)."""
+    stated = _text(values.get("toolkit", "version")) if values is not None else None
     if stated:
         return Toolkit(stated, "`toolkit.version`")
     default = judged.data["values"].get("toolkit_version")
     return Toolkit(default, f"the chart's default of {judged.words()}")
 
 
-def judge_values_env(values: Node, judged) -> list[tuple[str, Span, str]]:
+def configures_runtime(root: Node | None) -> bool:
+    """Whether chart values or a ClusterPolicy's spec (`root`) have the toolkit configure the
+    node's containerd: not when the toolkit is disabled, nor in NRI plugin mode (the toolkit
+    then leaves the runtime config and socket alone)."""
+    if root is None or not root.is_map:
+        return True
+    return _text(root.get("toolkit", "enabled")) != "false" and _text(root.get("cdi", "nriPluginEnabled")) != "true"
+
+
+def missing_at(root: Node | None) -> Span | None:
+    """Where a finding on a setting `toolkit.env` lacks points: the env list, else the `toolkit` key."""
+    toolkit = root.get("toolkit") if root is not None and root.is_map else None
+    if toolkit is None:
+        return None
+    env = toolkit.get("env")
+    return env.anchor if env is not None else toolkit.anchor
+
+
+def judge_values_env(values: Node, judged, rancher: str | None = None) -> list[tuple[str, Span, str]]:
     """GL489-GL492 on the `toolkit.env` of chart values (a file, or a HelmChart's valuesContent)."""
-    if not values.is_map:
+    if not values.is_map or not configures_runtime(values):
         return []
-    return judge_env(env_entries(values.get("toolkit", "env")), values_toolkit(values, judged))
+    return judge_env(env_entries(values.get("toolkit", "env")), values_toolkit(values, judged), rancher,
+                     missing_at(values))
+
+
+_RANCHER_PATH = re.compile(r"(?:^|/)agent/etc/containerd/")
+
+
+def rancher_nodes(ctx) -> str | None:
+    """Words on why the linted files show k3s/RKE2 nodes: a containerd config or template under
+    their `<data-dir>/agent/etc/containerd/`."""
+    for doc in ctx.of_kind("containerd"):
+        if _RANCHER_PATH.search(doc.path.replace("\\", "/")):
+            return f"the linted {doc.path}"
+    return None
+
+
+_SET_KEY = re.compile(r"toolkit\.env\[(\d+)\]\.(name|value)")
+
+
+def set_entries(pairs) -> list[EnvEntry]:
+    """The `toolkit.env` entries Helm's `--set` keys make: `pairs` are (key, value, where the
+    value is) of `toolkit.env[i].name=...` and `toolkit.env[i].value=...` among others."""
+    names: dict[int, tuple[str, Span]] = {}
+    values: dict[int, tuple[str, Span]] = {}
+    for key, value, at in pairs:
+        match = _SET_KEY.fullmatch(key)
+        if match is not None and value is not None:
+            (names if match[2] == "name" else values)[int(match[1])] = (value, at)
+    out = []
+    for index in sorted(names):
+        name, name_at = names[index]
+        value, at = values.get(index, (None, name_at))
+        if not is_placeholder(name) and "$" not in name:
+            plain = None if value is None or is_placeholder(value) or "$" in value else value.strip()
+            out.append(EnvEntry(name.strip(), plain, name_at, at))
+    return out
