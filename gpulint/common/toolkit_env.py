@@ -91,7 +91,9 @@ def judge_env(entries: list[EnvEntry], toolkit: Toolkit, rancher: str | None = N
     if path and (layout.TEMPLATE.fullmatch(path) or layout.GENERATED.fullmatch(path)):
         out.extend(_socket_finding(f"`{config.name}` names a k3s/RKE2 containerd config ({path})", socket,
                                    config.at))
-    elif rancher and missing_at is not None:
+    elif rancher and missing_at is not None and socket is None:
+        # a socket set on purpose may be a containerd of the node's own that k3s uses through
+        # --container-runtime-endpoint; one left at the default is the operator's guess
         out.extend(_socket_finding(f"the nodes run k3s/RKE2 ({rancher})", socket, missing_at))
     for entry in entries:
         if entry.name in layout.CONFIG_SOURCE_NAMES and entry.value is not None:
