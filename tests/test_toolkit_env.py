@@ -91,3 +91,24 @@ def test_a_disabled_toolkit_and_odd_env_entries_are_left_alone(tmp_path):
     result = lint(tmp_path)
     assert result.rc in (0, 1), result.err
     assert layout_findings(result) == []
+
+
+def test_names_the_deployed_toolkit_does_not_read(tmp_path):
+    write_files(tmp_path, {"values.yaml": "driver:\n  enabled: false\ntoolkit:\n  version: v1.17.8-ubuntu20.04\n"
+                                          "  env:\n    - name: CONTAINERD_SOCKETS\n      value: /run/k3s/x.sock\n"
+                                          "    - name: CONTAINERD_RESTART_MODE\n      value: none\n"
+                                          "    - name: RUNTIME_RESTART_MODE\n      value: none\n"
+                                          "    - name: DEVICE_LIST_STRATEGY\n      value: envvar\n"
+                                          "devicePlugin:\n  enabled: true\n"})
+    result = lint(tmp_path / "values.yaml")
+    assert [(f["code"], f["severity"], f["line"], f["column"]) for f in result.findings] == [
+        ("GL492", "warning", 6, 13), ("GL492", "warning", 8, 13)]
+    typo, gone = (f["message"] for f in result.findings)
+    assert "(did you mean `CONTAINERD_SOCKET`?)" in typo
+    assert "toolkit v1.17.8-ubuntu20.04 (`toolkit.version`), which does not read `CONTAINERD_RESTART_MODE` " \
+           "(last read by toolkit v1.16.2)" in gone
+
+
+def test_a_refused_config_source_is_an_error():
+    result = lint(HERE / "install.sh")
+    assert [f["severity"] for f in result.findings if f["code"] == "GL492"] == ["error"]

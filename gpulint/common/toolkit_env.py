@@ -11,6 +11,7 @@ from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import toolkit_layout as layout
 from gpulint.model import Node, Span
 from gpulint.record import Frozen, freeze
+from gpulint.spelling import closest_key
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 
@@ -76,18 +77,19 @@ def _last(entries: list[EnvEntry], names: tuple[str, ...]) -> EnvEntry | None:
 
 
 def judge_env(entries: list[EnvEntry], toolkit: Toolkit, rancher: str | None = None,
-              missing_at: Span | None = None) -> list[tuple[str, Span, str]]:
-    """(code, where, message) of what GL489-GL492 say of one `toolkit.env`. `rancher`: words on
+              missing_at: Span | None = None) -> list[tuple[str, Span, str, str]]:
+    """(code, where, message, severity: "" for the rule's own) of what GL489-GL492 say of one
+    `toolkit.env`. `rancher`: words on
     why the nodes are known to run k3s/RKE2, if they are; `missing_at`: where a finding on a
     setting the env lacks points."""
-    out: list[tuple[str, Span, str]] = []
+    out: list[tuple[str, Span, str, str]] = []
     config = _last(entries, layout.CONFIG_NAMES)
     socket = _last(entries, layout.SOCKET_NAMES)
     path = config.value if config is not None else None
     if path and layout.TEMPLATE.fullmatch(path):
-        out.append(("GL489", config.at, _template_message(config)))
+        out.append(("GL489", config.at, _template_message(config), ""))
     elif path and layout.GENERATED.fullmatch(path):
-        out.append(("GL490", config.at, _generated_message(config)))
+        out.append(("GL490", config.at, _generated_message(config), ""))
     if path and (layout.TEMPLATE.fullmatch(path) or layout.GENERATED.fullmatch(path)):
         out.extend(_socket_finding(f"`{config.name}` names a k3s/RKE2 containerd config ({path})", socket,
                                    config.at))
@@ -96,9 +98,39 @@ def judge_env(entries: list[EnvEntry], toolkit: Toolkit, rancher: str | None = N
         # --container-runtime-endpoint; one left at the default is the operator's guess
         out.extend(_socket_finding(f"the nodes run k3s/RKE2 ({rancher})", socket, missing_at))
     for entry in entries:
-        if entry.name in layout.CONFIG_SOURCE_NAMES and entry.value is not None:
-            out.extend(_config_source(entry, toolkit))
+        unread = _unread(entry, toolkit)
+        if unread is not None:
+            out.append(("GL492", entry.name_at, unread, ""))
+        elif entry.name in layout.CONFIG_SOURCE_NAMES and entry.value is not None:
+            out.extend(_config_source(entry))
     return out
+
+
+def _unread(entry: EnvEntry, toolkit: Toolkit) -> str | None:
+    """Words on why the deployed toolkit ignores `entry`, if it does: a name of other releases
+    only, or a near miss of a name some release reads."""
+    data = layout.env_names()
+    names, operator = data["names"], data["operator_reads"]
+    if entry.name in operator:
+        return None
+    span = names.get(entry.name)
+    if span is None:
+        near = closest_key(entry.name, sorted(set(names) | set(operator)))
+        return None if near is None else (
+            f"no container toolkit release reads `{entry.name}` (did you mean `{near}`?): the toolkit ignores "
+            f"the setting without a word")
+    version = toolkit.version
+    if version is None or version < layout.release_key(data["oldest"]):
+        return None
+    first, last = span
+    if version < layout.release_key(first):
+        when = f"read from toolkit {first}"
+    elif last is not None and version > layout.release_key(last):
+        when = f"last read by toolkit {last}"
+    else:
+        return None
+    return (f"the GPU Operator deploys {toolkit.words}, which does not read `{entry.name}` ({when}): the "
+            f"setting is ignored without a word")
 
 
 def _template_message(config: EnvEntry) -> str:
@@ -131,23 +163,17 @@ def _socket_finding(why: str, socket: EnvEntry | None, missing_at: Span):
            f"{why} but the toolkit restarts the containerd at another socket ({said}): k3s and RKE2 serve "
            f"theirs at {layout.K3S_SOCKET}, so the toolkit signals another daemon or none (`unable to restart "
            f"containerd: unable to dial`) and the node's containerd never loads the NVIDIA runtime; set "
-           f"`CONTAINERD_SOCKET={layout.K3S_SOCKET}`")
+           f"`CONTAINERD_SOCKET={layout.K3S_SOCKET}`", "")
 
 
-def _config_source(entry: EnvEntry, toolkit: Toolkit):
-    if toolkit.version is not None and toolkit.version < layout.READS_CONFIG_SOURCE:
-        yield ("GL492", entry.name_at,
-               f"the GPU Operator deploys {toolkit.words}, which does not read `{entry.name}` (read from "
-               f"toolkit v1.18.0): the setting is ignored and the toolkit reads `containerd config dump` "
-               f"before the file")
-        return
+def _config_source(entry: EnvEntry):
     for part in entry.value.split(","):
         source = part.split("=", 1)[0].strip()
         if source and source not in layout.CONFIG_SOURCES:
             yield ("GL492", entry.at,
                    f"`{entry.name}` takes `command`, `file` and `file=<path>`: the toolkit stops with "
                    f"`unable to load config: unsupported config source \"{part.strip()}\"` and configures no "
-                   f"NVIDIA runtime")
+                   f"NVIDIA runtime", "error")
             return
 
 
@@ -179,7 +205,7 @@ def missing_at(root: Node | None) -> Span | None:
     return env.anchor if env is not None else toolkit.anchor
 
 
-def judge_values_env(values: Node, judged, rancher: str | None = None) -> list[tuple[str, Span, str]]:
+def judge_values_env(values: Node, judged, rancher: str | None = None) -> list[tuple[str, Span, str, str]]:
     """GL489-GL492 on the `toolkit.env` of chart values (a file, or a HelmChart's valuesContent)."""
     if not values.is_map or not configures_runtime(values):
         return []

@@ -75,8 +75,6 @@ CONFIG_NAMES = ("CONTAINERD_CONFIG", "RUNTIME_CONFIG")
 SOCKET_NAMES = ("CONTAINERD_SOCKET",)
 CONFIG_SOURCE_NAMES = ("RUNTIME_CONFIG_SOURCE", "RUNTIME_CONFIG_SOURCES")
 
-# the first toolkit release that reads RUNTIME_CONFIG_SOURCE (and writes a drop-in)
-READS_CONFIG_SOURCE = (1, 18, 0)
 CONFIG_SOURCES = ("command", "file")
 
 # `<data-dir>/agent/etc/containerd/` of k3s and RKE2 (data-dir /var/lib/rancher/k3s or rke2 by
@@ -89,3 +87,14 @@ TEMPLATE = re.compile(_AGENT_DIR + r"config(?:-v3)?\.toml\.tmpl")
 def is_rancher_socket(path: str) -> bool:
     """The containerd socket k3s and RKE2 serve (or one under their `/run/k3s` state)."""
     return path.rstrip("/").startswith("/run/k3s/")
+
+
+def env_names() -> dict:
+    """rules/toolkit-container-env.yaml: the env names each toolkit release reads."""
+    from gpulint.resources import load_yaml
+
+    return load_yaml("toolkit-container-env.yaml")
+
+
+def release_key(tag: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in tag.lstrip("v").split("."))

@@ -165,8 +165,8 @@ def helm_toolkit_env(doc: Document, ctx: Context):
         stated = [s.value for s in command.settings if s.key == "toolkit.version"]
         deployed = Toolkit(stated[-1], "`--set toolkit.version`") if stated else values_toolkit(None, judged)
         # a line that sets no toolkit.env has nothing to point a missing socket at
-        for code, where, message in judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at):
-            yield finding(doc, code, where, message)
+        for code, where, message, severity in judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at):
+            yield finding(doc, code, where, message, severity=severity or None)
 
 
 def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:

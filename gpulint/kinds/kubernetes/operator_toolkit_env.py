@@ -32,8 +32,8 @@ def cluster_policy_toolkit_env(doc: Document, ctx: Context):
             continue
         deployed = Toolkit(scalar_str(spec.get("toolkit", "version")), "`spec.toolkit.version`")
         found = judge_env(env_entries(spec.get("toolkit", "env")), deployed, rancher_nodes(ctx), missing_at(spec))
-        for code, where, message in found:
-            yield finding(doc, code, where, message)
+        for code, where, message, severity in found:
+            yield finding(doc, code, where, message, severity=severity or None)
 
 
 @check(*CODES, kinds=("kubernetes",))
@@ -52,6 +52,6 @@ def helmchart_toolkit_env(doc: Document, ctx: Context):
         stated = given.get("toolkit.version")
         deployed = Toolkit(stated, "`toolkit.version` of `spec.set`") if stated else values_toolkit(content, judged)
         where = missing_at(content) or (obj.get("spec", "chart") or obj).span
-        for code, at, message in judge_env(entries, deployed, "a HelmChart of helm.cattle.io deploys the operator",
+        for code, at, message, severity in judge_env(entries, deployed, "a HelmChart of helm.cattle.io deploys the operator",
                                            where):
-            yield finding(doc, code, at, message)
+            yield finding(doc, code, at, message, severity=severity or None)

@@ -23,5 +23,5 @@ def toolkit_layout(doc: Document, ctx: Context):
     if doc.tree is None:
         return
     judged = gpu_operator.judged_release(ctx.settings)
-    for code, where, message in judge_values_env(doc.tree, judged, rancher_nodes(ctx)):
-        yield finding(doc, code, where, message)
+    for code, where, message, severity in judge_values_env(doc.tree, judged, rancher_nodes(ctx)):
+        yield finding(doc, code, where, message, severity=severity or None)
