@@ -137,7 +137,7 @@ def _template_message(config: EnvEntry) -> str:
     return (f"`{config.name}` names a k3s/RKE2 containerd template ({config.value}), which the container "
             f"toolkit reads and writes as plain TOML: a template with `{{{{ ... }}}}` (the `{{{{ template "
             f"\"base\" . }}}}` k3s documents) stops it with `unable to load config: ... keys cannot contain "
-            f"{{ character`, and a template that does not exist is written holding only the NVIDIA runtime, "
+            f"{{ character`, and a template that does not exist is written holding only what the toolkit adds, "
             f"which k3s/RKE2 render as the node's whole containerd config at the next start (no CNI); leave "
             f"`CONTAINERD_CONFIG` unset and set only `CONTAINERD_SOCKET={layout.K3S_SOCKET}`: k3s and RKE2 "
             f"add the runtime the toolkit installs to the config they generate")

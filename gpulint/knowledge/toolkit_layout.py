@@ -24,7 +24,8 @@ token type in inline table: keys cannot contain { character` (https://github.com
 https://github.com/NVIDIA/gpu-operator/issues/673), with the base template `unable to load config:
 failed to load config: (1, 1): parsing error: keys cannot contain { character`
 (https://github.com/NVIDIA/gpu-operator/issues/623). A template that does not exist is loaded as
-empty and written holding the NVIDIA runtime only; k3s/RKE2 then render that as the whole
+empty and written holding only what the toolkit adds (the NVIDIA runtime; from v1.18 the
+`version` and `imports` of its drop-in); k3s/RKE2 then render that as the whole
 containerd config and the node loses its CNI settings at the next start
 (https://github.com/NVIDIA/gpu-operator/issues/992, https://github.com/NVIDIA/gpu-operator/issues/473).
 
@@ -60,7 +61,15 @@ mounts that socket's folder and overwrites `RUNTIME_SOCKET`). k3s and RKE2 serve
 `RUNTIME_CONFIG_SOURCE` (alias `RUNTIME_CONFIG_SOURCES`) is read from toolkit v1.18.0: a comma
 list of `command` and `file` or `file=<path>`; anything else stops the toolkit with `unable to
 load config: unsupported config source "<value>"` (cmd/nvidia-ctk-installer/container/container.go
-`GetConfigLoaders`). Toolkit v1.17.x and older do not read it."""
+`GetConfigLoaders`). Toolkit v1.17.x and older do not read it: v1.17.0 gave `nvidia-ctk runtime
+configure` a `--config-source` flag (cmd/nvidia-ctk/runtime/configure/configure.go), but the
+toolkit container reads the variable from v1.18.0 only (v1.18.0-rc.5). Which names each release
+reads is in rules/toolkit-container-env.yaml.
+
+Not settled: whether containerd 2.2's own default import of `/etc/containerd/conf.d/*.toml`
+(https://github.com/containerd/containerd/pull/12323) also applies to the containerd k3s/RKE2
+run with their generated config, which would make the toolkit's default drop-in
+(`RUNTIME_DROP_IN_CONFIG`) reach it; no rule depends on it."""
 
 from __future__ import annotations
 
