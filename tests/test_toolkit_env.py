@@ -112,3 +112,14 @@ def test_names_the_deployed_toolkit_does_not_read(tmp_path):
 def test_a_refused_config_source_is_an_error():
     result = lint(HERE / "install.sh")
     assert [f["severity"] for f in result.findings if f["code"] == "GL492"] == ["error"]
+
+
+def test_the_linted_template_it_names_is_related(tmp_path):
+    write_files(tmp_path, {
+        "values.yaml": (HERE / "values-template.yaml").read_text(),
+        "node/var/lib/rancher/k3s/agent/etc/containerd/config-v3.toml.tmpl": "{{ template \"base\" . }}\n"})
+    result = lint(tmp_path)
+    template = [f for f in result.findings if f["code"] == "GL489"]
+    assert [(f["line"], f["column"]) for f in template] == [(7, 14)]
+    assert template[0]["related"][0]["path"].endswith("config-v3.toml.tmpl")
+    assert "its `{{ ... }}` is no TOML" in template[0]["related"][0]["message"]

@@ -9,8 +9,9 @@ import re
 
 from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import toolkit_layout as layout
-from gpulint.model import Node, Span
+from gpulint.model import Document, Node, Span
 from gpulint.record import Frozen, freeze
+from gpulint.registry import finding, related
 from gpulint.spelling import closest_key
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
@@ -76,31 +77,45 @@ def _last(entries: list[EnvEntry], names: tuple[str, ...]) -> EnvEntry | None:
     return None
 
 
+class Judgement(Frozen):
+    """What GL489-GL492 say of one `toolkit.env`: `severity` "" for the rule's own, `about` the
+    node path of the containerd file it concerns ("" none)."""
+
+    __slots__ = ("code", "at", "message", "severity", "about")
+
+    code: str
+    at: Span
+    message: str
+    severity: str
+    about: str
+
+    def __init__(self, code: str, at: Span, message: str, severity: str = "", about: str = "") -> None:
+        freeze(self, code, at, message, severity, about)
+
+
 def judge_env(entries: list[EnvEntry], toolkit: Toolkit, rancher: str | None = None,
-              missing_at: Span | None = None) -> list[tuple[str, Span, str, str]]:
-    """(code, where, message, severity: "" for the rule's own) of what GL489-GL492 say of one
-    `toolkit.env`. `rancher`: words on
-    why the nodes are known to run k3s/RKE2, if they are; `missing_at`: where a finding on a
-    setting the env lacks points."""
-    out: list[tuple[str, Span, str, str]] = []
+              missing_at: Span | None = None) -> list[Judgement]:
+    """What GL489-GL492 say of one `toolkit.env`. `rancher`: words on why the nodes are known to
+    run k3s/RKE2, if they are; `missing_at`: where a finding on a setting the env lacks points."""
+    out: list[Judgement] = []
     config = _last(entries, layout.CONFIG_NAMES)
     socket = _last(entries, layout.SOCKET_NAMES)
     path = config.value if config is not None else None
     if path and layout.TEMPLATE.fullmatch(path):
-        out.append(("GL489", config.at, _template_message(config), ""))
+        out.append(Judgement("GL489", config.at, _template_message(config), about=path))
     elif path and layout.GENERATED.fullmatch(path):
-        out.append(("GL490", config.at, _generated_message(config), ""))
+        out.append(Judgement("GL490", config.at, _generated_message(config), about=path))
     if path and (layout.TEMPLATE.fullmatch(path) or layout.GENERATED.fullmatch(path)):
         out.extend(_socket_finding(f"`{config.name}` names a k3s/RKE2 containerd config ({path})", socket,
-                                   config.at))
+                                   config.at, path))
     elif rancher and missing_at is not None and socket is None:
         # a socket set on purpose may be a containerd of the node's own that k3s uses through
         # --container-runtime-endpoint; one left at the default is the operator's guess
-        out.extend(_socket_finding(f"the nodes run k3s/RKE2 ({rancher})", socket, missing_at))
+        out.extend(_socket_finding(f"the nodes run k3s/RKE2 ({rancher})", socket, missing_at, ""))
     for entry in entries:
         unread = _unread(entry, toolkit)
         if unread is not None:
-            out.append(("GL492", entry.name_at, unread, ""))
+            out.append(Judgement("GL492", entry.name_at, unread))
         elif entry.name in layout.CONFIG_SOURCE_NAMES and entry.value is not None:
             out.extend(_config_source(entry))
     return out
@@ -151,7 +166,7 @@ def _generated_message(config: EnvEntry) -> str:
             f"default with `default-runtime: nvidia` in the k3s/RKE2 config.yaml")
 
 
-def _socket_finding(why: str, socket: EnvEntry | None, missing_at: Span):
+def _socket_finding(why: str, socket: EnvEntry | None, missing_at: Span, about: str):
     value = socket.value if socket is not None else None
     if socket is not None and value is None:
         return  # a socket gpulint cannot read
@@ -159,18 +174,18 @@ def _socket_finding(why: str, socket: EnvEntry | None, missing_at: Span):
         return
     said = f"`CONTAINERD_SOCKET={value}`" if socket is not None else \
         f"`CONTAINERD_SOCKET` unset, the operator's default {layout.DEFAULT_SOCKET}"
-    yield ("GL491", socket.at if socket is not None else missing_at,
+    yield Judgement("GL491", socket.at if socket is not None else missing_at,
            f"{why} but the toolkit restarts the containerd at another socket ({said}): k3s and RKE2 serve "
            f"theirs at {layout.K3S_SOCKET}, so the toolkit signals another daemon or none (`unable to restart "
            f"containerd: unable to dial`) and the node's containerd never loads the NVIDIA runtime; set "
-           f"`CONTAINERD_SOCKET={layout.K3S_SOCKET}`", "")
+           f"`CONTAINERD_SOCKET={layout.K3S_SOCKET}`", about=about)
 
 
 def _config_source(entry: EnvEntry):
     for part in entry.value.split(","):
         source = part.split("=", 1)[0].strip()
         if source and source not in layout.CONFIG_SOURCES:
-            yield ("GL492", entry.at,
+            yield Judgement("GL492", entry.at,
                    f"`{entry.name}` takes `command`, `file` and `file=<path>`: the toolkit stops with "
                    f"`unable to load config: unsupported config source \"{part.strip()}\"` and configures no "
                    f"NVIDIA runtime", "error")
@@ -205,7 +220,7 @@ def missing_at(root: Node | None) -> Span | None:
     return env.anchor if env is not None else toolkit.anchor
 
 
-def judge_values_env(values: Node, judged, rancher: str | None = None) -> list[tuple[str, Span, str, str]]:
+def judge_values_env(values: Node, judged, rancher: str | None = None) -> list[Judgement]:
     """GL489-GL492 on the `toolkit.env` of chart values (a file, or a HelmChart's valuesContent)."""
     if not values.is_map or not configures_runtime(values):
         return []
@@ -216,13 +231,41 @@ def judge_values_env(values: Node, judged, rancher: str | None = None) -> list[t
 _RANCHER_PATH = re.compile(r"(?:^|/)agent/etc/containerd/")
 
 
-def rancher_nodes(ctx) -> str | None:
-    """Words on why the linted files show k3s/RKE2 nodes: a containerd config or template under
-    their `<data-dir>/agent/etc/containerd/`."""
+def _rancher_file(ctx) -> Document | None:
+    """A linted containerd config or template under k3s/RKE2's `<data-dir>/agent/etc/containerd/`."""
     for doc in ctx.of_kind("containerd"):
         if _RANCHER_PATH.search(doc.path.replace("\\", "/")):
-            return f"the linted {doc.path}"
+            return doc
     return None
+
+
+def rancher_nodes(ctx) -> str | None:
+    """Words on why the linted files show k3s/RKE2 nodes, if they do."""
+    found = _rancher_file(ctx)
+    return None if found is None else f"the linted {found.path}"
+
+
+def _node_file(ctx, path: str) -> Document | None:
+    """The linted containerd file at the node path `path` (a tree of a node's files, `path`
+    under any folder)."""
+    for doc in ctx.of_kind("containerd"):
+        if ("/" + doc.path.replace("\\", "/")).endswith(path):
+            return doc
+    return None
+
+
+def emit(doc: Document, ctx, judgements: list[Judgement]):
+    """The findings of `judgements` on `doc`, each with the linted containerd file it concerns."""
+    for judgement in judgements:
+        about = _node_file(ctx, judgement.about) if judgement.about else \
+            _rancher_file(ctx) if judgement.code == "GL491" else None
+        words = "the k3s/RKE2 containerd file it names"
+        if about is not None and judgement.code == "GL489" and "{{" in about.text:
+            words = "the linted template: its `{{ ... }}` is no TOML"
+        elif about is not None and not judgement.about:
+            words = "a k3s/RKE2 containerd file of the nodes"
+        yield finding(doc, judgement.code, judgement.at, judgement.message, severity=judgement.severity or None,
+                      related=[related(about, Span.point(1, 1), words)] if about is not None else [])
 
 
 _SET_KEY = re.compile(r"toolkit\.env\[(\d+)\]\.(name|value)")

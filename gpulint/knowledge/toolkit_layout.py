@@ -73,7 +73,10 @@ run with their generated config, which would make the toolkit's default drop-in
 
 from __future__ import annotations
 
+import functools
 import re
+
+from gpulint.resources import load_yaml
 
 DEFAULT_CONFIG = "/etc/containerd/config.toml"
 DEFAULT_SOCKET = "/run/containerd/containerd.sock"
@@ -98,10 +101,9 @@ def is_rancher_socket(path: str) -> bool:
     return path.rstrip("/").startswith("/run/k3s/")
 
 
+@functools.lru_cache(maxsize=1)
 def env_names() -> dict:
     """rules/toolkit-container-env.yaml: the env names each toolkit release reads."""
-    from gpulint.resources import load_yaml
-
     return load_yaml("toolkit-container-env.yaml")
 
 

@@ -13,6 +13,7 @@ import re
 from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
 from gpulint.common.toolkit_env import (
     Toolkit,
+    emit,
     judge_env,
     rancher_nodes,
     set_entries,
@@ -165,8 +166,7 @@ def helm_toolkit_env(doc: Document, ctx: Context):
         stated = [s.value for s in command.settings if s.key == "toolkit.version"]
         deployed = Toolkit(stated[-1], "`--set toolkit.version`") if stated else values_toolkit(None, judged)
         # a line that sets no toolkit.env has nothing to point a missing socket at
-        for code, where, message, severity in judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at):
-            yield finding(doc, code, where, message, severity=severity or None)
+        yield from emit(doc, ctx, judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at))
 
 
 def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:

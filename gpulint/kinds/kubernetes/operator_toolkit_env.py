@@ -8,6 +8,7 @@ from __future__ import annotations
 from gpulint.common.toolkit_env import (
     Toolkit,
     configures_runtime,
+    emit,
     env_entries,
     judge_env,
     missing_at,
@@ -19,7 +20,7 @@ from gpulint.kinds.kubernetes.facts import scalar_str
 from gpulint.kinds.kubernetes.operator_helmchart import operator_charts
 from gpulint.kinds.kubernetes.operator_objects import operator_objects
 from gpulint.model import Document
-from gpulint.registry import Context, check, finding
+from gpulint.registry import Context, check
 
 CODES = ("GL489", "GL490", "GL491", "GL492")
 
@@ -32,8 +33,7 @@ def cluster_policy_toolkit_env(doc: Document, ctx: Context):
             continue
         deployed = Toolkit(scalar_str(spec.get("toolkit", "version")), "`spec.toolkit.version`")
         found = judge_env(env_entries(spec.get("toolkit", "env")), deployed, rancher_nodes(ctx), missing_at(spec))
-        for code, where, message, severity in found:
-            yield finding(doc, code, where, message, severity=severity or None)
+        yield from emit(doc, ctx, found)
 
 
 @check(*CODES, kinds=("kubernetes",))
@@ -52,6 +52,5 @@ def helmchart_toolkit_env(doc: Document, ctx: Context):
         stated = given.get("toolkit.version")
         deployed = Toolkit(stated, "`toolkit.version` of `spec.set`") if stated else values_toolkit(content, judged)
         where = missing_at(content) or (obj.get("spec", "chart") or obj).span
-        for code, at, message, severity in judge_env(entries, deployed, "a HelmChart of helm.cattle.io deploys the operator",
-                                           where):
-            yield finding(doc, code, at, message, severity=severity or None)
+        yield from emit(doc, ctx, judge_env(entries, deployed, "a HelmChart of helm.cattle.io deploys the operator",
+                                            where))

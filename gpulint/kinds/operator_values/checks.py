@@ -4,7 +4,7 @@ GL484), and the container toolkit's node layout settings in `toolkit.env` (GL489
 from __future__ import annotations
 
 from gpulint.common.operator_chart import judge_values
-from gpulint.common.toolkit_env import judge_values_env, rancher_nodes
+from gpulint.common.toolkit_env import emit, judge_values_env, rancher_nodes
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
 from gpulint.registry import Context, check, finding
@@ -23,5 +23,4 @@ def toolkit_layout(doc: Document, ctx: Context):
     if doc.tree is None:
         return
     judged = gpu_operator.judged_release(ctx.settings)
-    for code, where, message, severity in judge_values_env(doc.tree, judged, rancher_nodes(ctx)):
-        yield finding(doc, code, where, message, severity=severity or None)
+    yield from emit(doc, ctx, judge_values_env(doc.tree, judged, rancher_nodes(ctx)))
