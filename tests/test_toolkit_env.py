@@ -41,7 +41,7 @@ def test_the_rke2_documented_settings_are_clean():
 
 def test_cluster_policy_env_by_its_toolkit_version():
     result = lint(HERE / "clusterpolicy.yaml")
-    assert layout_findings(result) == [("GL489", 11, 16), ("GL491", 13, 16), ("GL492", 15, 16)]
+    assert layout_findings(result) == [("GL489", 11, 16), ("GL491", 13, 16), ("GL492", 15, 24)]  # `dump`
     refused = [f["message"] for f in result.findings if f["code"] == "GL492"][0]
     assert 'unable to load config: unsupported config source "dump"' in refused
 
@@ -123,3 +123,14 @@ def test_the_linted_template_it_names_is_related(tmp_path):
     assert [(f["line"], f["column"]) for f in template] == [(7, 14)]
     assert template[0]["related"][0]["path"].endswith("config-v3.toml.tmpl")
     assert "its `{{ ... }}` is no TOML" in template[0]["related"][0]["message"]
+
+
+def test_the_refused_source_in_a_quoted_list_is_pointed_at(tmp_path):
+    write_files(tmp_path, {"values.yaml": "driver:\n  enabled: false\ntoolkit:\n  env:\n"
+                                          "    - name: RUNTIME_CONFIG_SOURCE\n"
+                                          "      value: \"file=/etc/k0s/containerd.toml, commnd\"\n"
+                                          "devicePlugin:\n  enabled: true\n"})
+    result = lint(tmp_path / "values.yaml")
+    assert [(f["code"], f["line"], f["column"], f["end_column"]) for f in result.findings] == [
+        ("GL492", 6, 46, 51)]
+    assert "(did you mean `command`?)" in result.findings[0]["message"]

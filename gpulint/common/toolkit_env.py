@@ -182,14 +182,29 @@ def _socket_finding(why: str, socket: EnvEntry | None, missing_at: Span, about: 
 
 
 def _config_source(entry: EnvEntry):
+    offset = 0
     for part in entry.value.split(","):
         source = part.split("=", 1)[0].strip()
         if source and source not in layout.CONFIG_SOURCES:
-            yield Judgement("GL492", entry.at,
-                   f"`{entry.name}` takes `command`, `file` and `file=<path>`: the toolkit stops with "
-                   f"`unable to load config: unsupported config source \"{part.strip()}\"` and configures no "
-                   f"NVIDIA runtime", "error")
+            word = part.strip()
+            near = closest_key(source, layout.CONFIG_SOURCES)
+            meant = f" (did you mean `{near}`?)" if near else ""
+            yield Judgement("GL492", _within(entry.at, entry.value, offset + part.index(word), len(word)),
+                            f"`{entry.name}` takes `command`, `file` and `file=<path>`{meant}: the toolkit stops with "
+                            f"`unable to load config: unsupported config source \"{word}\"` and configures no "
+                            f"NVIDIA runtime", "error")
             return
+        offset += len(part) + 1
+
+
+def _within(at: Span, value: str, start: int, length: int) -> Span:
+    """The span of `value[start:start + length]` where `at` holds `value` on one line, bare or in
+    quotes; `at` itself where it holds it otherwise (escapes, a block, a --set word)."""
+    width = at.end_column - at.column + 1  # a Span's end is its last character
+    if at.line != at.end_line or width not in (len(value), len(value) + 2):
+        return at
+    column = at.column + (width - len(value)) // 2 + start
+    return Span(at.line, column, at.line, column + length - 1)
 
 
 def values_toolkit(values: Node | None, judged) -> Toolkit:
