@@ -1,6 +1,7 @@
 """`helm install|upgrade ... gpu-operator --set k=v` lines: each `--set` key judged against
-the gpu-operator chart of the release `--version` names (GL483), and a `--set` env value
-that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484).
+the gpu-operator chart of the release `--version` names (GL483), a `--set` env value
+that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484), and the
+container toolkit's node layout settings among `toolkit.env[i]` (GL489-GL492).
 
 Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
 numbers; `--set-string` keeps every value a string."""
@@ -10,6 +11,14 @@ from __future__ import annotations
 import re
 
 from gpulint.common.operator_chart import judge_setting
+from gpulint.common.toolkit_env import (
+    Toolkit,
+    emit,
+    judge_env,
+    rancher_nodes,
+    set_entries,
+    values_toolkit,
+)
 from gpulint.formats.shell import Word, split_commands
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
@@ -115,3 +124,23 @@ def helm_settings(doc: Document, ctx: Context):
             if said is not None:
                 code, _, message = said
                 yield finding(doc, code, doc.index.span(setting.start, setting.start + len(setting.key)), message)
+
+
+@check("GL489", "GL490", "GL491", "GL492", kinds=("commands",))
+def helm_toolkit_env(doc: Document, ctx: Context):
+    for command in doc.cache.get(CACHE, ()):
+        pairs = []
+        for setting in command.settings:
+            start = setting.start + len(setting.key) + 1
+            pairs.append((setting.key, setting.value, doc.index.span(start, start + len(setting.value))))
+        entries = set_entries(pairs)
+        if not entries:
+            continue
+        judged = gpu_operator.judged_release(ctx.settings, command.version,
+                                             f"`--version {command.version}` of the helm command")
+        stated = [s.value for s in command.settings if s.key == "toolkit.version"]
+        deployed = Toolkit(stated[-1], "`--set toolkit.version`") if stated else values_toolkit(None, judged)
+        # a line that sets no toolkit.env has nothing to point a missing socket at
+        yield from emit(doc, ctx, judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at))
+
+

@@ -34,23 +34,34 @@ def _operator_charts(doc: Document):
             yield obj
 
 
+def operator_charts(doc: Document, ctx: Context):
+    """(HelmChart object, the release it is judged by, its `valuesContent` read as chart values
+    or None) of each HelmChart of the gpu-operator chart."""
+    for obj in _operator_charts(doc):
+        stated = scalar_str(obj.get("spec", "version"))
+        judged = gpu_operator.judged_release(ctx.settings, stated, f"`spec.version: {stated}` of the HelmChart")
+        yield obj, judged, _values_content(doc, obj)
+
+
+def _values_content(doc: Document, obj):
+    content = obj.get("spec", "valuesContent")
+    if content is None or not isinstance(content.value, str):
+        return None
+    try:
+        # the text the tree was read from: a template's expressions set aside
+        text = neutralise(doc.text) if doc.templated else doc.text
+        roots = embedded_roots(text, doc, content, "the embedded chart values")
+    except ParseError:
+        return None  # Helm refuses it too; the values are not judged
+    return roots[0] if len(roots) == 1 and roots[0].is_map else None
+
+
 @check("GL483", "GL484", kinds=("kubernetes",))
 def helmchart_values(doc: Document, ctx: Context):
-    for obj in _operator_charts(doc):
-        version = obj.get("spec", "version")
-        stated = scalar_str(version)
-        judged = gpu_operator.judged_release(ctx.settings, stated, f"`spec.version: {stated}` of the HelmChart")
-        content = obj.get("spec", "valuesContent")
-        if content is not None and isinstance(content.value, str):
-            try:
-                # the text the tree was read from: a template's expressions set aside
-                text = neutralise(doc.text) if doc.templated else doc.text
-                roots = embedded_roots(text, doc, content, "the embedded chart values")
-            except ParseError:
-                roots = []  # Helm refuses it too; the values are not judged
-            if len(roots) == 1 and roots[0].is_map:
-                for code, where, message in judge_values(roots[0], judged):
-                    yield finding(doc, code, where, message)
+    for obj, judged, content in operator_charts(doc, ctx):
+        if content is not None:
+            for code, where, message in judge_values(content, judged):
+                yield finding(doc, code, where, message)
         values = gpu_operator.release_data(judged.tag)["values"]
         sets = obj.get("spec", "set")
         for key, node in sets.items() if sets is not None else ():
