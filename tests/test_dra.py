@@ -1,4 +1,4 @@
-"""Dynamic Resource Allocation rules (GL471-GL478) through the CLI.
+"""Dynamic Resource Allocation rules (GL471-GL480) through the CLI.
 
 Fixtures under tests/fixtures/dra/<rule>/ mark every expected finding on its line with
 `# expect: GL471 @token` (the finding starts where `token` first appears on that line);
@@ -13,11 +13,11 @@ from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
 from test_kubernetes import expected
 
 DRA = FIXTURES / "dra"
-TARGETS = sorted(str(p.relative_to(DRA)) for p in DRA.glob("GL47*/*"))
+TARGETS = sorted(str(p.relative_to(DRA)) for p in [*DRA.glob("GL47*/*"), *DRA.glob("GL480/*")])
 
 
 def lint_dra(relative: str, *args: str):
-    return lint_fixture(f"dra/{relative}", "--select", "GL47", "--preview", "--failure-threshold", "none", *args)
+    return lint_fixture(f"dra/{relative}", "--select", "GL47,GL480", "--preview", "--failure-threshold", "none", *args)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -28,7 +28,7 @@ def test_fixture_findings_are_exactly_the_marked_ones(target):
 
 
 def test_every_rule_has_bad_and_good_fixtures():
-    for code in [f"GL47{n}" for n in range(1, 10) if n != 2]:
+    for code in [*(f"GL47{n}" for n in range(1, 10) if n != 2), "GL480"]:
         for side in ("bad", "good"):
             assert (DRA / code / f"{side}.yaml").is_file() or (DRA / code / side).is_dir(), (code, side)
 
@@ -61,14 +61,49 @@ spec:
     ("1.35", "v1beta1", "warning"),   # deprecated in 1.35
     ("1.34", "v1", None),
     ("1.33", "v1beta2", None),
+    ("1.31", "v1alpha3", None),       # the only DRA API of 1.31
+    ("1.32", "v1alpha3", "warning"),  # superseded by v1beta1
+    ("1.34", "v1alpha3", "error"),    # its claim types left in 1.34
+    ("1.30", "v1alpha3", "error"),
 ])
 def test_api_version_is_judged_against_the_fleet_kubernetes_version(tmp_path, cluster, version, severity):
-    shape = _V1_CLAIM if version != "v1beta1" else _V1_CLAIM.replace(
+    shape = _V1_CLAIM if version not in ("v1beta1", "v1alpha3") else _V1_CLAIM.replace(
         "        exactly:\n          deviceClassName", "        deviceClassName")
     result = _lint(tmp_path, {".gpulint.toml": f'[fleet]\nkubernetes-version = "{cluster}"\n',
                               "claim.yaml": shape.format(version=version)}, isolated=False)
     found = [(f["code"], f["severity"], f["line"]) for f in result.findings]
     assert found == ([("GL472", severity, 1)] if severity else [])
+
+
+_CLASSIC_CLASS = """\
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata:
+  name: gpu.example.com
+driverName: gpu.resource.example.com
+"""
+
+
+@pytest.mark.parametrize(("cluster", "codes"), [("1.30", []), ("1.27", []), ("1.26", ["GL472"]),
+                                                 ("1.31", ["GL472"]), (None, ["GL480"])])
+def test_classic_dra_objects_are_judged_by_the_releases_that_served_them(tmp_path, cluster, codes):
+    files = {"class.yaml": _CLASSIC_CLASS}
+    if cluster:
+        files[".gpulint.toml"] = f'[fleet]\nkubernetes-version = "{cluster}"\n'
+    write_files(tmp_path, files)
+    result = run_gpulint("--format", "json", "--select", "GL472,GL480", "--failure-threshold", "none", ".",
+                         cwd=tmp_path)
+    assert result.codes() == codes
+    if cluster == "1.31":
+        assert "Kubernetes 1.31 serves no ResourceClass in any DRA API version" in result.findings[0]["message"]
+
+
+def test_a_kind_the_version_does_not_hold_is_not_served(tmp_path):
+    write_files(tmp_path, {"class.yaml": _CLASSIC_CLASS.replace("v1alpha2", "v1alpha3")})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL472", "--kubernetes-version", "1.31",
+                         "--failure-threshold", "none", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert "which holds no ResourceClass" in found["message"]
 
 
 def test_without_a_kubernetes_version_no_release_is_assumed(tmp_path):
