@@ -13,11 +13,13 @@ from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
 from test_kubernetes import expected
 
 DRA = FIXTURES / "dra"
-TARGETS = sorted(str(p.relative_to(DRA)) for p in [*DRA.glob("GL47*/*"), *DRA.glob("GL480/*")])
+# (the `script*` folders hold shell lines, whose marks test_dra reads itself)
+TARGETS = sorted(str(p.relative_to(DRA)) for p in [*DRA.glob("GL47*/*"), *DRA.glob("GL48*/*"), *DRA.glob("GL49*/*")]
+                 if not p.name.startswith("script"))
 
 
 def lint_dra(relative: str, *args: str):
-    return lint_fixture(f"dra/{relative}", "--select", "GL47,GL480", "--preview", "--failure-threshold", "none", *args)
+    return lint_fixture(f"dra/{relative}", "--select", "GL47,GL480,GL493", "--preview", "--failure-threshold", "none", *args)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -28,7 +30,7 @@ def test_fixture_findings_are_exactly_the_marked_ones(target):
 
 
 def test_every_rule_has_bad_and_good_fixtures():
-    for code in [*(f"GL47{n}" for n in range(1, 10) if n != 2), "GL480"]:
+    for code in [*(f"GL47{n}" for n in range(1, 10) if n != 2), "GL480", "GL493"]:
         for side in ("bad", "good"):
             assert (DRA / code / f"{side}.yaml").is_file() or (DRA / code / side).is_dir(), (code, side)
 
@@ -242,3 +244,40 @@ def test_a_kubernetes_version_that_is_no_release_stops_the_run(tmp_path, stated)
     write_files(tmp_path, {".gpulint.toml": f'[fleet]\nkubernetes-version = "{stated}"\n'})
     by_config = run_gpulint(".", cwd=tmp_path)
     assert by_config.rc == 2 and "kubernetes-version" in by_config.err and "Traceback" not in by_config.err
+
+
+@pytest.mark.parametrize(("folder", "marked"), [("script", True), ("script-good", False)])
+def test_helm_lines_of_both_charts_are_joined(folder, marked):
+    result = lint_dra(f"GL493/{folder}")
+    text = (DRA / "GL493" / folder / "install.sh").read_text().splitlines()
+    want = [("GL493", n, line.index("gpuResourcesEnabledOverride") + 1)
+            for n, line in enumerate(text, 1) if "expect: GL493" in line]
+    assert sorted(result.at()) == want and bool(want) == marked
+
+
+_DRA_VALUES = "gpuResourcesEnabledOverride: true\nresources:\n  gpus:\n    enabled: true\n  computeDomains:\n" \
+              "    enabled: false\n"
+_POLICY = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n" \
+          "  driver:\n    enabled: true\n"
+
+
+@pytest.mark.parametrize(("files", "codes"), [
+    ({"policy.yaml": _POLICY}, ["GL493"]),  # a ClusterPolicy keeps the plugin unless it says otherwise
+    ({"policy.yaml": _POLICY + "  devicePlugin:\n    enabled: false\n"}, []),
+    ({}, []),  # no GPU Operator linted: nothing is known of its device plugin
+    ({"policy.yaml": _POLICY, "other.yaml": _POLICY.replace("cluster-policy", "b")
+      + "  devicePlugin:\n    enabled: false\n"}, []),  # another cluster's may be the one
+])
+def test_dra_values_are_judged_against_every_linted_gpu_operator(tmp_path, files, codes):
+    result = _lint(tmp_path, {"dra-values.yaml": _DRA_VALUES, **files}, "--select", "GL493")
+    assert result.codes() == codes
+
+
+@pytest.mark.parametrize("values", [
+    _DRA_VALUES.replace("gpuResourcesEnabledOverride: true", "gpuResourcesEnabledOverride: false"),
+    _DRA_VALUES.replace("gpus:\n    enabled: true", "gpus:\n    enabled: false"),
+    _DRA_VALUES + "kubeletPlugin:\n  nodeSelector:\n    nvidia.com/dra-kubelet-plugin: \"true\"\n",
+])
+def test_dra_values_without_gpus_or_kept_to_chosen_nodes_are_not_judged(tmp_path, values):
+    result = _lint(tmp_path, {"dra-values.yaml": values, "policy.yaml": _POLICY}, "--select", "GL493")
+    assert result.codes() == []

@@ -26,6 +26,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.units": ("systemd", "daemon-json"),
     "gpulint.crossfile.operator_driver_crd": ("kubernetes",),
     "gpulint.crossfile.operator_toolkit": ("gpu-operator-values", "kubernetes"),
+    "gpulint.crossfile.dra_device_plugin": ("dra-driver-values", "commands"),
 }
 
 

@@ -1,6 +1,7 @@
 """`helm install|upgrade ... gpu-operator --set k=v` lines: each `--set` key judged against
 the gpu-operator chart of the release `--version` names (GL483), and a `--set` env value
-that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484).
+that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484). The
+NVIDIA DRA driver chart's lines are read too, for the checks that join the two charts.
 
 Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
 numbers; `--set-string` keeps every value a string."""
@@ -21,7 +22,13 @@ CACHE = "commands.helm"
 _INDEX = re.compile(r"\[(\d+)\]")
 _DOT = re.compile(r"(?<!\\)\.")  # `\.` is a dot in a key
 _INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
-_CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
+# chart name -> how a chart reference (or release name) of it is written; the DRA driver's
+# first, as it is often installed into the `gpu-operator` namespace
+CHARTS = {
+    # `nvidia-dra-driver-gpu` until v25.12, `dra-driver-nvidia-gpu` from v0.4
+    "dra-driver": re.compile(r"(^|/)(nvidia-dra-driver-gpu|dra-driver-nvidia-gpu)(-v?[\d.]+\.tgz)?$"),
+    "gpu-operator": re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$"),
+}
 
 
 class Setting(Frozen):
@@ -37,18 +44,30 @@ class Setting(Frozen):
 
 
 class HelmCommand(Frozen):
-    __slots__ = ("version", "version_word", "settings")
+    """chart: a name of CHARTS; chart_word: where the chart is named; values_files: whether
+    `-f`/`--values` adds values this line does not show."""
 
+    __slots__ = ("chart", "chart_word", "version", "version_word", "settings", "values_files")
+
+    chart: str
+    chart_word: Word
     version: str | None
     version_word: Word | None
     settings: tuple[Setting, ...]
+    values_files: bool
 
-    def __init__(self, version: str | None, version_word: Word | None, settings: tuple[Setting, ...]) -> None:
-        freeze(self, version, version_word, settings)
+    def __init__(self, chart: str, chart_word: Word, version: str | None, version_word: Word | None,
+                 settings: tuple[Setting, ...], values_files: bool) -> None:
+        freeze(self, chart, chart_word, version, version_word, settings, values_files)
+
+    def setting(self, key: str) -> Setting | None:
+        """The last `--set` of `key` (the one Helm keeps)."""
+        return next((s for s in reversed(self.settings) if s.key == key), None)
 
 
 def helm_commands(text: str, regions) -> list[HelmCommand]:
-    """The `helm install|upgrade` lines of the gpu-operator chart in the shell regions."""
+    """The `helm install|upgrade` lines of the gpu-operator and DRA driver charts in the
+    shell regions."""
     out = []
     for start, end, newline_ends in regions:
         for words in split_commands(text, start, end, newline_ends):
@@ -63,14 +82,18 @@ def _helm(words: list[Word]) -> HelmCommand | None:
     if "helm" not in texts:
         return None
     i = texts.index("helm")
-    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade") \
-            or not any(_CHART.search(t) for t in texts[i + 2:]):
+    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade"):
         return None
-    settings, version, version_word = [], None, None
+    chart, chart_word = next(((name, w) for name, pattern in CHARTS.items() for w in words[i + 2:]
+                              if pattern.search(w.text)), (None, None))
+    if chart is None:
+        return None
+    settings, version, version_word, values_files = [], None, None, False
     j = i + 2
     while j < len(words):
         word, text = words[j], texts[j]
         flag, equals, inline = text.partition("=")
+        values_files = values_files or flag in ("-f", "--values") or text.startswith("-f") and len(text) > 2
         if flag in ("--set", "--set-string", "--version"):
             value_word = None if equals else (words[j + 1] if j + 1 < len(words) else None)
             value = inline if value_word is None else value_word.text
@@ -86,7 +109,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
                 settings.append(Setting(key, val, offset + at, flag == "--set"))
             continue
         j += 1
-    return HelmCommand(version, version_word, tuple(settings))
+    return HelmCommand(chart, chart_word, version, version_word, tuple(settings), values_files)
 
 
 def _pairs(value: str) -> list[tuple[int, str]]:
@@ -119,6 +142,8 @@ def _typed(value: str) -> str | None:
 @check("GL483", "GL484", kinds=("commands",))
 def helm_settings(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator":
+            continue
         where = f"`--version {command.version}` of the helm command"
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
         data = gpu_operator.release_data(judged.tag)
