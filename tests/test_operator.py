@@ -256,3 +256,48 @@ def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path
     write_files(tmp_path, {"etc/containerd/config.toml": config.replace("version = 3", "version = 2")
                            .replace("io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri")})
     assert "GL488" not in lint(tmp_path).codes()
+
+
+# ------------------------------------------------------------------ GL494
+
+
+def _marked(folder) -> list[tuple[str, int, int]]:
+    out = []
+    for path in sorted(folder.glob("*")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "# expect: " in line:
+                code, token = line.split("# expect: ", 1)[1].split(" @")
+                out.append((code, number, line.index(token) + 1))
+    return out
+
+
+def test_driver_handed_to_nvidiadrivers_with_none_defined():
+    for side in ("bad", "good"):
+        folder = OPERATOR / "GL494" / side
+        result = lint(folder, "--select", "GL494")
+        assert result.at() == _marked(folder), side
+
+
+_NO_DEFAULT = ("driver:\n  enabled: {enabled}\n  nvidiaDriverCRD:\n    enabled: true\n    deployDefaultCR: false\n"
+               "toolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n")
+
+
+def test_pre_installed_drivers_want_no_nvidiadriver(tmp_path):
+    write_files(tmp_path, {"values.yaml": _NO_DEFAULT.format(enabled="false")})
+    assert lint(tmp_path, "--select", "GL494").findings == []
+    write_files(tmp_path, {"values.yaml": _NO_DEFAULT.format(enabled="true")})
+    assert lint(tmp_path, "--select", "GL494").codes() == ["GL494"]
+
+
+def test_helm_line_that_creates_no_nvidiadriver(tmp_path):
+    line = ("helm install gpu-operator nvidia/gpu-operator --set driver.nvidiaDriverCRD.enabled=true "
+            "--set driver.nvidiaDriverCRD.deployDefaultCR=false{more}\n")
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more="")})
+    [found] = lint(tmp_path, "--select", "GL494").findings
+    text = (tmp_path / "install.sh").read_text().splitlines()[found["line"] - 1]
+    assert text[found["column"] - 1:found["end_column"]] == "driver.nvidiaDriverCRD.deployDefaultCR"
+    for more in (" -f values.yaml", " --set driver.enabled=false"):
+        write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=more)})
+        assert lint(tmp_path, "--select", "GL494").findings == [], more
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=""), "driver.yaml": _NVD.format(name="a")})
+    assert lint(tmp_path, "--select", "GL494").findings == []
