@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import FIXTURES, run_gpulint, write_files
+from test_kubernetes import expected
 
 OPERATOR = FIXTURES / "operator"
 
@@ -261,21 +263,10 @@ def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path
 # ------------------------------------------------------------------ GL494
 
 
-def _marked(folder) -> list[tuple[str, int, int]]:
-    out = []
-    for path in sorted(folder.glob("*")):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if "# expect: " in line:
-                code, token = line.split("# expect: ", 1)[1].split(" @")
-                out.append((code, number, line.index(token) + 1))
-    return out
-
-
-def test_driver_handed_to_nvidiadrivers_with_none_defined():
-    for side in ("bad", "good"):
-        folder = OPERATOR / "GL494" / side
-        result = lint(folder, "--select", "GL494")
-        assert result.at() == _marked(folder), side
+@pytest.mark.parametrize("target", ["GL494/bad", "GL494/good", "GL495/bad", "GL495/good"])
+def test_fixture_findings_are_exactly_the_marked_ones(target):
+    result = lint(OPERATOR / target, "--select", "GL494,GL495")
+    assert sorted(result.at()) == expected(OPERATOR / target)
 
 
 _NO_DEFAULT = ("driver:\n  enabled: {enabled}\n  nvidiaDriverCRD:\n    enabled: true\n    deployDefaultCR: false\n"
@@ -301,3 +292,24 @@ def test_helm_line_that_creates_no_nvidiadriver(tmp_path):
         assert lint(tmp_path, "--select", "GL494").findings == [], more
     write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=""), "driver.yaml": _NVD.format(name="a")})
     assert lint(tmp_path, "--select", "GL494").findings == []
+
+
+# ------------------------------------------------------------------ GL495
+
+
+def test_gpu_cluster_in_a_helm_line_is_judged_by_its_settings(tmp_path):
+    line = "helm upgrade -i gpu-operator nvidia/gpu-operator --version v26.7.0 --set gpuCluster.deployCR=true{more}\n"
+    cases = [("", 2), (" --set clusterPolicy.deployCR=false", 1),
+             (" --set clusterPolicy.deployCR=false --set driver.nvidiaDriverCRD.enabled=true", 0),
+             (" --set clusterPolicy.deployCR=false --set driver.enabled=false", 0), (" -f values.yaml", 0)]
+    for more, count in cases:
+        write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=more)})
+        found = lint(tmp_path, "--select", "GL495").findings
+        assert len(found) == count, more
+        assert all((f["line"], f["column"]) == (2, line.index("gpuCluster") + 1) for f in found)
+
+
+def test_values_without_the_gpu_cluster_switch_are_not_judged(tmp_path):
+    write_files(tmp_path, {"values.yaml": "gpuCluster:\n  deployCR: false\ndriver:\n  enabled: true\n"
+                                          "toolkit:\n  enabled: true\n"})
+    assert lint(tmp_path, "--select", "GL495").findings == []

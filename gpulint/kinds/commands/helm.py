@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import re
 
-from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
+from gpulint.common.operator_chart import (
+    first_unread,
+    gpu_cluster_refusals,
+    known_keys,
+    refusal_words,
+    unknown_key_message,
+)
 from gpulint.formats.shell import Word, split_commands
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
@@ -186,3 +192,19 @@ def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:
         return None
     shown = "spec" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
     return f'{shown}: Invalid value: "{got}": {shown} in body must be of type string: "{got}"'
+
+
+@check("GL495", kinds=("commands",))
+def helm_gpu_cluster_refused(doc: Document, ctx: Context):
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator" or command.values_files:
+            continue  # values files may set what the line leaves to the defaults
+
+        def written(key: str, command=command):
+            setting = command.setting(key)
+            return None if setting is None else {"true": True, "false": False}.get(setting.value)
+
+        for message, keys in gpu_cluster_refusals(written):
+            switch = command.setting("gpuCluster.deployCR")
+            yield finding(doc, "GL495", doc.index.span(switch.start, switch.start + len(switch.key)),
+                          refusal_words(message, keys, "`--set gpuCluster.deployCR=true`"))
