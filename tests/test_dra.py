@@ -227,6 +227,8 @@ def test_the_driver_chart_values_are_their_own_kind():
     assert kind_by_content("values.yaml", chart_defaults) == "dra-driver-values"
     assert kind_by_content("values.yaml", operator) == "gpu-operator-values"
     assert kind_by_content("values.yaml", "resources:\n  limits:\n    cpu: 1\n") is None
+    assert kind_by_content("dra.yaml", "gpuResourcesEnabledOverride: true\nimage:\n  pullPolicy: Always\n") \
+        == "dra-driver-values"
 
 
 def test_kubernetes_version_flag_judges_like_the_configuration(tmp_path):
@@ -281,3 +283,11 @@ def test_dra_values_are_judged_against_every_linted_gpu_operator(tmp_path, files
 def test_dra_values_without_gpus_or_kept_to_chosen_nodes_are_not_judged(tmp_path, values):
     result = _lint(tmp_path, {"dra-values.yaml": values, "policy.yaml": _POLICY}, "--select", "GL493")
     assert result.codes() == []
+
+
+def test_gpu_operator_values_without_a_cluster_policy_deploy_no_device_plugin(tmp_path):
+    values = "driver:\n  enabled: true\ntoolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n"
+    result = _lint(tmp_path, {"dra-values.yaml": _DRA_VALUES, "operator.yaml": values}, "--select", "GL493")
+    assert result.codes() == ["GL493"]
+    write_files(tmp_path, {"operator.yaml": values + "clusterPolicy:\n  deployCR: false\n"})
+    assert _lint(tmp_path, {}, "--select", "GL493").codes() == []

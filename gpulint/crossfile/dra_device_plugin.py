@@ -36,6 +36,9 @@ def _plugin_switches(ctx: Context) -> list[tuple[bool, Related]]:
             if doc.tree is None or not doc.tree.is_map:
                 continue
             node = doc.tree.get("devicePlugin", "enabled")
+            policy = doc.tree.get("clusterPolicy", "deployCR")
+            if policy is not None and policy.value is False:
+                node = policy  # no ClusterPolicy, no device plugin (a GPUCluster runs DRA instead)
             out.append(_switch(doc, node, doc.tree.get("devicePlugin") or doc.tree,
                                "the GPU Operator chart values", "devicePlugin.enabled"))
         for doc in ctx.of_kind("kubernetes"):
