@@ -291,3 +291,21 @@ def test_gpu_operator_values_without_a_cluster_policy_deploy_no_device_plugin(tm
     assert result.codes() == ["GL493"]
     write_files(tmp_path, {"operator.yaml": values + "clusterPolicy:\n  deployCR: false\n"})
     assert _lint(tmp_path, {}, "--select", "GL493").codes() == []
+
+
+def test_odd_values_and_helm_lines_never_crash(tmp_path):
+    files = {
+        "dra.yaml": "gpuResourcesEnabledOverride: [1]\nresources: 5\nkubeletPlugin: [x]\n",
+        "dra2.yaml": "gpuResourcesEnabledOverride: true\nresources:\n  gpus: [1]\n",
+        "operator.yaml": "driver: [1]\ntoolkit:\n  enabled: true\ndevicePlugin: 7\nclusterPolicy: x\n"
+                         "gpuCluster:\n  deployCR: \"true\"\n",
+        "policy.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: x}\nspec: [1]\n",
+        "install.sh": "#!/bin/sh\nhelm install x nvidia/nvidia-dra-driver-gpu --set gpuResourcesEnabledOverride\n"
+                      "helm upgrade gpu-operator nvidia/gpu-operator --set gpuCluster.deployCR=true,=,a==b --set\n",
+        "classic.yaml": "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimParameters\nmetadata: {name: p}\n"
+                        "spec: 3\n",
+    }
+    write_files(tmp_path, files)
+    result = run_gpulint("--isolated", "--format", "json", "--preview", "--failure-threshold", "none", ".",
+                         cwd=tmp_path)
+    assert result.rc == 0 and "Traceback" not in result.err, result.err

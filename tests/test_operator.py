@@ -309,6 +309,12 @@ def test_gpu_cluster_in_a_helm_line_is_judged_by_its_settings(tmp_path):
         assert all((f["line"], f["column"]) == (2, line.index("gpuCluster") + 1) for f in found)
 
 
+def test_a_release_whose_chart_has_no_gpu_cluster_is_left_to_gl483(tmp_path):
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\nhelm install gpu-operator nvidia/gpu-operator --version v25.10.1 "
+                                         "--set gpuCluster.deployCR=true\n"})
+    assert lint(tmp_path, "--select", "GL495,GL483").codes() == ["GL483"]
+
+
 def test_values_without_the_gpu_cluster_switch_are_not_judged(tmp_path):
     write_files(tmp_path, {"values.yaml": "gpuCluster:\n  deployCR: false\ndriver:\n  enabled: true\n"
                                           "toolkit:\n  enabled: true\n"})

@@ -125,12 +125,13 @@ def judge_values(root: Node, judged: Judged) -> list[tuple[str, Span, str]]:
     return out
 
 
-def gpu_cluster_refusals(written) -> list[tuple[str, list[str]]]:
+def gpu_cluster_refusals(written, judged: Judged) -> list[tuple[str, list[str]]]:
     """(the chart's `fail` message, the keys written that lead to it) for each GPUCluster check of
     the chart's validations the values fail; `written(key)` is the boolean a key is given, or
     None where it is not written (the chart's default then holds). Judged only where
-    `gpuCluster.deployCR` is written true: a chart that reads it has the checks."""
-    if written("gpuCluster.deployCR") is not True:
+    `gpuCluster.deployCR` is written true and the judged release's chart reads it (every chart
+    that does has the checks; GL483 speaks of the others)."""
+    if written("gpuCluster.deployCR") is not True or not chart_reads(judged.data["values"], ("gpuCluster", "deployCR")):
         return []
     out = []
     for condition, message in gpu_operator.GPU_CLUSTER_REFUSALS:

@@ -204,7 +204,8 @@ def helm_gpu_cluster_refused(doc: Document, ctx: Context):
             setting = command.setting(key)
             return None if setting is None else {"true": True, "false": False}.get(setting.value)
 
-        for message, keys in gpu_cluster_refusals(written):
+        judged = gpu_operator.judged_release(ctx.settings, command.version, f"`--version {command.version}`")
+        for message, keys in gpu_cluster_refusals(written, judged):
             switch = command.setting("gpuCluster.deployCR")
             yield finding(doc, "GL495", doc.index.span(switch.start, switch.start + len(switch.key)),
                           refusal_words(message, keys, "`--set gpuCluster.deployCR=true`"))

@@ -35,7 +35,7 @@ def gpu_cluster_refused(doc: Document, ctx: Context):
         found = node(key)
         return None if found is None else found.value
 
-    for message, keys in gpu_cluster_refusals(written):
+    for message, keys in gpu_cluster_refusals(written, gpu_operator.judged_release(ctx.settings)):
         others = [k for k in keys if k != "gpuCluster.deployCR"]
         yield finding(doc, "GL495", node("gpuCluster.deployCR").span, refusal_words(message, keys),
                       related=[related(doc, node(k), f"`{k}: {str(written(k)).lower()}`") for k in others])
