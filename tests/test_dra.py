@@ -248,13 +248,13 @@ def test_a_kubernetes_version_that_is_no_release_stops_the_run(tmp_path, stated)
     assert by_config.rc == 2 and "kubernetes-version" in by_config.err and "Traceback" not in by_config.err
 
 
-@pytest.mark.parametrize(("folder", "marked"), [("script", True), ("script-good", False)])
+@pytest.mark.parametrize(("folder", "marked"), [("script", True), ("script-good", False), ("script-values", True)])
 def test_helm_lines_of_both_charts_are_joined(folder, marked):
     result = lint_dra(f"GL493/{folder}")
     text = (DRA / "GL493" / folder / "install.sh").read_text().splitlines()
-    want = [("GL493", n, line.index("gpuResourcesEnabledOverride") + 1)
+    want = [("GL493", n, line.index(line.split("expect: GL493 @", 1)[1]) + 1)
             for n, line in enumerate(text, 1) if "expect: GL493" in line]
-    assert sorted(result.at()) == want and bool(want) == marked
+    assert sorted(result.at()) == sorted(want + expected(DRA / "GL493" / folder)) and bool(want) == marked
 
 
 _DRA_VALUES = "gpuResourcesEnabledOverride: true\nresources:\n  gpus:\n    enabled: true\n  computeDomains:\n" \

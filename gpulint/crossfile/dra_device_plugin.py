@@ -90,27 +90,34 @@ def _all_on(switches) -> list[Related] | None:
     return [where for _, where in switches]
 
 
-def _message(where: str) -> str:
+def _message(where: str, operator: str = "the linted GPU Operator") -> str:
     return (f"{where} lets the NVIDIA DRA driver hand out GPUs (`{_GPUS}`, the chart's default), and "
-            f"the linted GPU Operator deploys the NVIDIA device plugin: both advertise the same GPUs, and "
+            f"{operator} deploys the NVIDIA device plugin: both advertise the same GPUs, and "
             f"neither sees the other's allocations, so a GPU given to one pod through a ResourceClaim can be "
             f"given to another as `nvidia.com/gpu` (the DRA chart: \"this DRA driver cannot be deployed "
             f"alongside the standard GPU device plugin on the same node\"); set `devicePlugin.enabled=false` "
             f"in the GPU Operator, or `{_GPUS}=false` to keep the DRA driver to ComputeDomains")
 
 
-@check("GL493", kinds=("dra-driver-values",))
-def dra_values_beside_device_plugin(doc: Document, ctx: Context):
+def _gpu_override(doc: Document) -> Node | None:
+    """The `gpuResourcesEnabledOverride: true` of DRA driver values that hand out GPUs on every
+    node the kubelet plugin runs on (no placement the file sets), or None."""
     root = doc.tree
     if root is None or not root.is_map:
-        return
+        return None
     override = root.get(_OVERRIDE)
     gpus = root.get("resources", "gpus", "enabled")
     if override is None or override.value is not True or (gpus is not None and gpus.value is not True):
-        return
+        return None
     if any(_set_apart(root.get(*key.split("."))) for key in _PLACEMENT):
-        return
-    plugin = _all_on(_plugin_switches(ctx))
+        return None
+    return override
+
+
+@check("GL493", kinds=("dra-driver-values",))
+def dra_values_beside_device_plugin(doc: Document, ctx: Context):
+    override = _gpu_override(doc)
+    plugin = _all_on(_plugin_switches(ctx)) if override is not None else None
     if plugin is not None:
         yield finding(doc, "GL493", override.span, _message("`gpuResourcesEnabledOverride: true`"), related=plugin)
 
@@ -122,10 +129,12 @@ def _set_apart(node: Node | None) -> bool:
 @check("GL493", kinds=("commands",))
 def dra_helm_beside_device_plugin(doc: Document, ctx: Context):
     commands = doc.cache.get(CACHE, ())
+    judged = False
     for command in commands:
         override = command.setting(_OVERRIDE)
         if command.chart != "dra-driver" or override is None or _on(override.value) is not True:
             continue
+        judged = True
         gpus = command.setting(_GPUS)
         if (gpus is not None and _on(gpus.value) is not True) or command.values_files or any(
                 s.key.startswith(_PLACEMENT) for s in command.settings):
@@ -134,3 +143,25 @@ def dra_helm_beside_device_plugin(doc: Document, ctx: Context):
         if plugin is not None:
             where = doc.index.span(override.start, override.start + len(override.key))
             yield finding(doc, "GL493", where, _message(f"`--set {_OVERRIDE}=true`"), related=plugin)
+    if not judged:
+        yield from _operator_line_beside_dra_values(doc, ctx, commands)
+
+
+def _operator_line_beside_dra_values(doc: Document, ctx: Context, commands):
+    """A gpu-operator install line that keeps the device plugin, in a file that installs no DRA
+    driver, beside linted DRA driver values that hand out GPUs: said at the line."""
+    helm = _helm_switches(doc, commands)
+    overrides = [related(d, node.span, "the DRA driver's `gpuResourcesEnabledOverride: true`")
+                 for d in ctx.of_kind("dra-driver-values") if (node := _gpu_override(d)) is not None]
+    if not helm or not overrides or _all_on(helm + _plugin_switches(ctx)) is None:
+        return
+    for command in commands:
+        if command.chart != "gpu-operator":
+            continue
+        setting = command.setting("devicePlugin.enabled")
+        start, length = (setting.start, len(setting.key)) if setting else (command.chart_word.start,
+                                                                           len(command.chart_word.text))
+        yield finding(doc, "GL493", doc.index.span(start, start + length),
+                      _message("the linted DRA driver chart values' `gpuResourcesEnabledOverride: true`",
+                               "this gpu-operator install"),
+                      related=overrides)
