@@ -100,6 +100,15 @@ def test_classic_dra_objects_are_judged_by_the_releases_that_served_them(tmp_pat
         assert "Kubernetes 1.31 serves no ResourceClass in any DRA API version" in result.findings[0]["message"]
 
 
+def test_the_versions_offered_are_the_current_ones_with_how_they_are_turned_on(tmp_path):
+    write_files(tmp_path, {"claim.yaml": _V1_CLAIM.format(version="v1")})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL472", "--kubernetes-version", "1.33",
+                         "--failure-threshold", "none", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert "v1alpha3" not in found["message"]  # deprecated in 1.32
+    assert "`resource.k8s.io/v1beta2` (off by default before 1.34" in found["message"]
+
+
 def test_a_kind_the_version_does_not_hold_is_not_served(tmp_path):
     write_files(tmp_path, {"class.yaml": _CLASSIC_CLASS.replace("v1alpha2", "v1alpha3")})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL472", "--kubernetes-version", "1.31",

@@ -107,8 +107,11 @@ VERSION_KINDS: dict[str, tuple[str, ...]] = {
     f"{GROUP}/v1alpha3": DRA_KINDS + ("PodSchedulingContext",),
     **{f"{GROUP}/{v}": DRA_KINDS for v in ("v1beta1", "v1beta2", "v1")},
 }
-# versions an API server serves only when `--runtime-config` turns them on
+# versions an API server serves only when `--runtime-config` turns them on; the beta ones too
+# before DRA was on by default in 1.34 (1.32 and 1.33 need the DynamicResourceAllocation gate
+# and the API group turned on)
 ALPHA_VERSIONS = tuple(v for v in VERSION_KINDS if "alpha" in v)
+ON_BY_DEFAULT_FROM = 34
 # the Kubernetes release the NVIDIA DRA driver's chart needs (`kubeVersion: ">=1.32.0-0"` from
 # v25.8; v25.3 renders its DeviceClasses in v1beta1, which 1.32 brought)
 NVIDIA_DRIVER_MIN_MINOR = 32

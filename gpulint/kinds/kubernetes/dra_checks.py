@@ -143,13 +143,20 @@ def _fleet_minor(ctx: Context) -> int | None:
 
 
 def _served(minor: int, kind: str) -> list[str]:
-    """The `resource.k8s.io` versions holding `kind` that Kubernetes 1.`minor` serves."""
-    return [v for v, (start, _, end) in dra.LIFECYCLE.items()
-            if start <= minor and (end is None or minor < end) and kind in dra.VERSION_KINDS[v]]
+    """The `resource.k8s.io` versions holding `kind` that Kubernetes 1.`minor` serves, those it
+    has not deprecated when there are any."""
+    served = [v for v, (start, _, end) in dra.LIFECYCLE.items()
+              if start <= minor and (end is None or minor < end) and kind in dra.VERSION_KINDS[v]]
+    current = [v for v in served if dra.LIFECYCLE[v][1] is None or minor < dra.LIFECYCLE[v][1]]
+    return current or served
 
 
-def _words(version: str) -> str:
-    return f"`{version}`" + (" (alpha: only with `--runtime-config`)" if version in dra.ALPHA_VERSIONS else "")
+def _words(version: str, minor: int) -> str:
+    if version in dra.ALPHA_VERSIONS:
+        return f"`{version}` (alpha: only with `--runtime-config`)"
+    if minor < dra.ON_BY_DEFAULT_FROM:
+        return f"`{version}` (off by default before 1.{dra.ON_BY_DEFAULT_FROM}: `--runtime-config`)"
+    return f"`{version}`"
 
 
 @check("GL472", kinds=("kubernetes",))
@@ -164,7 +171,7 @@ def dra_version_not_served(doc: Document, ctx: Context):
             continue
         introduced, deprecated, removed = lifecycle
         served = _served(minor, kind)
-        instead = f"; Kubernetes 1.{minor} serves {kind} in {', '.join(_words(v) for v in served)}" if served else \
+        instead = f"; Kubernetes 1.{minor} serves {kind} in {', '.join(_words(v, minor) for v in served)}" if served else \
             f"; Kubernetes 1.{minor} serves no {kind} in any DRA API version"
         node = obj.get("apiVersion")
         if minor < introduced or (removed is not None and minor >= removed) or kind not in dra.VERSION_KINDS[version]:
