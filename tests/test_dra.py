@@ -318,3 +318,18 @@ def test_odd_values_and_helm_lines_never_crash(tmp_path):
     result = run_gpulint("--isolated", "--format", "json", "--preview", "--failure-threshold", "none", ".",
                          cwd=tmp_path)
     assert result.rc == 0 and "Traceback" not in result.err, result.err
+
+
+@pytest.mark.parametrize(("version", "cluster", "codes"), [
+    ("resource.k8s.io/v1alpha3", "1.33", []),         # served there, behind --runtime-config
+    ("resource.k8s.io/v1alpha3", "1.34", ["GL480"]),
+    ("resource.k8s.io/v1alpha2", "1.30", ["GL480"]),  # holds no DeviceClass on any release
+    ("resource.k8s.io/v1", None, []),
+])
+def test_chart_resource_api_version_is_judged_by_the_stated_release(tmp_path, version, cluster, codes):
+    args = ("--kubernetes-version", cluster) if cluster else ()
+    write_files(tmp_path, {"values.yaml": f"resourceApiVersion: {version}\nresources:\n  gpus:\n    enabled: false\n"
+                                          "  computeDomains:\n    enabled: true\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL480", *args, "--failure-threshold",
+                         "none", ".", cwd=tmp_path)
+    assert result.codes() == codes

@@ -94,6 +94,19 @@ def kubernetes_minor(stated: object) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def stated_minor(options, settings) -> int | None:
+    """The cluster's Kubernetes minor release: `--kubernetes-version`, else the fleet
+    configuration's `kubernetes-version`."""
+    stated = options.get("kubernetes_version") or (getattr(settings, "fleet", None) or {}).get("kubernetes-version")
+    return kubernetes_minor(stated)
+
+
+def serves(version: str, kind: str, minor: int) -> bool:
+    """Whether Kubernetes 1.`minor` serves `kind` in `version`."""
+    start, _, end = LIFECYCLE.get(version, (99, None, None))
+    return start <= minor and (end is None or minor < end) and kind in VERSION_KINDS.get(version, ())
+
+
 DRA_KINDS = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
 # classic DRA's own kinds (v1alpha1, v1alpha2), gone with it in 1.31 (PodSchedulingContext
 # lived on in v1alpha3 of 1.31 only)

@@ -135,18 +135,13 @@ def _near(key: str, known) -> str:
 # ---------------------------------------------------------------- served versions
 
 def _fleet_minor(ctx: Context) -> int | None:
-    """The cluster's Kubernetes minor release: `--kubernetes-version`, else the fleet
-    configuration's `kubernetes-version`."""
-    stated = ctx.options.get("kubernetes_version") or \
-        (getattr(ctx.settings, "fleet", None) or {}).get("kubernetes-version")
-    return dra.kubernetes_minor(stated)
+    return dra.stated_minor(ctx.options, ctx.settings)
 
 
 def _served(minor: int, kind: str) -> list[str]:
     """The `resource.k8s.io` versions holding `kind` that Kubernetes 1.`minor` serves, those it
     has not deprecated when there are any."""
-    served = [v for v, (start, _, end) in dra.LIFECYCLE.items()
-              if start <= minor and (end is None or minor < end) and kind in dra.VERSION_KINDS[v]]
+    served = [v for v in dra.LIFECYCLE if dra.serves(v, kind, minor)]
     current = [v for v in served if dra.LIFECYCLE[v][1] is None or minor < dra.LIFECYCLE[v][1]]
     return current or served
 
