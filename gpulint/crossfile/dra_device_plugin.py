@@ -54,7 +54,7 @@ def _plugin_switches(ctx: Context) -> list[tuple[bool, Related]]:
 
 def _switch(doc: Document, node: Node | None, holder: Node, whose: str, key: str) -> tuple[bool | None, Related]:
     if node is None:
-        return True, related(doc, holder, f"{whose}, which keep the device plugin (`{key}` defaults to true)")
+        return True, related(doc, holder, f"{whose}, without `{key}` (the device plugin is on by default)")
     on = node.value if isinstance(node.value, bool) else _on(scalar_str(node))
     return on, related(doc, node, f"{whose}: `{key}: {scalar_str(node)}`")
 
