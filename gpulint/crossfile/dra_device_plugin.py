@@ -26,7 +26,7 @@ def _on(value: str | None) -> bool | None:
     return {"true": True, "false": False}.get((value or "").lower())
 
 
-def _plugin_switches(ctx: Context) -> list[tuple[bool, Related]]:
+def _plugin_switches(ctx: Context) -> list[tuple[bool | None, Related]]:
     """(device plugin on, where it is said) for each linted GPU Operator chart values file and
     ClusterPolicy; both default to on (`devicePlugin.enabled: true` in the chart's values,
     `DevicePluginSpec.IsEnabled` for a ClusterPolicy without it)."""
