@@ -1,4 +1,4 @@
-"""Dynamic Resource Allocation rules (GL471-GL478) through the CLI.
+"""Dynamic Resource Allocation rules (GL471-GL480) through the CLI.
 
 Fixtures under tests/fixtures/dra/<rule>/ mark every expected finding on its line with
 `# expect: GL471 @token` (the finding starts where `token` first appears on that line);
@@ -13,11 +13,13 @@ from conftest import FIXTURES, lint_fixture, run_gpulint, write_files
 from test_kubernetes import expected
 
 DRA = FIXTURES / "dra"
-TARGETS = sorted(str(p.relative_to(DRA)) for p in DRA.glob("GL47*/*"))
+# (the `script*` folders hold shell lines, whose marks test_dra reads itself)
+TARGETS = sorted(str(p.relative_to(DRA)) for p in [*DRA.glob("GL47*/*"), *DRA.glob("GL48*/*"), *DRA.glob("GL49*/*")]
+                 if not p.name.startswith("script"))
 
 
 def lint_dra(relative: str, *args: str):
-    return lint_fixture(f"dra/{relative}", "--select", "GL47", "--preview", "--failure-threshold", "none", *args)
+    return lint_fixture(f"dra/{relative}", "--select", "GL47,GL480,GL493", "--preview", "--failure-threshold", "none", *args)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -28,7 +30,7 @@ def test_fixture_findings_are_exactly_the_marked_ones(target):
 
 
 def test_every_rule_has_bad_and_good_fixtures():
-    for code in [f"GL47{n}" for n in range(1, 10) if n != 2]:
+    for code in [*(f"GL47{n}" for n in range(1, 10) if n != 2), "GL480", "GL493"]:
         for side in ("bad", "good"):
             assert (DRA / code / f"{side}.yaml").is_file() or (DRA / code / side).is_dir(), (code, side)
 
@@ -61,14 +63,58 @@ spec:
     ("1.35", "v1beta1", "warning"),   # deprecated in 1.35
     ("1.34", "v1", None),
     ("1.33", "v1beta2", None),
+    ("1.31", "v1alpha3", None),       # the only DRA API of 1.31
+    ("1.32", "v1alpha3", "warning"),  # superseded by v1beta1
+    ("1.34", "v1alpha3", "error"),    # its claim types left in 1.34
+    ("1.30", "v1alpha3", "error"),
 ])
 def test_api_version_is_judged_against_the_fleet_kubernetes_version(tmp_path, cluster, version, severity):
-    shape = _V1_CLAIM if version != "v1beta1" else _V1_CLAIM.replace(
+    shape = _V1_CLAIM if version not in ("v1beta1", "v1alpha3") else _V1_CLAIM.replace(
         "        exactly:\n          deviceClassName", "        deviceClassName")
     result = _lint(tmp_path, {".gpulint.toml": f'[fleet]\nkubernetes-version = "{cluster}"\n',
                               "claim.yaml": shape.format(version=version)}, isolated=False)
     found = [(f["code"], f["severity"], f["line"]) for f in result.findings]
     assert found == ([("GL472", severity, 1)] if severity else [])
+
+
+_CLASSIC_CLASS = """\
+apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClass
+metadata:
+  name: gpu.example.com
+driverName: gpu.resource.example.com
+"""
+
+
+@pytest.mark.parametrize(("cluster", "codes"), [("1.30", []), ("1.27", []), ("1.26", ["GL472"]),
+                                                 ("1.31", ["GL472"]), (None, ["GL480"])])
+def test_classic_dra_objects_are_judged_by_the_releases_that_served_them(tmp_path, cluster, codes):
+    files = {"class.yaml": _CLASSIC_CLASS}
+    if cluster:
+        files[".gpulint.toml"] = f'[fleet]\nkubernetes-version = "{cluster}"\n'
+    write_files(tmp_path, files)
+    result = run_gpulint("--format", "json", "--select", "GL472,GL480", "--failure-threshold", "none", ".",
+                         cwd=tmp_path)
+    assert result.codes() == codes
+    if cluster == "1.31":
+        assert "Kubernetes 1.31 serves no ResourceClass in any DRA API version" in result.findings[0]["message"]
+
+
+def test_the_versions_offered_are_the_current_ones_with_how_they_are_turned_on(tmp_path):
+    write_files(tmp_path, {"claim.yaml": _V1_CLAIM.format(version="v1")})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL472", "--kubernetes-version", "1.33",
+                         "--failure-threshold", "none", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert "v1alpha3" not in found["message"]  # deprecated in 1.32
+    assert "`resource.k8s.io/v1beta2` (off by default before 1.34" in found["message"]
+
+
+def test_a_kind_the_version_does_not_hold_is_not_served(tmp_path):
+    write_files(tmp_path, {"class.yaml": _CLASSIC_CLASS.replace("v1alpha2", "v1alpha3")})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL472", "--kubernetes-version", "1.31",
+                         "--failure-threshold", "none", ".", cwd=tmp_path)
+    [found] = result.findings
+    assert "which holds no ResourceClass" in found["message"]
 
 
 def test_without_a_kubernetes_version_no_release_is_assumed(tmp_path):
@@ -190,6 +236,8 @@ def test_the_driver_chart_values_are_their_own_kind():
     assert kind_by_content("values.yaml", chart_defaults) == "dra-driver-values"
     assert kind_by_content("values.yaml", operator) == "gpu-operator-values"
     assert kind_by_content("values.yaml", "resources:\n  limits:\n    cpu: 1\n") is None
+    assert kind_by_content("dra.yaml", "gpuResourcesEnabledOverride: true\nimage:\n  pullPolicy: Always\n") \
+        == "dra-driver-values"
 
 
 def test_kubernetes_version_flag_judges_like_the_configuration(tmp_path):
@@ -207,3 +255,81 @@ def test_a_kubernetes_version_that_is_no_release_stops_the_run(tmp_path, stated)
     write_files(tmp_path, {".gpulint.toml": f'[fleet]\nkubernetes-version = "{stated}"\n'})
     by_config = run_gpulint(".", cwd=tmp_path)
     assert by_config.rc == 2 and "kubernetes-version" in by_config.err and "Traceback" not in by_config.err
+
+
+@pytest.mark.parametrize(("folder", "marked"), [("script", True), ("script-good", False), ("script-values", True)])
+def test_helm_lines_of_both_charts_are_joined(folder, marked):
+    result = lint_dra(f"GL493/{folder}")
+    text = (DRA / "GL493" / folder / "install.sh").read_text().splitlines()
+    want = [("GL493", n, line.index(line.split("expect: GL493 @", 1)[1]) + 1)
+            for n, line in enumerate(text, 1) if "expect: GL493" in line]
+    assert sorted(result.at()) == sorted(want + expected(DRA / "GL493" / folder)) and bool(want) == marked
+
+
+_DRA_VALUES = "gpuResourcesEnabledOverride: true\nresources:\n  gpus:\n    enabled: true\n  computeDomains:\n" \
+              "    enabled: false\n"
+_POLICY = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n" \
+          "  driver:\n    enabled: true\n"
+
+
+@pytest.mark.parametrize(("files", "codes"), [
+    ({"policy.yaml": _POLICY}, ["GL493"]),  # a ClusterPolicy keeps the plugin unless it says otherwise
+    ({"policy.yaml": _POLICY + "  devicePlugin:\n    enabled: false\n"}, []),
+    ({}, []),  # no GPU Operator linted: nothing is known of its device plugin
+    ({"policy.yaml": _POLICY, "other.yaml": _POLICY.replace("cluster-policy", "b")
+      + "  devicePlugin:\n    enabled: false\n"}, []),  # another cluster's may be the one
+])
+def test_dra_values_are_judged_against_every_linted_gpu_operator(tmp_path, files, codes):
+    result = _lint(tmp_path, {"dra-values.yaml": _DRA_VALUES, **files}, "--select", "GL493")
+    assert result.codes() == codes
+
+
+@pytest.mark.parametrize("values", [
+    _DRA_VALUES.replace("gpuResourcesEnabledOverride: true", "gpuResourcesEnabledOverride: false"),
+    _DRA_VALUES.replace("gpus:\n    enabled: true", "gpus:\n    enabled: false"),
+    _DRA_VALUES + "kubeletPlugin:\n  nodeSelector:\n    nvidia.com/dra-kubelet-plugin: \"true\"\n",
+])
+def test_dra_values_without_gpus_or_kept_to_chosen_nodes_are_not_judged(tmp_path, values):
+    result = _lint(tmp_path, {"dra-values.yaml": values, "policy.yaml": _POLICY}, "--select", "GL493")
+    assert result.codes() == []
+
+
+def test_gpu_operator_values_without_a_cluster_policy_deploy_no_device_plugin(tmp_path):
+    values = "driver:\n  enabled: true\ntoolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n"
+    result = _lint(tmp_path, {"dra-values.yaml": _DRA_VALUES, "operator.yaml": values}, "--select", "GL493")
+    assert result.codes() == ["GL493"]
+    write_files(tmp_path, {"operator.yaml": values + "clusterPolicy:\n  deployCR: false\n"})
+    assert _lint(tmp_path, {}, "--select", "GL493").codes() == []
+
+
+def test_odd_values_and_helm_lines_never_crash(tmp_path):
+    files = {
+        "dra.yaml": "gpuResourcesEnabledOverride: [1]\nresources: 5\nkubeletPlugin: [x]\n",
+        "dra2.yaml": "gpuResourcesEnabledOverride: true\nresources:\n  gpus: [1]\n",
+        "operator.yaml": "driver: [1]\ntoolkit:\n  enabled: true\ndevicePlugin: 7\nclusterPolicy: x\n"
+                         "gpuCluster:\n  deployCR: \"true\"\n",
+        "policy.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: x}\nspec: [1]\n",
+        "install.sh": "#!/bin/sh\nhelm install x nvidia/nvidia-dra-driver-gpu --set gpuResourcesEnabledOverride\n"
+                      "helm upgrade gpu-operator nvidia/gpu-operator --set gpuCluster.deployCR=true,=,a==b --set\n",
+        "classic.yaml": "apiVersion: resource.k8s.io/v1alpha2\nkind: ResourceClaimParameters\nmetadata: {name: p}\n"
+                        "spec: 3\n",
+    }
+    write_files(tmp_path, files)
+    result = run_gpulint("--isolated", "--format", "json", "--preview", "--failure-threshold", "none", ".",
+                         cwd=tmp_path)
+    assert result.rc == 0 and "Traceback" not in result.err, result.err
+
+
+@pytest.mark.parametrize(("version", "cluster", "codes"), [
+    ("resource.k8s.io/v1alpha3", "1.33", []),         # served there, behind --runtime-config
+    ("resource.k8s.io/v1alpha3", "1.34", ["GL480"]),
+    ("resource.k8s.io/v1alpha2", "1.30", ["GL480"]),  # holds no DeviceClass on any release
+    ("resource.k8s.io/v1", None, []),
+])
+def test_chart_resource_api_version_is_judged_by_the_stated_release(tmp_path, version, cluster, codes):
+    args = ("--kubernetes-version", cluster) if cluster else ()
+    write_files(tmp_path, {"values.yaml": f"resourceApiVersion: {version}\nresources:\n  gpus:\n    enabled: false\n"
+                                          "  computeDomains:\n    enabled: true\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL480", *args, "--failure-threshold",
+                         "none", ".", cwd=tmp_path)
+    assert result.codes() == codes

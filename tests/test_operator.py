@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import FIXTURES, run_gpulint, write_files
+from test_kubernetes import expected
 
 OPERATOR = FIXTURES / "operator"
 
@@ -259,3 +261,64 @@ def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path
     write_files(tmp_path, {"etc/containerd/config.toml": config.replace("version = 3", "version = 2")
                            .replace("io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri")})
     assert "GL488" not in lint(tmp_path).codes()
+
+
+# ------------------------------------------------------------------ GL494
+
+
+@pytest.mark.parametrize("target", ["GL494/bad", "GL494/good", "GL495/bad", "GL495/good"])
+def test_fixture_findings_are_exactly_the_marked_ones(target):
+    result = lint(OPERATOR / target, "--select", "GL494,GL495")
+    assert sorted(result.at()) == expected(OPERATOR / target)
+
+
+_NO_DEFAULT = ("driver:\n  enabled: {enabled}\n  nvidiaDriverCRD:\n    enabled: true\n    deployDefaultCR: false\n"
+               "toolkit:\n  enabled: true\ndevicePlugin:\n  enabled: true\n")
+
+
+def test_pre_installed_drivers_want_no_nvidiadriver(tmp_path):
+    write_files(tmp_path, {"values.yaml": _NO_DEFAULT.format(enabled="false")})
+    assert lint(tmp_path, "--select", "GL494").findings == []
+    write_files(tmp_path, {"values.yaml": _NO_DEFAULT.format(enabled="true")})
+    assert lint(tmp_path, "--select", "GL494").codes() == ["GL494"]
+
+
+def test_helm_line_that_creates_no_nvidiadriver(tmp_path):
+    line = ("helm install gpu-operator nvidia/gpu-operator --set driver.nvidiaDriverCRD.enabled=true "
+            "--set driver.nvidiaDriverCRD.deployDefaultCR=false{more}\n")
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more="")})
+    [found] = lint(tmp_path, "--select", "GL494").findings
+    text = (tmp_path / "install.sh").read_text().splitlines()[found["line"] - 1]
+    assert text[found["column"] - 1:found["end_column"]] == "driver.nvidiaDriverCRD.deployDefaultCR"
+    for more in (" -f values.yaml", " --set driver.enabled=false"):
+        write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=more)})
+        assert lint(tmp_path, "--select", "GL494").findings == [], more
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=""), "driver.yaml": _NVD.format(name="a")})
+    assert lint(tmp_path, "--select", "GL494").findings == []
+
+
+# ------------------------------------------------------------------ GL495
+
+
+def test_gpu_cluster_in_a_helm_line_is_judged_by_its_settings(tmp_path):
+    line = "helm upgrade -i gpu-operator nvidia/gpu-operator --version v26.7.0 --set gpuCluster.deployCR=true{more}\n"
+    cases = [("", 2), (" --set clusterPolicy.deployCR=false", 1),
+             (" --set clusterPolicy.deployCR=false --set driver.nvidiaDriverCRD.enabled=true", 0),
+             (" --set clusterPolicy.deployCR=false --set driver.enabled=false", 0), (" -f values.yaml", 0)]
+    for more, count in cases:
+        write_files(tmp_path, {"install.sh": "#!/bin/sh\n" + line.format(more=more)})
+        found = lint(tmp_path, "--select", "GL495").findings
+        assert len(found) == count, more
+        assert all((f["line"], f["column"]) == (2, line.index("gpuCluster") + 1) for f in found)
+
+
+def test_a_release_whose_chart_has_no_gpu_cluster_is_left_to_gl483(tmp_path):
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\nhelm install gpu-operator nvidia/gpu-operator --version v25.10.1 "
+                                         "--set gpuCluster.deployCR=true\n"})
+    assert lint(tmp_path, "--select", "GL495,GL483").codes() == ["GL483"]
+
+
+def test_values_without_the_gpu_cluster_switch_are_not_judged(tmp_path):
+    write_files(tmp_path, {"values.yaml": "gpuCluster:\n  deployCR: false\ndriver:\n  enabled: true\n"
+                                          "toolkit:\n  enabled: true\n"})
+    assert lint(tmp_path, "--select", "GL495").findings == []

@@ -179,3 +179,32 @@ def _refused(data: dict, steps: tuple, got: str) -> str | None:
         return None
     shown = "spec" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
     return f'{shown}: Invalid value: "{got}": {shown} in body must be of type string: "{got}"'
+
+
+def gpu_cluster_refusals(written, judged: Judged) -> list[tuple[str, list[str]]]:
+    """(the chart's `fail` message, the keys written that lead to it) for each GPUCluster check of
+    the chart's validations the values fail; `written(key)` is the boolean a key is given, or
+    None where it is not written (the chart's default then holds). Judged only where
+    `gpuCluster.deployCR` is written true and the judged release's chart reads it (every chart
+    that does has the checks; GL483 speaks of the others)."""
+    if written("gpuCluster.deployCR") is not True or not chart_reads(judged.data["values"], ("gpuCluster", "deployCR")):
+        return []
+    out = []
+    for condition, message in gpu_operator.GPU_CLUSTER_REFUSALS:
+        values = {key: written(key) for key in condition}
+        if all((gpu_operator.CHART_DEFAULTS[key] if got is None else got) == want
+               for (key, want), got in zip(condition.items(), values.values())):
+            out.append((message, [key for key, got in values.items() if got is not None]))
+    return out
+
+
+def refusal_words(message: str, keys: list[str], setting: str = "`gpuCluster.deployCR: true`") -> str:
+    """Words for a refusal: the values written beside the switch and those left to the defaults."""
+    condition = next(c for c, m in gpu_operator.GPU_CLUSTER_REFUSALS if m == message)
+    parts = [f"`{k}` as written" for k in condition if k in keys and k != "gpuCluster.deployCR"]
+    parts += [f"the chart's default `{k}: {str(gpu_operator.CHART_DEFAULTS[k]).lower()}`"
+              for k in condition if k not in keys]
+    return (f"{setting} with {' and '.join(parts)}: the gpu-operator chart's validations stop `helm install` "
+            f"(`{message}`); a cluster runs either the GPUCluster (DRA) or the ClusterPolicy, and the "
+            f"GPUCluster's driver comes from NVIDIADriver objects")
+

@@ -25,8 +25,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "gpulint.crossfile.compat": ("kubernetes", "dockerfile", "gpu-operator-values", "compose", "commands",
                                  "devcontainer"),
     "gpulint.crossfile.units": ("systemd", "daemon-json"),
-    "gpulint.crossfile.operator_driver_crd": ("kubernetes",),
+    "gpulint.crossfile.operator_driver_crd": ("kubernetes", "gpu-operator-values", "commands"),
     "gpulint.crossfile.operator_toolkit": ("gpu-operator-values", "kubernetes"),
+    "gpulint.crossfile.dra_device_plugin": ("dra-driver-values", "commands"),
 }
 
 

@@ -103,3 +103,16 @@ def other_releases(having: list[str], judged: Judged, what: str, verb: tuple[str
     if newer:
         return f"; {what} of {newer[0]} {verb[0]} it"
     return f"; {what} of {having[-1]} still {verb[1]} it" if having else ""
+
+
+# The chart's own `templates/validations.yaml` checks on its GPUCluster switch (DRA managed by
+# the operator, from v26.7.0): the values that make `helm install` fail with the chart's words.
+# A value the user leaves out takes the chart's default (`values.yaml`).
+CHART_DEFAULTS = {"gpuCluster.deployCR": False, "clusterPolicy.deployCR": True, "driver.enabled": True,
+                  "driver.nvidiaDriverCRD.enabled": False}
+GPU_CLUSTER_REFUSALS: tuple[tuple[dict[str, bool], str], ...] = (
+    ({"gpuCluster.deployCR": True, "clusterPolicy.deployCR": True},
+     "clusterPolicy.deployCR and gpuCluster.deployCR cannot both be true; only one CR can exist"),
+    ({"gpuCluster.deployCR": True, "driver.enabled": True, "driver.nvidiaDriverCRD.enabled": False},
+     "the NVIDIADriver CRD must be enabled when deploying a GPUCluster CR, set driver.nvidiaDriverCRD.enabled=true"),
+)

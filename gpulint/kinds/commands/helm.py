@@ -1,7 +1,8 @@
 """`helm install|upgrade ... gpu-operator --set k=v` lines: each `--set` key judged against
 the gpu-operator chart of the release `--version` names (GL483), a `--set` env value
 that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484), and the
-container toolkit's node layout settings among `toolkit.env[i]` (GL489-GL492).
+container toolkit's node layout settings among `toolkit.env[i]` (GL489-GL492). The NVIDIA DRA
+driver chart's lines are read too, for the checks that join the two charts.
 
 Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
 numbers; `--set-string` keeps every value a string."""
@@ -10,7 +11,11 @@ from __future__ import annotations
 
 import re
 
-from gpulint.common.operator_chart import judge_setting
+from gpulint.common.operator_chart import (
+    gpu_cluster_refusals,
+    judge_setting,
+    refusal_words,
+)
 from gpulint.common.toolkit_env import (
     Toolkit,
     emit,
@@ -26,7 +31,13 @@ from gpulint.record import Frozen, freeze
 from gpulint.registry import Context, check, finding
 
 CACHE = "commands.helm"
-_CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
+# chart name -> how a chart reference (or release name) of it is written; the DRA driver's
+# first, as it is often installed into the `gpu-operator` namespace
+CHARTS = {
+    # `nvidia-dra-driver-gpu` until v25.12, `dra-driver-nvidia-gpu` from v0.4
+    "dra-driver": re.compile(r"(^|/)(nvidia-dra-driver-gpu|dra-driver-nvidia-gpu)(-v?[\d.]+\.tgz)?$"),
+    "gpu-operator": re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$"),
+}
 
 
 class Setting(Frozen):
@@ -42,18 +53,30 @@ class Setting(Frozen):
 
 
 class HelmCommand(Frozen):
-    __slots__ = ("version", "version_word", "settings")
+    """chart: a name of CHARTS; chart_word: where the chart is named; values_files: whether
+    `-f`/`--values` adds values this line does not show."""
 
+    __slots__ = ("chart", "chart_word", "version", "version_word", "settings", "values_files")
+
+    chart: str
+    chart_word: Word
     version: str | None
     version_word: Word | None
     settings: tuple[Setting, ...]
+    values_files: bool
 
-    def __init__(self, version: str | None, version_word: Word | None, settings: tuple[Setting, ...]) -> None:
-        freeze(self, version, version_word, settings)
+    def __init__(self, chart: str, chart_word: Word, version: str | None, version_word: Word | None,
+                 settings: tuple[Setting, ...], values_files: bool) -> None:
+        freeze(self, chart, chart_word, version, version_word, settings, values_files)
+
+    def setting(self, key: str) -> Setting | None:
+        """The last `--set` of `key` (the one Helm keeps)."""
+        return next((s for s in reversed(self.settings) if s.key == key), None)
 
 
 def helm_commands(text: str, regions) -> list[HelmCommand]:
-    """The `helm install|upgrade` lines of the gpu-operator chart in the shell regions."""
+    """The `helm install|upgrade` lines of the gpu-operator and DRA driver charts in the
+    shell regions."""
     out = []
     for start, end, newline_ends in regions:
         for words in split_commands(text, start, end, newline_ends):
@@ -68,14 +91,18 @@ def _helm(words: list[Word]) -> HelmCommand | None:
     if "helm" not in texts:
         return None
     i = texts.index("helm")
-    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade") \
-            or not any(_CHART.search(t) for t in texts[i + 2:]):
+    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade"):
         return None
-    settings, version, version_word = [], None, None
+    chart, chart_word = next(((name, w) for name, pattern in CHARTS.items() for w in words[i + 2:]
+                              if pattern.search(w.text)), (None, None))
+    if chart is None:
+        return None
+    settings, version, version_word, values_files = [], None, None, False
     j = i + 2
     while j < len(words):
         word, text = words[j], texts[j]
         flag, equals, inline = text.partition("=")
+        values_files = values_files or flag in ("-f", "--values") or text.startswith("-f") and len(text) > 2
         if flag in ("--set", "--set-string", "--version"):
             value_word = None if equals else (words[j + 1] if j + 1 < len(words) else None)
             value = inline if value_word is None else value_word.text
@@ -91,7 +118,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
                 settings.append(Setting(key, val, offset + at, flag == "--set"))
             continue
         j += 1
-    return HelmCommand(version, version_word, tuple(settings))
+    return HelmCommand(chart, chart_word, version, version_word, tuple(settings), values_files)
 
 
 def _pairs(value: str) -> list[tuple[int, str]]:
@@ -117,6 +144,8 @@ def _pairs(value: str) -> list[tuple[int, str]]:
 @check("GL483", "GL484", kinds=("commands",))
 def helm_settings(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator":
+            continue
         where = f"`--version {command.version}` of the helm command"
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
         for setting in command.settings:
@@ -129,6 +158,8 @@ def helm_settings(doc: Document, ctx: Context):
 @check("GL489", "GL490", "GL491", "GL492", kinds=("commands",))
 def helm_toolkit_env(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator":
+            continue
         pairs = []
         for setting in command.settings:
             start = setting.start + len(setting.key) + 1
@@ -144,3 +175,18 @@ def helm_toolkit_env(doc: Document, ctx: Context):
         yield from emit(doc, ctx, judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at))
 
 
+@check("GL495", kinds=("commands",))
+def helm_gpu_cluster_refused(doc: Document, ctx: Context):
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator" or command.values_files:
+            continue  # values files may set what the line leaves to the defaults
+
+        def written(key: str, command=command):
+            setting = command.setting(key)
+            return None if setting is None else {"true": True, "false": False}.get(setting.value)
+
+        judged = gpu_operator.judged_release(ctx.settings, command.version, f"`--version {command.version}`")
+        for message, keys in gpu_cluster_refusals(written, judged):
+            switch = command.setting("gpuCluster.deployCR")
+            yield finding(doc, "GL495", doc.index.span(switch.start, switch.start + len(switch.key)),
+                          refusal_words(message, keys, "`--set gpuCluster.deployCR=true`"))

@@ -11,6 +11,8 @@ from gpulint.regex import lazy
 _RESOURCES = lazy(r"^resources:\s*(#.*)?$", re.MULTILINE)
 _COMPUTE_DOMAINS = lazy(r"^[ \t]+computeDomains:", re.MULTILINE)
 _KUBELET_PLUGIN = lazy(r"^kubeletPlugin:\s*(#.*)?$", re.MULTILINE)
+# a key no other chart is known to have (what an override file that turns on GPUs writes)
+_OWN_KEY = lazy(r"^gpuResourcesEnabledOverride:", re.MULTILINE)
 _CHART_KEYS = lazy(r"^(featureGates|gpuResourcesEnabledOverride|nvidiaDriverRoot|resourceApiVersion):",
                    re.MULTILINE)
 
@@ -22,7 +24,7 @@ def wants(lower: str) -> bool:
 def by_content(lower: str, text: str) -> bool | None:
     if not wants(lower):
         return None
-    if _RESOURCES.search(text) and _COMPUTE_DOMAINS.search(text):
+    if _OWN_KEY.search(text) or (_RESOURCES.search(text) and _COMPUTE_DOMAINS.search(text)):
         return True
     if _KUBELET_PLUGIN.search(text) and _CHART_KEYS.search(text):
         return True

@@ -6,22 +6,23 @@ attribute references inside CEL selectors (with their places inside the YAML sca
 from __future__ import annotations
 
 from gpulint.kinds.kubernetes.facts import object_kind, object_name, scalar_str
-from gpulint.knowledge.dra import DRA_KINDS, GROUP
+from gpulint.knowledge.dra import CLASSIC_KINDS, DRA_KINDS, GROUP
 from gpulint.model import Document, Node, Span, sequence
 from gpulint.record import Frozen, Record, freeze
 from gpulint.regex import lazy
 
 
 def dra_api_version(obj: Node) -> str | None:
-    """The object's apiVersion when it is a `resource.k8s.io` DRA object."""
+    """The object's apiVersion when it is a `resource.k8s.io` DRA object (classic DRA's too)."""
     version = scalar_str(obj.get("apiVersion"))
-    if version is None or not version.startswith(GROUP + "/") or object_kind(obj) not in DRA_KINDS:
+    if version is None or not version.startswith(GROUP + "/") or object_kind(obj) not in DRA_KINDS + CLASSIC_KINDS:
         return None
     return version
 
 
 def dra_objects(doc: Document) -> list[Node]:
-    """The DeviceClass, ResourceClaim and ResourceClaimTemplate objects of a document."""
+    """The DeviceClass, ResourceClaim and ResourceClaimTemplate objects of a document, and
+    classic DRA's ResourceClass and parameters objects."""
     return [obj for obj in doc.tree or () if dra_api_version(obj) is not None]
 
 

@@ -1,4 +1,4 @@
-"""Dynamic Resource Allocation rules (GL471-GL478): the shapes of DRA objects per
+"""Dynamic Resource Allocation rules (GL471-GL480): the shapes of DRA objects per
 `resource.k8s.io` version, the releases that serve them, device classes and CEL
 selectors against what the NVIDIA DRA driver publishes, the claims pods and containers
 name, and the driver's opaque configuration.
@@ -135,11 +135,23 @@ def _near(key: str, known) -> str:
 # ---------------------------------------------------------------- served versions
 
 def _fleet_minor(ctx: Context) -> int | None:
-    """The cluster's Kubernetes minor release: `--kubernetes-version`, else the fleet
-    configuration's `kubernetes-version`."""
-    stated = ctx.options.get("kubernetes_version") or \
-        (getattr(ctx.settings, "fleet", None) or {}).get("kubernetes-version")
-    return dra.kubernetes_minor(stated)
+    return dra.stated_minor(ctx.options, ctx.settings)
+
+
+def _served(minor: int, kind: str) -> list[str]:
+    """The `resource.k8s.io` versions holding `kind` that Kubernetes 1.`minor` serves, those it
+    has not deprecated when there are any."""
+    served = [v for v in dra.LIFECYCLE if dra.serves(v, kind, minor)]
+    current = [v for v in served if dra.LIFECYCLE[v][1] is None or minor < dra.LIFECYCLE[v][1]]
+    return current or served
+
+
+def _words(version: str, minor: int) -> str:
+    if version in dra.ALPHA_VERSIONS:
+        return f"`{version}` (alpha: only with `--runtime-config`)"
+    if minor < dra.ON_BY_DEFAULT_FROM:
+        return f"`{version}` (off by default before 1.{dra.ON_BY_DEFAULT_FROM}: `--runtime-config`)"
+    return f"`{version}`"
 
 
 @check("GL472", kinds=("kubernetes",))
@@ -153,12 +165,13 @@ def dra_version_not_served(doc: Document, ctx: Context):
         if lifecycle is None:
             continue
         introduced, deprecated, removed = lifecycle
-        served = [v for v, (start, _, end) in dra.LIFECYCLE.items() if start <= minor and (end is None or minor < end)]
-        instead = f"; Kubernetes 1.{minor} serves {', '.join(f'`{v}`' for v in served)}" if served else \
-            f"; Kubernetes 1.{minor} serves no structured-parameters DRA API (1.32 and later do)"
+        served = _served(minor, kind)
+        instead = f"; Kubernetes 1.{minor} serves {kind} in {', '.join(_words(v, minor) for v in served)}" if served else \
+            f"; Kubernetes 1.{minor} serves no {kind} in any DRA API version"
         node = obj.get("apiVersion")
-        if minor < introduced or (removed is not None and minor >= removed):
-            when = f"added in 1.{introduced}" if minor < introduced else f"removed in 1.{removed}"
+        if minor < introduced or (removed is not None and minor >= removed) or kind not in dra.VERSION_KINDS[version]:
+            when = (f"added in 1.{introduced}" if minor < introduced else f"removed in 1.{removed}"
+                    if removed is not None and minor >= removed else f"which holds no {kind}")
             yield finding(doc, "GL472", node.span,
                           f"`{version}` ({when}) is not served by Kubernetes 1.{minor}, the cluster's stated "
                           f"release: kubectl fails with `no matches for kind \"{kind}\" in "
@@ -167,6 +180,36 @@ def dra_version_not_served(doc: Document, ctx: Context):
             yield finding(doc, "GL472", node.span,
                           f"`{version}` is deprecated since Kubernetes 1.{deprecated} and removed in "
                           f"1.{removed}; the cluster runs 1.{minor}{instead}", severity="warning")
+
+
+def _alpha_successor(version: str, kind: str) -> str:
+    if kind not in dra.DRA_KINDS:
+        return (f"classic DRA has no successor for {kind}: a DeviceClass selects the devices and a claim's "
+                f"`config` carries the driver's parameters")
+    if version.endswith("v1alpha3"):
+        return (f"write `apiVersion: {dra.GROUP}/v1` (1.34 and later, requests under `exactly`) or "
+                f"`{dra.GROUP}/v1beta1` (the same flat requests)")
+    return (f"rewrite it for `{dra.GROUP}/v1`, where each of `spec.devices.requests` names a DeviceClass "
+            f"(`exactly.deviceClassName`) in place of classic DRA's `resourceClassName`")
+
+
+@check("GL480", kinds=("kubernetes",))
+def dra_alpha_version(doc: Document, ctx: Context):
+    if _fleet_minor(ctx) is not None:
+        return  # GL472 judges the version against the stated release
+    for obj in dra_objects(doc):
+        version, kind = dra_api_version(obj), object_kind(obj)
+        if version not in dra.ALPHA_VERSIONS:
+            continue
+        introduced, _, removed = dra.LIFECYCLE[version]
+        classic = "structured parameters" if version.endswith("v1alpha3") else "classic DRA"
+        yield finding(doc, "GL480", obj.get("apiVersion").span,
+                      f"`{version}` ({classic}) was served only by Kubernetes 1.{introduced} to 1.{removed - 1}, "
+                      f"and there only with `--runtime-config={version}=true`: from 1.{removed} kubectl fails with "
+                      f"`no matches for kind \"{kind}\" in version \"{version}\"`, and the NVIDIA DRA driver "
+                      f"for GPUs needs Kubernetes 1.{dra.NVIDIA_DRIVER_MIN_MINOR} or later; "
+                      + _alpha_successor(version, kind)
+                      + " (or state the cluster's release: `--kubernetes-version`)")
 
 
 # ---------------------------------------------------------------- device classes
