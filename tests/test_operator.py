@@ -217,6 +217,28 @@ def test_helm_set_keys_and_typed_env_values_are_judged_by_the_version_flag():
     assert "`toolkit.bogus` is no value" in unknown
 
 
+def test_helm_lines_in_ci_steps_are_judged_with_the_values_the_runner_puts_in():
+    result = lint(OPERATOR / "ci-github")
+    # once per matrix release: `$OPERATOR_VERSION` takes each in turn
+    assert result.at() == [("GL483", 16, 19), ("GL483", 16, 19), ("GL484", 17, 69), ("GL484", 17, 69)]
+    first, second = (f["message"] for f in result.findings[:2])
+    assert "`toolkit.envv` is no value of the gpu-operator chart of GPU Operator v24.9.2 (`--version v24.9.2`" \
+        in first and "(did you mean `env`?)" in first
+    assert "GPU Operator v25.3.4 (`--version v25.3.4` of the helm command)" in second
+    gitlab = lint(OPERATOR / "ci-gitlab")
+    assert gitlab.at() == [("GL483", 6, 87)]
+    assert "GPU Operator v24.9.2" in gitlab.findings[0]["message"]
+    assert lint(OPERATOR / "ci-github-good.yml").at() == []
+
+
+def test_a_ci_value_put_into_a_helm_key_points_at_the_word_written(tmp_path):
+    write_files(tmp_path, {".github/workflows/x.yml": (
+        "on: push\njobs:\n  a:\n    runs-on: x\n    strategy:\n      matrix:\n        part: [toolkit]\n"
+        "    steps:\n      - run: helm install g nvidia/gpu-operator --set ${{ matrix.part }}.bogus=1\n")})
+    # the key is `toolkit.bogus` once the runner has put the value in: no offset in the file holds it
+    assert lint(tmp_path).at() == [("GL483", 9, 55)]
+
+
 def test_helm_lines_in_markdown_and_other_charts(tmp_path):
     write_files(tmp_path, {
         "README.md": "Install:\n\n```sh\nhelm upgrade --install gpu-operator nvidia/gpu-operator "

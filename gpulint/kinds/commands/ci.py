@@ -88,7 +88,9 @@ def scalar_region(text: str, index: LineIndex, node: Node) -> tuple[int, int, bo
 _Image = tuple[Node | None, str | None, str]
 
 
-def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
+def ci_commands(text: str, index: LineIndex, lines: list | None = None) -> list[ContainerCommand]:
+    """The container commands; `lines` (when given) gets the words of every command of the
+    shell, with the matrix and variable values in place, as the container commands are read."""
     out: list[ContainerCommand] = []
     for root in _documents(text, index):
         if root is None or not root.is_map:
@@ -116,10 +118,10 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         if not github:  # the default image of every job
             images.append((root.get("image"), None, "name"))
         skip = frozenset(id(job) for _, job, _ in expanded)
-        out += _read(_split(text, index, _scripts(root, skip)), images, text, index)
+        out += _read(_split(text, index, _scripts(root, skip)), images, text, index, lines_seen=lines)
         for name, job, matrix in expanded:
             scripts, job_images, env = _github_job(root, job) if github else _gitlab_job(root, job)
-            out += _expand(text, index, scripts, job_images, name, matrix, env)
+            out += _expand(text, index, scripts, job_images, name, matrix, env, lines)
     return out
 
 
@@ -250,10 +252,10 @@ def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:
 
 
 def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Image], job: str,
-            matrix: Matrix, env: dict[int, dict[str, Node]]) -> list[ContainerCommand]:
+            matrix: Matrix, env: dict[int, dict[str, Node]], seen: list | None) -> list[ContainerCommand]:
     lines = _split(text, index, scripts)  # once: each combination reads the same words
     if matrix.unknown is not None:
-        commands = _read(lines, images, text, index)
+        commands = _read(lines, images, text, index, lines_seen=seen)
         # the `env:` variables that take matrix values, as the shell names them
         names = {f"${brace}{name}" for step in env.values() for name, value in step.items()
                  if isinstance(value.value, str) and MATRIX_REF.search(value.value) for brace in ("", "{")}
@@ -265,7 +267,7 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
     out = []
     partly = None
     for combo in matrix.combinations:
-        for command in _read(lines, images, text, index, matrix, combo, env):
+        for command in _read(lines, images, text, index, matrix, combo, env, seen):
             command.job = job
             left = next((found[0] for word in _words(command) for found in [MATRIX_REF.search(word.text)]
                          if found and matrix.style == "github"), None)
@@ -293,7 +295,7 @@ def _split(text: str, index: LineIndex, scripts) -> list[tuple[Node, list[list[W
 
 def _read(lines: list[tuple[Node, list[list[Word]]]], images: list[_Image], text: str, index: LineIndex,
           matrix: Matrix | None = None, combo: Combination = (),
-          env: dict[int, dict[str, Node]] | None = None) -> list[ContainerCommand]:
+          env: dict[int, dict[str, Node]] | None = None, lines_seen: list | None = None) -> list[ContainerCommand]:
     out = []
     for node, commands in lines:
         variables = _variables(env.get(id(node), {}), combo) if env and matrix is not None else None
@@ -305,6 +307,8 @@ def _read(lines: list[tuple[Node, list[list[Word]]]], images: list[_Image], text
                 words = _put_all(words, matrix, combo, uses, shell=matrix.style == "gitlab")
             if variables is not None:
                 words = _put_variables(words, variables, uses)
+            if lines_seen is not None:
+                lines_seen.append(words)
             command = container_command(words)
             if command is not None:
                 command.matrix = tuple(uses)

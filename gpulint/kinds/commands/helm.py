@@ -25,15 +25,18 @@ _CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
 
 
 class Setting(Frozen):
-    __slots__ = ("key", "value", "start", "typed")
+    __slots__ = ("key", "value", "start", "typed", "word")
 
     key: str
     value: str
     start: int  # offsets of `key=value` in the file
     typed: bool  # `--set` (True) or `--set-string`
+    # offsets of the word written in the file: where a key is shown when a CI variable put
+    # into the word moved it from where it is written
+    word: tuple[int, int]
 
-    def __init__(self, key: str, value: str, start: int, typed: bool) -> None:
-        freeze(self, key, value, start, typed)
+    def __init__(self, key: str, value: str, start: int, typed: bool, word: tuple[int, int]) -> None:
+        freeze(self, key, value, start, typed, word)
 
 
 class HelmCommand(Frozen):
@@ -49,13 +52,19 @@ class HelmCommand(Frozen):
 
 def helm_commands(text: str, regions) -> list[HelmCommand]:
     """The `helm install|upgrade` lines of the gpu-operator chart in the shell regions."""
-    out = []
-    for start, end, newline_ends in regions:
-        for words in split_commands(text, start, end, newline_ends):
-            command = _helm(words)
-            if command is not None:
-                out.append(command)
-    return out
+    return helm_lines(words for start, end, newline_ends in regions
+                      for words in split_commands(text, start, end, newline_ends))
+
+
+def helm_lines(commands) -> list[HelmCommand]:
+    """The `helm install|upgrade` lines of the gpu-operator chart among the commands' words;
+    a line read once per CI matrix combination with the same words counts once."""
+    out: dict[tuple, HelmCommand] = {}
+    for words in commands:
+        command = _helm(words)
+        if command is not None:
+            out.setdefault((command.version, command.settings), command)
+    return list(out.values())
 
 
 def _helm(words: list[Word]) -> HelmCommand | None:
@@ -79,11 +88,12 @@ def _helm(words: list[Word]) -> HelmCommand | None:
             if flag == "--version":
                 version, version_word = value, value_word or word
                 continue
-            if (value_word or word).quoted:
+            written = value_word or word
+            if written.quoted:
                 offset += 1  # past the opening quote (a quote inside the word is rarer)
             for at, part in _pairs(value):
                 key, _, val = part.partition("=")
-                settings.append(Setting(key, val, offset + at, flag == "--set"))
+                settings.append(Setting(key, val, offset + at, flag == "--set", (written.start, written.end)))
             continue
         j += 1
     return HelmCommand(version, version_word, tuple(settings))
@@ -123,7 +133,9 @@ def helm_settings(doc: Document, ctx: Context):
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
         data = gpu_operator.release_data(judged.tag)
         for setting in command.settings:
-            key_span = doc.index.span(setting.start, setting.start + len(setting.key))
+            end = setting.start + len(setting.key)
+            key_span = doc.index.span(setting.start, end) if doc.text[setting.start:end] == setting.key \
+                else doc.index.span(*setting.word)
             steps = tuple(_DOT.split(setting.key))
             path = tuple(_INDEX.sub("", step) for step in steps)
             if not all(path) or path[0] == "global":
