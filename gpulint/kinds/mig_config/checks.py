@@ -243,10 +243,18 @@ def _overflow(model: mig.Model, profiles: list[tuple[str, Node, int]]) -> tuple[
     if compute > model.compute_slices:
         return node, (f"these MIG devices take {compute} compute slices, more than the "
                       f"{model.compute_slices} a GPU has")
-    if model.memory_slices is not None and all(profile.memory is not None for profile, _, _ in offered):
-        used = sum(profile.memory * count for profile, _, count in offered)
-        if used > model.memory_slices:
-            return node, f"these MIG devices take {used} memory slices, more than the {model.memory_slices} a GPU has"
+    if model.memory_slices is None or any(profile.memory is None for profile, _, _ in offered):
+        return None
+    used = sum(profile.memory * count for profile, _, count in offered)
+    stuck = mig.unplaced([(profile, count) for profile, _, count in offered])
+    if stuck is not None:
+        where = next(n for (p, n, _) in offered if p is stuck).key_span
+        starts = ", ".join(str(s) for s in stuck.starts)
+        return where, (f"no layout of these MIG devices leaves room for `{stuck.name}`, whose instances start "
+                       f"at memory slice {starts} and take {stuck.memory} slice(s) each (together they take "
+                       f"{used} of the {model.memory_slices} memory slices)")
+    if used > model.memory_slices:
+        return node, f"these MIG devices take {used} memory slices, more than the {model.memory_slices} a GPU has"
     return None
 
 
