@@ -120,6 +120,46 @@ def test_an_override_file_with_two_operator_components_is_recognised(tmp_path):
 _NVD = "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: {name}\nspec:\n  driverType: gpu\n"
 
 
+# ------------------------------------------------------------------ the CRDs' CEL rules
+
+# every CEL rule the bundled CRDs carry, by what gpulint does with it: "judged" rules run on
+# the object; "transition" rules read `oldSelf`, the stored object an update replaces, which no
+# file holds; "unsupported" ones are written in more of CEL than gpulint runs
+_IMMUTABLE = "self == oldSelf"
+_DEFAULT_SELECTOR = ("has(self.default) && self.default ? !has(self.nodeSelector) || "
+                     "size(self.nodeSelector) == 0 : true")
+KNOWN_RULES = {_IMMUTABLE: "transition", _DEFAULT_SELECTOR: "judged"}
+
+
+def test_every_cel_rule_of_the_bundled_crds_is_known_with_what_gpulint_does_with_it():
+    from gpulint.common import cel
+    from gpulint.knowledge import gpu_operator
+
+    def rules(node):
+        if isinstance(node, dict):
+            yield from (r["rule"] for r in node.get("x-kubernetes-validations", ()))
+            for sub in node.values():
+                yield from rules(sub)
+
+    found = {rule for tag in gpu_operator.releases() for kind in ("ClusterPolicy", "NVIDIADriver")
+             for rule in rules(gpu_operator.crd_schema(tag, kind))}
+    assert {rule: cel.support(rule) for rule in found} == KNOWN_RULES
+
+
+def test_a_default_nvidiadriver_with_a_node_selector_fails_the_crds_rule(tmp_path):
+    result = lint(OPERATOR / "nvidiadriver-default-selector.yaml")
+    assert result.at() == [("GL481", 5, 1)]
+    assert ('the API server refuses this NVIDIADriver (`spec: Invalid value: "object": default NVIDIADriver '
+            'must not use nodeSelector`), judged by the CRD of GPU Operator v26.7.0') in result.findings[0]["message"]
+    # the rule came with v26.7.0: the CRD of v26.3 has no `default` and no rule
+    older = lint_for(tmp_path, "26.3", OPERATOR / "nvidiadriver-default-selector.yaml")
+    assert ("GL482", 6, 3) in older.at() and "GL481" not in [code for code, _, _ in older.at()]
+    write_files(tmp_path, {"nvd.yaml": _NVD.format(name="a") + "  image: driver\n  default: true\n  nodeSelector: {}\n"
+                           "---\n" + _NVD.format(name="b") + "  image: driver\n  default: false\n"
+                           "  nodeSelector:\n    driver.config: gold\n"})
+    assert lint(tmp_path / "nvd.yaml").findings == []
+
+
 def test_a_second_cluster_policy_is_reported_at_its_name(tmp_path):
     policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
     write_files(tmp_path, {"two.yaml": policy + "---\n" + policy.replace("name: cluster-policy", "name: copy")})
