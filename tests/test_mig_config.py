@@ -216,6 +216,14 @@ def test_the_bundled_profile_table_is_consistent():
             assert profile["compute"] * profile["max"] <= model["compute_slices"], (model["model"], profile)
             if profile["memory"] is not None:
                 assert profile["memory"] * profile["max"] <= model["memory_slices"], (model["model"], profile)
+            if profile["starts"] is not None:
+                # each placement lies within the memory slices, and the instances that fit have
+                # as many placements that do not overlap
+                assert profile["memory"] is not None and all(
+                    0 <= s and s + profile["memory"] <= model["memory_slices"] for s in profile["starts"])
+                apart = [s for i, s in enumerate(profile["starts"])
+                         if all(s >= t + profile["memory"] for t in profile["starts"][:i])]
+                assert len(apart) >= profile["max"], (model["model"], profile)
 
 
 def test_a_mix_with_no_layout_on_the_memory_slices_names_the_profile_left_out(tmp_path):
