@@ -262,9 +262,10 @@ def test_helm_lines_in_ci_steps_are_judged_with_the_values_the_runner_puts_in():
     # once per matrix release: `$OPERATOR_VERSION` takes each in turn
     assert result.at() == [("GL483", 16, 19), ("GL483", 16, 19), ("GL484", 17, 69), ("GL484", 17, 69)]
     first, second = (f["message"] for f in result.findings[:2])
-    assert "`toolkit.envv` is no value of the gpu-operator chart of GPU Operator v24.9.2 (`--version v24.9.2`" \
-        in first and "(did you mean `env`?)" in first
-    assert "GPU Operator v25.3.4 (`--version v25.3.4` of the helm command)" in second
+    assert ("`toolkit.envv` is no value of the gpu-operator chart of GPU Operator v24.9.2 (`--version "
+            "\"$OPERATOR_VERSION\"` of the helm command, `v24.9.2` as the CI job runs it)") in first
+    assert "(did you mean `env`?)" in first
+    assert "GPU Operator v25.3.4 (`--version \"$OPERATOR_VERSION\"` of the helm command, `v25.3.4`" in second
     gitlab = lint(OPERATOR / "ci-gitlab")
     assert gitlab.at() == [("GL483", 6, 87)]
     assert "GPU Operator v24.9.2" in gitlab.findings[0]["message"]

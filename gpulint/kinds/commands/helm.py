@@ -129,7 +129,7 @@ def _typed(value: str) -> str | None:
 @check("GL483", "GL484", kinds=("commands",))
 def helm_settings(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
-        where = f"`--version {command.version}` of the helm command"
+        where = _version_words(doc.text, command)
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
         data = gpu_operator.release_data(judged.tag)
         for setting in command.settings:
@@ -152,6 +152,20 @@ def helm_settings(doc: Document, ctx: Context):
                               f"`--set` makes `{setting.value}` a {_typed(setting.value)} and the chart copies it "
                               f"into the ClusterPolicy, where the API server refuses it (`{message}`); "
                               f"`--set-string` keeps it a string; judged by {judged.words()}")
+
+
+def _version_words(text: str, command: HelmCommand) -> str:
+    """How the message names the release: `--version` as written, and the value a CI runner
+    put in where it is a variable."""
+    where = f"`--version {command.version}` of the helm command"
+    word = command.version_word
+    if word is None or command.version is None:
+        return where
+    written = text[word.start:word.end]
+    written = written.split("=", 1)[1] if written.startswith("--version=") else written
+    if written.strip("\"'") == command.version:
+        return where
+    return f"`--version {written}` of the helm command, `{command.version}` as the CI job runs it"
 
 
 def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:
