@@ -272,6 +272,17 @@ def test_helm_lines_in_ci_steps_are_judged_with_the_values_the_runner_puts_in():
     assert lint(OPERATOR / "ci-github-good.yml").at() == []
 
 
+def test_helm_lines_of_ci_jobs_without_matrix_or_variables(tmp_path):
+    write_files(tmp_path, {".github/workflows/x.yml": "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+                           "      - run: >-\n          helm install g nvidia/gpu-operator --version v24.9.2\n"
+                           "          --set toolkit.bogus=1\n",
+                           ".gitlab-ci.yml": "deploy:\n  before_script:\n    - 'helm install g nvidia/gpu-operator"
+                           " --set driver.bogus=1'\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["code"], f["line"], f["column"]) for f in result.findings] == [
+        ("x.yml", "GL483", 8, 17), (".gitlab-ci.yml", "GL483", 3, 49)]
+
+
 def test_a_ci_value_put_into_a_helm_key_points_at_the_word_written(tmp_path):
     write_files(tmp_path, {".github/workflows/x.yml": (
         "on: push\njobs:\n  a:\n    runs-on: x\n    strategy:\n      matrix:\n        part: [toolkit]\n"
