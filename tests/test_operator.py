@@ -283,6 +283,16 @@ def test_helm_lines_of_ci_jobs_without_matrix_or_variables(tmp_path):
         ("x.yml", "GL483", 8, 17), (".gitlab-ci.yml", "GL483", 3, 49)]
 
 
+def test_a_github_env_expression_in_a_helm_line_takes_the_env_value(tmp_path):
+    write_files(tmp_path, {".github/workflows/x.yml": "on: push\nenv:\n  OPERATOR: v24.9.2\njobs:\n  a:\n"
+                           "    runs-on: x\n    steps:\n      - run: helm install g nvidia/gpu-operator"
+                           " --version '${{ env.OPERATOR }}' --set toolkit.envv=1\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL483", 8, 87)]
+    assert "GPU Operator v24.9.2 (`--version '${{ env.OPERATOR }}'` of the helm command, `v24.9.2` as the CI job " \
+        "runs it)" in result.findings[0]["message"]
+
+
 def test_a_ci_value_put_into_a_helm_key_points_at_the_word_written(tmp_path):
     write_files(tmp_path, {".github/workflows/x.yml": (
         "on: push\njobs:\n  a:\n    runs-on: x\n    strategy:\n      matrix:\n        part: [toolkit]\n"

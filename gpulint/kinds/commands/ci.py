@@ -26,8 +26,11 @@ from gpulint.kinds.commands.matrix import (
 )
 from gpulint.model import LineIndex, Node, sequence
 from gpulint.record import replace
+from gpulint.regex import lazy
 
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
+# `${{ env.NAME }}` in a `run:` step
+_ENV_REF = lazy(r"\$\{\{\s*env\.([A-Za-z_]\w*)\s*\}\}")
 
 
 def ci_regions(text: str, index: LineIndex) -> list[tuple[int, int, bool]]:
@@ -334,10 +337,19 @@ def _put_variables(words: list[Word], variables: tuple[Matrix, dict[str, list[Va
                    uses: list[Use]) -> list[Word]:
     matrix, sources = variables
     found: list[Use] = []
+    names = {value.name for value in matrix.combinations[0]}
+    words = [_env_as_shell(word, names) for word in words]
     words = _put_all(words, matrix, matrix.combinations[0], found, shell=True)
     # a value made of matrix values names them; a plain one names itself
     uses += [Use(value, use.start, use.end) for use in found for value in sources[use.value.name] or [use.value]]
     return words
+
+
+def _env_as_shell(word: Word, names: set[str]) -> Word:
+    """`${{ env.NAME }}` of a variable the step has, as the `${NAME}` the shell then reads:
+    GitHub puts the same value in before the shell runs, quoted or not."""
+    new = _ENV_REF.sub(lambda m: "${" + m[1] + "}" if m[1] in names else m[0], word.text)
+    return word if new == word.text else replace(word, text=new, expands=True)
 
 
 def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[Use], shell: bool) -> list[Word]:
