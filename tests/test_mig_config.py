@@ -240,5 +240,5 @@ def test_a_mix_with_no_layout_on_the_memory_slices_names_the_profile_left_out(tm
     assert result.at() == [("GL463", 9, 9), ("GL463", 17, 9)]
     a100, h100 = (f["message"] for f in result.findings)
     assert "on A100-40GB, no layout of these MIG devices leaves room for `1g.5gb`" in a100
-    assert "start at memory slice 0, 1, 2, 3, 4, 5, 6 and take 1" in a100 and "take 9 of the 8 memory slices" in a100
+    assert "start at memory slice 0 to 6 and take 1" in a100 and "take 9 of the 8 memory slices" in a100
     assert "on H100-80GB, no layout of these MIG devices leaves room for `1g.10gb`" in h100

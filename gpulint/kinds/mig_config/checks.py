@@ -249,13 +249,19 @@ def _overflow(model: mig.Model, profiles: list[tuple[str, Node, int]]) -> tuple[
     stuck = mig.unplaced([(profile, count) for profile, _, count in offered])
     if stuck is not None:
         where = next(n for (p, n, _) in offered if p is stuck).key_span
-        starts = ", ".join(str(s) for s in stuck.starts)
         return where, (f"no layout of these MIG devices leaves room for `{stuck.name}`, whose instances start "
-                       f"at memory slice {starts} and take {stuck.memory} slice(s) each (together they take "
+                       f"at memory slice {_slices(stuck.starts)} and take {stuck.memory} slice(s) each (together they take "
                        f"{used} of the {model.memory_slices} memory slices)")
     if used > model.memory_slices:
         return node, f"these MIG devices take {used} memory slices, more than the {model.memory_slices} a GPU has"
     return None
+
+
+def _slices(starts: tuple[int, ...]) -> str:
+    """`0 to 6`, `0, 2, 4 or 6`, `0`."""
+    if len(starts) > 2 and list(starts) == list(range(starts[0], starts[-1] + 1)):
+        return f"{starts[0]} to {starts[-1]}"
+    return " or ".join(filter(None, (", ".join(map(str, starts[:-1])), str(starts[-1]))))
 
 
 @check("GL464", kinds=("mig-config",))
