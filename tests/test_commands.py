@@ -389,6 +389,7 @@ def test_github_env_values_reach_the_shell_of_steps():
         ("GL913", 11, 32, "[variables: GPUS=0"),  # the job's
         ("GL301", 12, 36, "[variables: CUDA=12.9.2"),  # the step's wins over the workflow's
         ("GL301", 18, 36, "[variables: CUDA=11.0"),  # the workflow's, in a job without env
+        ("GL301", 19, 36, "[variables: CUDA=11.0"),  # `${{ env.CUDA }}`, put in before the shell runs
     ]
     assert [r["line"] for r in found[1]["related"]] == [14]
 

@@ -141,8 +141,10 @@ def test_gpulint_mig_lists_the_models_and_a_models_profiles():
     a100 = run_gpulint("mig", "a100-sxm4-40gb", "--format", "json")
     assert a100.rc == 0
     profiles = {p["name"]: p for p in a100.json["profiles"]}
-    assert profiles["1g.5gb"] == {"name": "1g.5gb", "compute": 1, "memory": 1, "max": 7}
-    assert profiles["3g.20gb"]["memory"] == 4
+    assert profiles["1g.5gb"] == {"name": "1g.5gb", "compute": 1, "memory": 1, "max": 7,
+                                  "starts": [0, 1, 2, 3, 4, 5, 6]}
+    assert profiles["3g.20gb"]["memory"] == 4 and profiles["3g.20gb"]["starts"] == [0, 4]
+    assert "getting-started-with-mig.html" in a100.json["source"]
     by_id = run_gpulint("mig", "0x20B710DE")
     assert by_id.rc == 0 and by_id.out.startswith("A30") and "4g.24gb" in by_id.out
 
@@ -214,3 +216,29 @@ def test_the_bundled_profile_table_is_consistent():
             assert profile["compute"] * profile["max"] <= model["compute_slices"], (model["model"], profile)
             if profile["memory"] is not None:
                 assert profile["memory"] * profile["max"] <= model["memory_slices"], (model["model"], profile)
+            if profile["starts"] is not None:
+                # each placement lies within the memory slices, and the instances that fit have
+                # as many placements that do not overlap
+                assert profile["memory"] is not None and all(
+                    0 <= s and s + profile["memory"] <= model["memory_slices"] for s in profile["starts"])
+                apart = [s for i, s in enumerate(profile["starts"])
+                         if all(s >= t + profile["memory"] for t in profile["starts"][:i])]
+                assert len(apart) >= profile["max"], (model["model"], profile)
+
+
+def test_a_mix_with_no_layout_on_the_memory_slices_names_the_profile_left_out(tmp_path):
+    entry = "  {name}:\n    - devices: all\n      device-filter: \"{id}\"\n      mig-enabled: true\n      mig-devices:\n"
+    write_files(tmp_path, {"mig.yaml": "version: v1\nmig-configs:\n"
+                           + entry.format(name="a100", id="0x20B010DE") + '        "1g.10gb": 4\n        "1g.5gb": 1\n'
+                           + entry.format(name="h100", id="0x233010DE") + '        "1g.20gb": 3\n        "2g.20gb": 1\n'
+                           '        "1g.10gb": 1\n'
+                           + entry.format(name="h100-fits", id="0x233010DE") + '        "4g.40gb": 1\n        "3g.40gb": 1\n'
+                           + entry.format(name="a100-fits", id="0x20B010DE") + '        "3g.20gb": 1\n        "2g.10gb": 1\n'
+                           '        "1g.5gb": 2\n'})
+    result = lint(tmp_path)
+    # at the profile that finds no free start, though the compute slices (5 and 6 of 7) fit
+    assert result.at() == [("GL463", 9, 9), ("GL463", 17, 9)]
+    a100, h100 = (f["message"] for f in result.findings)
+    assert "on A100-40GB, no layout of these MIG devices leaves room for `1g.5gb`" in a100
+    assert "start at memory slice 0 to 6 and take 1" in a100 and "take 9 of the 8 memory slices" in a100
+    assert "on H100-80GB, no layout of these MIG devices leaves room for `1g.10gb`" in h100

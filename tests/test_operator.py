@@ -122,6 +122,46 @@ def test_an_override_file_with_two_operator_components_is_recognised(tmp_path):
 _NVD = "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\nmetadata:\n  name: {name}\nspec:\n  driverType: gpu\n"
 
 
+# ------------------------------------------------------------------ the CRDs' CEL rules
+
+# every CEL rule the bundled CRDs carry, by what gpulint does with it: "judged" rules run on
+# the object; "transition" rules read `oldSelf`, the stored object an update replaces, which no
+# file holds; "unsupported" ones are written in more of CEL than gpulint runs
+_IMMUTABLE = "self == oldSelf"
+_DEFAULT_SELECTOR = ("has(self.default) && self.default ? !has(self.nodeSelector) || "
+                     "size(self.nodeSelector) == 0 : true")
+KNOWN_RULES = {_IMMUTABLE: "transition", _DEFAULT_SELECTOR: "judged"}
+
+
+def test_every_cel_rule_of_the_bundled_crds_is_known_with_what_gpulint_does_with_it():
+    from gpulint.common import cel
+    from gpulint.knowledge import gpu_operator
+
+    def rules(node):
+        if isinstance(node, dict):
+            yield from (r["rule"] for r in node.get("x-kubernetes-validations", ()))
+            for sub in node.values():
+                yield from rules(sub)
+
+    found = {rule for tag in gpu_operator.releases() for kind in ("ClusterPolicy", "NVIDIADriver")
+             for rule in rules(gpu_operator.crd_schema(tag, kind))}
+    assert {rule: cel.support(rule) for rule in found} == KNOWN_RULES
+
+
+def test_a_default_nvidiadriver_with_a_node_selector_fails_the_crds_rule(tmp_path):
+    result = lint(OPERATOR / "nvidiadriver-default-selector.yaml")
+    assert result.at() == [("GL481", 5, 1)]
+    assert ('the API server refuses this NVIDIADriver (`spec: Invalid value: "object": default NVIDIADriver '
+            'must not use nodeSelector`), judged by the CRD of GPU Operator v26.7.0') in result.findings[0]["message"]
+    # the rule came with v26.7.0: the CRD of v26.3 has no `default` and no rule
+    older = lint_for(tmp_path, "26.3", OPERATOR / "nvidiadriver-default-selector.yaml")
+    assert ("GL482", 6, 3) in older.at() and "GL481" not in [code for code, _, _ in older.at()]
+    write_files(tmp_path, {"nvd.yaml": _NVD.format(name="a") + "  image: driver\n  default: true\n  nodeSelector: {}\n"
+                           "---\n" + _NVD.format(name="b") + "  image: driver\n  default: false\n"
+                           "  nodeSelector:\n    driver.config: gold\n"})
+    assert lint(tmp_path / "nvd.yaml").findings == []
+
+
 def test_a_second_cluster_policy_is_reported_at_its_name(tmp_path):
     policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
     write_files(tmp_path, {"two.yaml": policy + "---\n" + policy.replace("name: cluster-policy", "name: copy")})
@@ -220,6 +260,50 @@ def test_helm_set_keys_and_typed_env_values_are_judged_by_the_version_flag():
     assert "GPU Operator v24.9.2 (`--version v24.9.2` of the helm command)" in typo
     assert "(did you mean `env`?)" in typo
     assert "`toolkit.bogus` is no value" in unknown
+
+
+def test_helm_lines_in_ci_steps_are_judged_with_the_values_the_runner_puts_in():
+    result = lint(OPERATOR / "ci-github")
+    # once per matrix release: `$OPERATOR_VERSION` takes each in turn
+    assert result.at() == [("GL483", 16, 19), ("GL483", 16, 19), ("GL484", 17, 69), ("GL484", 17, 69)]
+    first, second = (f["message"] for f in result.findings[:2])
+    assert ("`toolkit.envv` is no value of the gpu-operator chart of GPU Operator v24.9.2 (`--version "
+            "\"$OPERATOR_VERSION\"` of the helm command, `v24.9.2` as the CI job runs it)") in first
+    assert "(did you mean `env`?)" in first
+    assert "GPU Operator v25.3.4 (`--version \"$OPERATOR_VERSION\"` of the helm command, `v25.3.4`" in second
+    gitlab = lint(OPERATOR / "ci-gitlab")
+    assert gitlab.at() == [("GL483", 6, 87)]
+    assert "GPU Operator v24.9.2" in gitlab.findings[0]["message"]
+    assert lint(OPERATOR / "ci-github-good.yml").at() == []
+
+
+def test_helm_lines_of_ci_jobs_without_matrix_or_variables(tmp_path):
+    write_files(tmp_path, {".github/workflows/x.yml": "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+                           "      - run: >-\n          helm install g nvidia/gpu-operator --version v24.9.2\n"
+                           "          --set toolkit.bogus=1\n",
+                           ".gitlab-ci.yml": "deploy:\n  before_script:\n    - 'helm install g nvidia/gpu-operator"
+                           " --set driver.bogus=1'\n"})
+    result = lint(tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["code"], f["line"], f["column"]) for f in result.findings] == [
+        ("x.yml", "GL483", 8, 17), (".gitlab-ci.yml", "GL483", 3, 49)]
+
+
+def test_a_github_env_expression_in_a_helm_line_takes_the_env_value(tmp_path):
+    write_files(tmp_path, {".github/workflows/x.yml": "on: push\nenv:\n  OPERATOR: v24.9.2\njobs:\n  a:\n"
+                           "    runs-on: x\n    steps:\n      - run: helm install g nvidia/gpu-operator"
+                           " --version '${{ env.OPERATOR }}' --set toolkit.envv=1\n"})
+    result = lint(tmp_path)
+    assert result.at() == [("GL483", 8, 87)]
+    assert "GPU Operator v24.9.2 (`--version '${{ env.OPERATOR }}'` of the helm command, `v24.9.2` as the CI job " \
+        "runs it)" in result.findings[0]["message"]
+
+
+def test_a_ci_value_put_into_a_helm_key_points_at_the_word_written(tmp_path):
+    write_files(tmp_path, {".github/workflows/x.yml": (
+        "on: push\njobs:\n  a:\n    runs-on: x\n    strategy:\n      matrix:\n        part: [toolkit]\n"
+        "    steps:\n      - run: helm install g nvidia/gpu-operator --set ${{ matrix.part }}.bogus=1\n")})
+    # the key is `toolkit.bogus` once the runner has put the value in: no offset in the file holds it
+    assert lint(tmp_path).at() == [("GL483", 9, 55)]
 
 
 def test_helm_lines_in_markdown_and_other_charts(tmp_path):

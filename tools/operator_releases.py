@@ -4,7 +4,7 @@ For each release tag, from github.com/NVIDIA/gpu-operator at that tag:
 - the OpenAPI v3 schemas of the ClusterPolicy and NVIDIADriver CRDs, turned into JSON
   Schema with the API server's structural rules made explicit (an object without
   `x-kubernetes-preserve-unknown-fields` takes no field it does not list: the server
-  prunes those), descriptions dropped;
+  prunes those), descriptions dropped, the CEL rules (`x-kubernetes-validations`) kept;
 - the chart's values.yaml: every key with the shape of its default, and the value paths
   its templates read (`.Values.a.b`), with the ones passed on whole (`toYaml .Values.a`).
 
@@ -52,6 +52,12 @@ def json_schema(node: dict) -> dict:
     for key in _KEPT:
         if key in node:
             out[key] = node[key]
+    if node.get("x-kubernetes-validations"):
+        # the CEL rules the API server runs on the value (gpulint.common.cel): kept with their
+        # message, which the API server quotes when a rule fails
+        out["x-kubernetes-validations"] = [{k: rule[k] for k in ("rule", "message", "messageExpression",
+                                                                 "fieldPath", "reason") if k in rule}
+                                           for rule in node["x-kubernetes-validations"]]
     if "required" in out:  # the API server fills a field that has a default before validating
         props = node.get("properties") or {}
         out["required"] = [name for name in out["required"] if "default" not in props.get(name, {})]

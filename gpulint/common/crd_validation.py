@@ -7,11 +7,14 @@ The API server first drops what the schema does not keep: a null for a field tha
 default since 1.27: `--validate=strict`) a pruned field fails the request with `strict
 decoding error: unknown field "spec.driver.foo"`; with `Warn` (Helm, controllers, most
 other clients) it is a warning and the field is silently gone. It then validates what is
-left and refuses the object on a value of the wrong type or outside its enum.
+left and refuses the object on a value of the wrong type or outside its enum, or one that
+fails a CEL rule of the CRD (`x-kubernetes-validations`, run by gpulint.common.cel), in the
+rule's own message.
 """
 
 from __future__ import annotations
 
+from gpulint.common import cel
 from gpulint.formats.template import is_placeholder
 from gpulint.model import Node, Span
 from gpulint.record import Frozen, freeze
@@ -95,7 +98,29 @@ def validate(root: Node, schema: dict, prefix: tuple = ()) -> list[Problem]:
     problems = []
     for error in jsonschema.Draft7Validator(schema).iter_errors(instance):
         problems.extend(_problems(error, nodes, prefix))
+    problems.extend(_rules_failed(schema, instance, (), nodes, prefix))
     return sorted(problems, key=lambda p: (p.span.line, p.span.column, p.message))
+
+
+def _rules_failed(schema: dict, value, where: tuple, nodes: dict, prefix: tuple):
+    """The CEL rules of the schema and its sub-schemas that the value fails, at the node the
+    rule is written for (a rule's `fieldPath`, when it names one, is not followed)."""
+    node = nodes.get(where)
+    if node is None:
+        return
+    for rule in schema.get("x-kubernetes-validations", ()):
+        if cel.holds(rule["rule"], value) is False:
+            name = field_path(prefix + where)
+            said = rule.get("message") or f"failed rule: {rule['rule']}"
+            yield Problem(node.anchor, name, f'{name}: Invalid value: "{_json_type(value)}": {said}', False, where)
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            inner = (schema.get("properties") or {}).get(key) or schema.get("additionalProperties")
+            if isinstance(inner, dict):
+                yield from _rules_failed(inner, sub, where + (key,), nodes, prefix)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, sub in enumerate(value):
+            yield from _rules_failed(schema["items"], sub, where + (i,), nodes, prefix)
 
 
 def _problems(error, nodes: dict, prefix: tuple):

@@ -28,7 +28,7 @@ def _model_facts(model) -> dict:
     return {"model": model.name, "products": list(model.names), "device_ids": list(model.device_ids),
             "compute_slices": model.compute_slices, "memory_slices": model.memory_slices,
             "profiles": [p._asdict() for p in model.profiles.values()],
-            "source": mig.data()["sources"][model.source.split(",")[0].strip()]}
+            "source": "; ".join(mig.data()["sources"][key.strip()] for key in model.source.split(","))}
 
 
 def _find(name: str):
@@ -62,8 +62,9 @@ def mig_command(argv: list[str]) -> int:
         lines = [f"{model.name}" + (f" ({', '.join(model.names)})" if model.names else ""),
                  f"  device IDs: {', '.join(model.device_ids)}",
                  f"  {model.compute_slices} compute slices{memory}",
-                 "  profile           compute  memory  at most"]
+                 "  profile           compute  memory  at most  starts at memory slice"]
         lines += [f"  {p.name:<17} {p.compute:>7}  {p.memory if p.memory is not None else '-':>6}  {p.max:>7}"
+                  f"  {','.join(map(str, p.starts)) if p.starts is not None else '-'}"
                   for p in model.profiles.values()]
         lines.append(f"  source: {data['source']}")
     print(json.dumps(data, indent=2) if args.format == "json" else "\n".join(lines))

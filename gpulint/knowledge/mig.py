@@ -16,6 +16,9 @@ class Profile(NamedTuple):
     compute: int
     memory: int | None  # None: the sources give no memory fraction
     max: int
+    # the memory slices an instance may start at, each taking `memory` slices from there;
+    # None where the sources give no placements
+    starts: tuple[int, ...] | None = None
 
 
 class Model(NamedTuple):
@@ -37,7 +40,9 @@ def data() -> dict:
 def models() -> dict[str, Model]:
     out = {}
     for name, spec in data()["models"].items():
-        profiles = {p: Profile(p, v["compute"], v.get("memory"), v["max"]) for p, v in spec["profiles"].items()}
+        profiles = {p: Profile(p, v["compute"], v.get("memory"), v["max"],
+                               tuple(v["starts"]) if "starts" in v else None)
+                    for p, v in spec["profiles"].items()}
         out[name] = Model(name, tuple(spec["names"]), tuple(spec["device_ids"]), spec["compute_slices"],
                           spec.get("memory_slices"), profiles, spec["source"])
     return out
@@ -126,3 +131,28 @@ def models_with(name: str) -> list[Model]:
 def offers(model: Model, name: str) -> Profile | None:
     """The model's profile that `name` stands for, or None."""
     return model.profiles.get(canonical(name) or "")
+
+
+def unplaced(profiles: list[tuple[Profile, int]]) -> Profile | None:
+    """The profile that finds no free start once the others are placed, when the instances
+    cannot all be placed without sharing a memory slice; None when they can or when a
+    profile's placements are not known. The larger instances are placed first, so the one
+    named is the one a node's MIG manager fails on whichever way the others are laid out."""
+    if any(profile.starts is None or profile.memory is None for profile, _ in profiles):
+        return None
+    items = sorted((profile for profile, count in profiles for _ in range(count)),
+                   key=lambda p: (-p.memory, len(p.starts)))
+    deepest = [0]
+
+    def place(i: int, used: int) -> bool:
+        deepest[0] = max(deepest[0], i)
+        if i == len(items):
+            return True
+        profile = items[i]
+        for start in profile.starts:
+            taken = ((1 << profile.memory) - 1) << start
+            if not used & taken and place(i + 1, used | taken):
+                return True
+        return False
+
+    return None if place(0, 0) else items[deepest[0]]

@@ -26,8 +26,11 @@ from gpulint.kinds.commands.matrix import (
 )
 from gpulint.model import LineIndex, Node, sequence
 from gpulint.record import replace
+from gpulint.regex import lazy
 
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
+# `${{ env.NAME }}` in a `run:` step
+_ENV_REF = lazy(r"\$\{\{\s*env\.([A-Za-z_]\w*)\s*\}\}")
 
 
 def ci_regions(text: str, index: LineIndex) -> list[tuple[int, int, bool]]:
@@ -88,7 +91,9 @@ def scalar_region(text: str, index: LineIndex, node: Node) -> tuple[int, int, bo
 _Image = tuple[Node | None, str | None, str]
 
 
-def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
+def ci_commands(text: str, index: LineIndex, lines: list | None = None) -> list[ContainerCommand]:
+    """The container commands; `lines` (when given) gets the words of every command of the
+    shell, with the matrix and variable values in place, as the container commands are read."""
     out: list[ContainerCommand] = []
     for root in _documents(text, index):
         if root is None or not root.is_map:
@@ -116,10 +121,10 @@ def ci_commands(text: str, index: LineIndex) -> list[ContainerCommand]:
         if not github:  # the default image of every job
             images.append((root.get("image"), None, "name"))
         skip = frozenset(id(job) for _, job, _ in expanded)
-        out += _read(_split(text, index, _scripts(root, skip)), images, text, index)
+        out += _read(_split(text, index, _scripts(root, skip)), images, text, index, lines_seen=lines)
         for name, job, matrix in expanded:
             scripts, job_images, env = _github_job(root, job) if github else _gitlab_job(root, job)
-            out += _expand(text, index, scripts, job_images, name, matrix, env)
+            out += _expand(text, index, scripts, job_images, name, matrix, env, lines)
     return out
 
 
@@ -250,10 +255,10 @@ def _extended(root: Node, job: Node, key: str, seen: set[str]) -> Node | None:
 
 
 def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Image], job: str,
-            matrix: Matrix, env: dict[int, dict[str, Node]]) -> list[ContainerCommand]:
+            matrix: Matrix, env: dict[int, dict[str, Node]], seen: list | None) -> list[ContainerCommand]:
     lines = _split(text, index, scripts)  # once: each combination reads the same words
     if matrix.unknown is not None:
-        commands = _read(lines, images, text, index)
+        commands = _read(lines, images, text, index, lines_seen=seen)
         # the `env:` variables that take matrix values, as the shell names them
         names = {f"${brace}{name}" for step in env.values() for name, value in step.items()
                  if isinstance(value.value, str) and MATRIX_REF.search(value.value) for brace in ("", "{")}
@@ -265,7 +270,7 @@ def _expand(text: str, index: LineIndex, scripts: list[Node], images: list[_Imag
     out = []
     partly = None
     for combo in matrix.combinations:
-        for command in _read(lines, images, text, index, matrix, combo, env):
+        for command in _read(lines, images, text, index, matrix, combo, env, seen):
             command.job = job
             left = next((found[0] for word in _words(command) for found in [MATRIX_REF.search(word.text)]
                          if found and matrix.style == "github"), None)
@@ -293,7 +298,7 @@ def _split(text: str, index: LineIndex, scripts) -> list[tuple[Node, list[list[W
 
 def _read(lines: list[tuple[Node, list[list[Word]]]], images: list[_Image], text: str, index: LineIndex,
           matrix: Matrix | None = None, combo: Combination = (),
-          env: dict[int, dict[str, Node]] | None = None) -> list[ContainerCommand]:
+          env: dict[int, dict[str, Node]] | None = None, lines_seen: list | None = None) -> list[ContainerCommand]:
     out = []
     for node, commands in lines:
         variables = _variables(env.get(id(node), {}), combo) if env and matrix is not None else None
@@ -305,6 +310,8 @@ def _read(lines: list[tuple[Node, list[list[Word]]]], images: list[_Image], text
                 words = _put_all(words, matrix, combo, uses, shell=matrix.style == "gitlab")
             if variables is not None:
                 words = _put_variables(words, variables, uses)
+            if lines_seen is not None:
+                lines_seen.append(words)
             command = container_command(words)
             if command is not None:
                 command.matrix = tuple(uses)
@@ -330,10 +337,19 @@ def _put_variables(words: list[Word], variables: tuple[Matrix, dict[str, list[Va
                    uses: list[Use]) -> list[Word]:
     matrix, sources = variables
     found: list[Use] = []
+    names = {value.name for value in matrix.combinations[0]}
+    words = [_env_as_shell(word, names) for word in words]
     words = _put_all(words, matrix, matrix.combinations[0], found, shell=True)
     # a value made of matrix values names them; a plain one names itself
     uses += [Use(value, use.start, use.end) for use in found for value in sources[use.value.name] or [use.value]]
     return words
+
+
+def _env_as_shell(word: Word, names: set[str]) -> Word:
+    """`${{ env.NAME }}` of a variable the step has, as the `${NAME}` the shell then reads:
+    GitHub puts the same value in before the shell runs, quoted or not."""
+    new = _ENV_REF.sub(lambda m: "${" + m[1] + "}" if m[1] in names else m[0], word.text)
+    return word if new == word.text else replace(word, text=new, expands=True)
 
 
 def _put_all(words: list[Word], matrix: Matrix, combo: Combination, uses: list[Use], shell: bool) -> list[Word]:

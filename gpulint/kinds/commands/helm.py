@@ -41,15 +41,18 @@ CHARTS = {
 
 
 class Setting(Frozen):
-    __slots__ = ("key", "value", "start", "typed")
+    __slots__ = ("key", "value", "start", "typed", "word")
 
     key: str
     value: str
     start: int  # offsets of `key=value` in the file
     typed: bool  # `--set` (True) or `--set-string`
+    # offsets of the word written in the file: where a key is shown when a CI variable put
+    # into the word moved it from where it is written
+    word: tuple[int, int]
 
-    def __init__(self, key: str, value: str, start: int, typed: bool) -> None:
-        freeze(self, key, value, start, typed)
+    def __init__(self, key: str, value: str, start: int, typed: bool, word: tuple[int, int]) -> None:
+        freeze(self, key, value, start, typed, word)
 
 
 class HelmCommand(Frozen):
@@ -77,13 +80,19 @@ class HelmCommand(Frozen):
 def helm_commands(text: str, regions) -> list[HelmCommand]:
     """The `helm install|upgrade` lines of the gpu-operator and DRA driver charts in the
     shell regions."""
-    out = []
-    for start, end, newline_ends in regions:
-        for words in split_commands(text, start, end, newline_ends):
-            command = _helm(words)
-            if command is not None:
-                out.append(command)
-    return out
+    return helm_lines(words for start, end, newline_ends in regions
+                      for words in split_commands(text, start, end, newline_ends))
+
+
+def helm_lines(commands) -> list[HelmCommand]:
+    """The `helm install|upgrade` lines of the gpu-operator and DRA driver charts among the
+    commands' words; a line read once per CI matrix combination with the same words counts once."""
+    out: dict[tuple, HelmCommand] = {}
+    for words in commands:
+        command = _helm(words)
+        if command is not None:
+            out.setdefault((command.chart, command.version, command.settings), command)
+    return list(out.values())
 
 
 def _helm(words: list[Word]) -> HelmCommand | None:
@@ -111,11 +120,12 @@ def _helm(words: list[Word]) -> HelmCommand | None:
             if flag == "--version":
                 version, version_word = value, value_word or word
                 continue
-            if (value_word or word).quoted:
+            written = value_word or word
+            if written.quoted:
                 offset += 1  # past the opening quote (a quote inside the word is rarer)
             for at, part in _pairs(value):
                 key, _, val = part.partition("=")
-                settings.append(Setting(key, val, offset + at, flag == "--set"))
+                settings.append(Setting(key, val, offset + at, flag == "--set", (written.start, written.end)))
             continue
         j += 1
     return HelmCommand(chart, chart_word, version, version_word, tuple(settings), values_files)
@@ -146,13 +156,16 @@ def helm_settings(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
         if command.chart != "gpu-operator":
             continue
-        where = f"`--version {command.version}` of the helm command"
+        where = _version_words(doc.text, command)
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
         for setting in command.settings:
             said = judge_setting(setting.key, setting.value, setting.typed, judged)
             if said is not None:
                 code, _, message = said
-                yield finding(doc, code, doc.index.span(setting.start, setting.start + len(setting.key)), message)
+                end = setting.start + len(setting.key)
+                key_span = doc.index.span(setting.start, end) if doc.text[setting.start:end] == setting.key \
+                    else doc.index.span(*setting.word)
+                yield finding(doc, code, key_span, message)
 
 
 @check("GL489", "GL490", "GL491", "GL492", kinds=("commands",))
@@ -190,3 +203,17 @@ def helm_gpu_cluster_refused(doc: Document, ctx: Context):
             switch = command.setting("gpuCluster.deployCR")
             yield finding(doc, "GL495", doc.index.span(switch.start, switch.start + len(switch.key)),
                           refusal_words(message, keys, "`--set gpuCluster.deployCR=true`"))
+
+
+def _version_words(text: str, command: HelmCommand) -> str:
+    """How the message names the release: `--version` as written, and the value a CI runner
+    put in where it is a variable."""
+    where = f"`--version {command.version}` of the helm command"
+    word = command.version_word
+    if word is None or command.version is None:
+        return where
+    written = text[word.start:word.end]
+    written = written.split("=", 1)[1] if written.startswith("--version=") else written
+    if written.strip("\"'") == command.version:
+        return where
+    return f"`--version {written}` of the helm command, `{command.version}` as the CI job runs it"

@@ -175,10 +175,19 @@ def container_commands(text: str, regions: list[tuple[int, int, bool]]) -> list[
 
 
 def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
+    # the helm lines installing the gpu-operator or DRA driver chart, for gpulint.kinds.commands.helm
+    helm = "gpu-operator" in text or "dra-driver" in text
     if doc.path.lower().endswith((".yml", ".yaml")):
-        return ci_commands(text, doc.index)
+        # a CI step's helm line is read with the matrix and `env:` values the runner puts in
+        lines: list | None = [] if helm else None
+        commands = ci_commands(text, doc.index, lines)
+        if lines:
+            from gpulint.kinds.commands.helm import CACHE, helm_lines
+
+            doc.cache[CACHE] = helm_lines(lines)
+        return commands
     regions = shell_regions(doc.path, text, doc.index)
-    if "gpu-operator" in text or "dra-driver" in text:  # the helm lines installing them (commands.helm)
+    if helm:
         from gpulint.kinds.commands.helm import CACHE, helm_commands
 
         doc.cache[CACHE] = helm_commands(text, regions)

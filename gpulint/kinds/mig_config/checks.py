@@ -243,11 +243,25 @@ def _overflow(model: mig.Model, profiles: list[tuple[str, Node, int]]) -> tuple[
     if compute > model.compute_slices:
         return node, (f"these MIG devices take {compute} compute slices, more than the "
                       f"{model.compute_slices} a GPU has")
-    if model.memory_slices is not None and all(profile.memory is not None for profile, _, _ in offered):
-        used = sum(profile.memory * count for profile, _, count in offered)
-        if used > model.memory_slices:
-            return node, f"these MIG devices take {used} memory slices, more than the {model.memory_slices} a GPU has"
+    if model.memory_slices is None or any(profile.memory is None for profile, _, _ in offered):
+        return None
+    used = sum(profile.memory * count for profile, _, count in offered)
+    stuck = mig.unplaced([(profile, count) for profile, _, count in offered])
+    if stuck is not None:
+        where = next(n for (p, n, _) in offered if p is stuck).key_span
+        return where, (f"no layout of these MIG devices leaves room for `{stuck.name}`, whose instances start "
+                       f"at memory slice {_slices(stuck.starts)} and take {stuck.memory} slice(s) each (together they take "
+                       f"{used} of the {model.memory_slices} memory slices)")
+    if used > model.memory_slices:
+        return node, f"these MIG devices take {used} memory slices, more than the {model.memory_slices} a GPU has"
     return None
+
+
+def _slices(starts: tuple[int, ...]) -> str:
+    """`0 to 6`, `0, 2, 4 or 6`, `0`."""
+    if len(starts) > 2 and list(starts) == list(range(starts[0], starts[-1] + 1)):
+        return f"{starts[0]} to {starts[-1]}"
+    return " or ".join(filter(None, (", ".join(map(str, starts[:-1])), str(starts[-1]))))
 
 
 @check("GL464", kinds=("mig-config",))
