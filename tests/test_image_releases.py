@@ -1,5 +1,5 @@
 """What CUDA gpulint gives images versioned by a release table: NGC frameworks beyond
-PyTorch/TensorFlow/Triton, serving images (TGI, vLLM) and Jetson (L4T) images."""
+PyTorch/TensorFlow/Triton, serving images (TGI, vLLM, SGLang, Ray) and Jetson (L4T) images."""
 
 from __future__ import annotations
 
@@ -35,6 +35,17 @@ def _image(ref: str, *args: str) -> dict | None:
     ("vllm/vllm-openai:v0.5.0", "12.4", True, "serving"),
     ("docker.io/vllm/vllm-openai:v0.9.0", "12.8", True, "serving"),
     ("vllm/vllm-openai:v0.14.1", "12.9", True, "serving"),
+    # vLLM's release notes: v0.11.1 moved the default build to CUDA 12.9, v0.20.0 to 13.0
+    ("vllm/vllm-openai:v0.11.1", "12.9", True, "serving"),
+    ("vllm/vllm-openai:v0.19.1", "12.9", True, "serving"),
+    ("vllm/vllm-openai:v0.20.0", "13.0", True, "serving"),
+    # a `-cuXYZ` tag is the release built on nvidia/cuda of that CUDA, whichever is the default
+    ("vllm/vllm-openai:v0.19.1-cu130", "13.0", True, "serving"),
+    ("vllm/vllm-openai:v0.22.1-cu129", "12.9", True, "serving"),
+    ("lmsys/sglang:v0.5.5-cu129", "12.9", True, "serving"),
+    ("rayproject/ray:2.9.0-py310-cu121", "12.1", True, "serving"),
+    ("rayproject/ray-ml:2.9.0-py310-cu118", "11.8", True, "serving"),
+    ("rayproject/ray-llm:2.52.0-py311-cu128", "12.8", True, "serving"),
 ])
 def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     data = _image(ref)
@@ -47,6 +58,10 @@ def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     "nvcr.io/nvidia/nemo:24.07",  # no source states the PyTorch month of this NeMo release
     "vllm/vllm-openai:v0.6.3",  # a release without a row is not guessed from its neighbours
     "vllm/vllm-openai:latest",
+    "rayproject/ray:2.46.0-py311-gpu",  # `-gpu` aliases a `-cuXYZ` image Ray does not name per release
+    "lmsys/sglang:latest",
+    "lmsys/sglang:v0.5.5",  # only the `-cuXYZ` tags say which CUDA they were built on
+    "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0",  # NIM states a minimum driver, not its CUDA
     "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
     "ghcr.io/huggingface/text-generation-inference:2.0.4-rocm",
     "docker.io/huggingface/text-generation-inference:3.3.7",  # not where TGI publishes
@@ -84,13 +99,17 @@ def test_jetson_images_are_named_and_never_judged_against_a_discrete_gpu_driver(
     assert "Jetson (L4T): the CUDA driver is the Jetson Linux BSP on the device" in text
 
 
-def test_lint_judges_serving_images_and_says_why_jetson_images_are_not_judged(lint_files):
-    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec:\n  containers:\n{containers}")
+def _gpu_pod(*containers: tuple[str, str]) -> str:
+    """A pod whose containers (name, image) each request a GPU; the first image is on line 7."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec:\n  containers:\n{containers}"
     gpu = "  - name: {name}\n    image: {image}\n    resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
-    text = pod.format(containers="".join(gpu.format(name=n, image=i) for n, i in (
-        ("tgi", "ghcr.io/huggingface/text-generation-inference:3.3.7"),
-        ("edge", "nvcr.io/nvidia/l4t-jetpack:r36.2.0"),
-        ("old", "ghcr.io/huggingface/text-generation-inference:2.4.1"))))
+    return pod.format(containers="".join(gpu.format(name=n, image=i) for n, i in containers))
+
+
+def test_lint_judges_serving_images_and_says_why_jetson_images_are_not_judged(lint_files):
+    text = _gpu_pod(("tgi", "ghcr.io/huggingface/text-generation-inference:3.3.7"),
+                    ("edge", "nvcr.io/nvidia/l4t-jetpack:r36.2.0"),
+                    ("old", "ghcr.io/huggingface/text-generation-inference:2.4.1"))
     run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
     assert [(f["code"], f["line"], f["severity"]) for f in run.findings] == [
         ("GL601", 7, "warning"), ("GL605", 10, "info")]
@@ -105,3 +124,25 @@ def test_dockerfile_on_a_serving_image_is_judged_by_what_its_release_is_built_on
              "Dockerfile.vllm": "FROM vllm/vllm-openai:v0.9.0\nRUN nvcc --version\n"}
     run = lint_files(files, "--select", "GL304")
     assert [(f["path"], f["line"]) for f in run.findings] == [("Dockerfile.tgi", 2)]
+
+
+@pytest.mark.parametrize("ref, demand", [
+    # the toolkit's refusal, quoted from the NVIDIA_REQUIRE_CUDA of the nvidia/cuda base
+    ("vllm/vllm-openai:v0.20.0", "unsatisfied condition: cuda>=13.0"),
+    ("vllm/vllm-openai:v0.21.0-cu129", "unsatisfied condition: cuda>=12.9"),
+    ("rayproject/ray:2.9.0-py310-cu121", "unsatisfied condition: cuda>=12.1"),
+])
+def test_newly_tabled_images_are_refused_by_a_too_old_driver(ref, demand):
+    run = run_gpulint("image", ref, "--driver", "525.60.13", "--gpu-class", "consumer", "--format", "json")
+    verdict = run.json["verdict"]
+    assert (run.rc, verdict["code"], verdict["severity"]) == (1, "GL601", "error")
+    assert demand in verdict["message"]
+
+
+def test_a_gpu_image_still_unknown_is_said_not_judged_once(lint_files):
+    text = _gpu_pod(("head", "rayproject/ray:2.46.0-py311-gpu"),
+                    ("worker", "rayproject/ray:2.46.0-py311-gpu"),
+                    ("pinned", "rayproject/ray:2.46.0-py311-cu121"))
+    run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL605", 7)]
+    assert "not judged" in run.findings[0]["message"]
