@@ -134,7 +134,7 @@ def test_no_cuda_minor_refuses_a_branch_both_neighbours_admit():
 def test_a_lower_bound_cuda_says_so():
     """NGC months without their own release-notes row: the CUDA is at least that of the month before."""
     message = _one(_lint("start-check/ngc.yaml"), "GL601", 31)["message"]
-    assert "needs CUDA 13.2 or newer" in message  # 26.05 has no row: at least 26.04's 13.2
+    assert "needs CUDA 13.3 or newer" in message  # 26.07 has no row: at least 26.06's 13.3
 
 
 @pytest.mark.parametrize("gpu_class, severity", [("datacenter", "info"), ("consumer", "error")])

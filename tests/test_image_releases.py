@@ -46,6 +46,12 @@ def _image(ref: str, *args: str) -> dict | None:
     ("rayproject/ray:2.9.0-py310-cu121", "12.1", True, "serving"),
     ("rayproject/ray-ml:2.9.0-py310-cu118", "11.8", True, "serving"),
     ("rayproject/ray-llm:2.52.0-py311-cu128", "12.8", True, "serving"),
+    # NGC's vLLM container and months whose CUDA only its release notes state
+    ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
+    ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),
+    ("nvcr.io/nvidia/pytorch:26.05-py3", "13.2.1", True, "ngc"),
+    # a month without notes still takes the month before as a lower bound
+    ("nvcr.io/nvidia/pytorch:26.07-py3", "13.3", False, "ngc"),
 ])
 def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     data = _image(ref)
@@ -131,12 +137,21 @@ def test_dockerfile_on_a_serving_image_is_judged_by_what_its_release_is_built_on
     ("vllm/vllm-openai:v0.20.0", "unsatisfied condition: cuda>=13.0"),
     ("vllm/vllm-openai:v0.21.0-cu129", "unsatisfied condition: cuda>=12.9"),
     ("rayproject/ray:2.9.0-py310-cu121", "unsatisfied condition: cuda>=12.1"),
+    ("nvcr.io/nvidia/vllm:26.05-py3", "needs CUDA 13.2,"),
 ])
 def test_newly_tabled_images_are_refused_by_a_too_old_driver(ref, demand):
     run = run_gpulint("image", ref, "--driver", "525.60.13", "--gpu-class", "consumer", "--format", "json")
     verdict = run.json["verdict"]
     assert (run.rc, verdict["code"], verdict["severity"]) == (1, "GL601", "error")
     assert demand in verdict["message"]
+
+
+def test_triton_2512_needs_r580_whatever_its_notes_print():
+    """Triton 25.12's notes print `requires NVIDIA Driver release 575 or later`, but its CUDA
+    13.1 needs R580: on R575 a consumer GPU does not start it."""
+    run = run_gpulint("image", "nvcr.io/nvidia/tritonserver:25.12-py3", "--driver", "575.57.08",
+                      "--gpu-class", "consumer", "--format", "json")
+    assert (run.rc, run.json["verdict"]["code"], run.json["cuda"]) == (1, "GL601", "13.1.0")
 
 
 def test_a_gpu_image_still_unknown_is_said_not_judged_once(lint_files):
