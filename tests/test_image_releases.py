@@ -46,6 +46,9 @@ def _image(ref: str, *args: str) -> dict | None:
     ("rayproject/ray:2.9.0-py310-cu121", "12.1", True, "serving"),
     ("rayproject/ray-ml:2.9.0-py310-cu118", "11.8", True, "serving"),
     ("rayproject/ray-llm:2.52.0-py311-cu128", "12.8", True, "serving"),
+    # `-gpu` aliases the release's default CUDA: 12.1 for 2.47.1, whatever the Python or architecture
+    ("rayproject/ray:2.47.1-py310-gpu", "12.1", True, "serving"),
+    ("rayproject/ray:2.47.1-py311-gpu-aarch64", "12.1", True, "serving"),
     # NGC's vLLM container and months whose CUDA only its release notes state
     ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
     ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),

@@ -554,7 +554,8 @@ def _serving_image(ref: ImageRef) -> CudaImage | None:
         tag = ref.tag or ""
         if not tag.startswith(prefix):
             return None
-        row = next((r for r in entry.get("releases") or () if r["release"] == tag[len(prefix):]), None)
+        named = _release_in_tag(entry, tag[len(prefix):])
+        row = next((r for r in entry.get("releases") or () if r["release"] == named), None)
         if row is None:
             cuda = _cuda_in_tag(tag) if entry.get("cuda_suffix") else None
             release = f"{entry['name']} {tag[len(prefix):]}"
@@ -570,6 +571,16 @@ def _serving_image(ref: ImageRef) -> CudaImage | None:
                          cudnn=None, has_start_check=True, is_devel=False, libraries=frozenset(),
                          release=release)
     return None
+
+
+def _release_in_tag(entry: dict[str, Any], tag: str) -> str | None:
+    """The release a serving tag names: the tag itself, or what `release_pattern` takes from
+    it where one release has several tags (Ray's `2.47.1-py310-gpu` is release 2.47.1)."""
+    pattern = entry.get("release_pattern")
+    if pattern is None:
+        return tag
+    m = re.fullmatch(pattern, tag)
+    return m.group("release") if m else None
 
 
 def _serving_repositories(entry: dict[str, Any]) -> tuple[str, ...]:
