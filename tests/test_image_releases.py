@@ -53,6 +53,11 @@ def _image(ref: str, *args: str) -> dict | None:
     ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
     ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),
     ("nvcr.io/nvidia/pytorch:26.05-py3", "13.2.1", True, "ngc"),
+    # Triton's vLLM and TensorRT-LLM images have CUDA tables of their own (Triton's matrix)
+    ("nvcr.io/nvidia/tritonserver:25.06-vllm-python-py3", "12.9.0", True, "ngc"),  # the month is 12.9.1
+    ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "13.0.1", True, "ngc"),  # the month is 13.0.0
+    ("nvcr.io/nvidia/tritonserver:25.04-trtllm-python-py3", "12.8.1", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:26.07-trtllm-python-py3", "13.1.0", True, "ngc"),
     # a month without notes still takes the month before as a lower bound
     ("nvcr.io/nvidia/pytorch:26.07-py3", "13.3", False, "ngc"),
 ])
