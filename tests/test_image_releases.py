@@ -31,6 +31,9 @@ def _image(ref: str, *args: str) -> dict | None:
     ("ghcr.io/huggingface/text-generation-inference:0.9.4", "11.8.0", True, "serving"),
     ("ghcr.io/huggingface/text-generation-inference:2.4.1", "12.1.0", True, "serving"),
     ("ghcr.io/huggingface/text-generation-inference:3.3.7", "12.4.0", True, "serving"),
+    # llm-d 0.0.x: the nvidia/cuda devel image its shipped stage is FROM at the release tag
+    ("ghcr.io/llm-d/llm-d:0.0.3", "12.5.1", True, "serving"),
+    ("ghcr.io/llm-d/llm-d:0.0.8", "12.8.1", True, "serving"),
     # vLLM: the X.Y the image's start check demanded in user reports
     ("vllm/vllm-openai:v0.5.0", "12.4", True, "serving"),
     ("docker.io/vllm/vllm-openai:v0.9.0", "12.8", True, "serving"),
@@ -76,6 +79,7 @@ def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     "lmsys/sglang:latest",
     "lmsys/sglang:v0.5.5",  # only the `-cuXYZ` tags say which CUDA they were built on
     "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0",  # NIM states a minimum driver, not its CUDA
+    "ghcr.io/llm-d/llm-d-cuda:v0.3.0",  # later llm-d releases were not read
     "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
     "ghcr.io/huggingface/text-generation-inference:2.0.4-rocm",
     "docker.io/huggingface/text-generation-inference:3.3.7",  # not where TGI publishes
