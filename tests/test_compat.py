@@ -134,7 +134,7 @@ def test_no_cuda_minor_refuses_a_branch_both_neighbours_admit():
 def test_a_lower_bound_cuda_says_so():
     """NGC months without their own release-notes row: the CUDA is at least that of the month before."""
     message = _one(_lint("start-check/ngc.yaml"), "GL601", 31)["message"]
-    assert "needs CUDA 13.2 or newer" in message  # 26.05 has no row: at least 26.04's 13.2
+    assert "needs CUDA 13.3 or newer" in message  # 26.07 has no row: at least 26.06's 13.3
 
 
 @pytest.mark.parametrize("gpu_class, severity", [("datacenter", "info"), ("consumer", "error")])
@@ -470,22 +470,22 @@ def test_every_gpu_class_can_be_stated_on_the_command_line(klass, severity, word
 def test_cuda_stated_by_the_tag_is_judged_with_lower_confidence():
     """`-cu128` in a tag is what the image says of itself: the message says so, and it does
     not claim the image has (or lacks) a start check. A tag without X.Y is not judged."""
-    run = _lint("tagged/ray.yaml", "--driver", "535.104.05")
-    assert _found(run, "GL601") == [("ray.yaml", 8, 14, "warning"), ("ray.yaml", 13, 14, "warning")]
+    run = _lint("tagged/llm.yaml", "--driver", "535.104.05")
+    assert _found(run, "GL601") == [("llm.yaml", 8, 14, "warning"), ("llm.yaml", 13, 14, "warning")]
     cu128, cu130 = (f["message"] for f in run.findings if f["code"] == "GL601")
     assert "(its tag says CUDA 12.8)" in cu128
     assert "is not known to check the driver at start" in cu130
     assert "CUDA fails (or the container does not start)" in cu130
     # nothing says whether cuda-compat rides along: minor-version compatibility is not the only way
     assert "on data-center GPUs it may run through forward compatibility instead" in cu128
-    consumer = _lint("tagged/ray.yaml", "--driver", "535.104.05", "--gpu-class", "consumer")
-    assert _found(consumer, "GL601") == [("ray.yaml", 8, 14, "warning"), ("ray.yaml", 13, 14, "warning")]
+    consumer = _lint("tagged/llm.yaml", "--driver", "535.104.05", "--gpu-class", "consumer")
+    assert _found(consumer, "GL601") == [("llm.yaml", 8, 14, "warning"), ("llm.yaml", 13, 14, "warning")]
     assert all("forward compatibility" not in f["message"] for f in consumer.findings if f["code"] == "GL601")
 
 
 def test_cuda_stated_by_the_tag_gets_no_verdict_on_data_center_gpus():
     """There it may run through forward compatibility, if the image carries cuda-compat."""
-    run = _lint("tagged/ray.yaml", "--driver", "535.104.05", "--gpu-class", "datacenter")
+    run = _lint("tagged/llm.yaml", "--driver", "535.104.05", "--gpu-class", "datacenter")
     assert _found(run, "GL601") == []
 
 

@@ -433,7 +433,7 @@ def _image(ref: str) -> dict | None:
     # Triton's TensorRT-LLM images lag the month's CUDA (24.07 is 12.4.1, not 12.5.1)
     ("nvcr.io/nvidia/tritonserver:24.07-trtllm-python-py3", "12.4.1", True),
     ("nvcr.io/nvidia/tritonserver:24.07-py3", "12.5.1", True),
-    ("nvcr.io/nvidia/tritonserver:25.03-trtllm-python-py3", "12.8", False),
+    ("nvcr.io/nvidia/tritonserver:26.08-trtllm-python-py3", "13.1", False),
     # TensorRT and Kaldi containers share the month's CUDA
     ("nvcr.io/nvidia/tensorrt:24.05-py3", "12.4.1", True),
     ("nvcr.io/nvidia/kaldi:22.08-py3", "11.7.1", True),

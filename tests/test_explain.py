@@ -157,8 +157,8 @@ def test_image_verdict_matches_gl601(args, code, severity, rc):
 
 
 def test_image_text_for_ngc_names_the_entrypoint_check():
-    text = run_gpulint("image", "nvcr.io/nvidia/pytorch:26.05-py3").out
-    assert "CUDA:            13.2 or newer" in text  # no 26.05 row: at least 26.04's 13.2
+    text = run_gpulint("image", "nvcr.io/nvidia/pytorch:26.07-py3").out
+    assert "CUDA:            13.3 or newer" in text  # no 26.07 row: at least 26.06's 13.3
     assert "start check:     yes (entrypoint)" in text
 
 

@@ -1,5 +1,5 @@
 """What CUDA gpulint gives images versioned by a release table: NGC frameworks beyond
-PyTorch/TensorFlow/Triton, serving images (TGI, vLLM) and Jetson (L4T) images."""
+PyTorch/TensorFlow/Triton, serving images (TGI, vLLM, SGLang, Ray) and Jetson (L4T) images."""
 
 from __future__ import annotations
 
@@ -31,10 +31,38 @@ def _image(ref: str, *args: str) -> dict | None:
     ("ghcr.io/huggingface/text-generation-inference:0.9.4", "11.8.0", True, "serving"),
     ("ghcr.io/huggingface/text-generation-inference:2.4.1", "12.1.0", True, "serving"),
     ("ghcr.io/huggingface/text-generation-inference:3.3.7", "12.4.0", True, "serving"),
+    # llm-d 0.0.x: the nvidia/cuda devel image its shipped stage is FROM at the release tag
+    ("ghcr.io/llm-d/llm-d:0.0.3", "12.5.1", True, "serving"),
+    ("ghcr.io/llm-d/llm-d:0.0.8", "12.8.1", True, "serving"),
     # vLLM: the X.Y the image's start check demanded in user reports
     ("vllm/vllm-openai:v0.5.0", "12.4", True, "serving"),
     ("docker.io/vllm/vllm-openai:v0.9.0", "12.8", True, "serving"),
     ("vllm/vllm-openai:v0.14.1", "12.9", True, "serving"),
+    # vLLM's release notes: v0.11.1 moved the default build to CUDA 12.9, v0.20.0 to 13.0
+    ("vllm/vllm-openai:v0.11.1", "12.9", True, "serving"),
+    ("vllm/vllm-openai:v0.19.1", "12.9", True, "serving"),
+    ("vllm/vllm-openai:v0.20.0", "13.0", True, "serving"),
+    # a `-cuXYZ` tag is the release built on nvidia/cuda of that CUDA, whichever is the default
+    ("vllm/vllm-openai:v0.19.1-cu130", "13.0", True, "serving"),
+    ("vllm/vllm-openai:v0.22.1-cu129", "12.9", True, "serving"),
+    ("lmsys/sglang:v0.5.5-cu129", "12.9", True, "serving"),
+    ("rayproject/ray:2.9.0-py310-cu121", "12.1", True, "serving"),
+    ("rayproject/ray-ml:2.9.0-py310-cu118", "11.8", True, "serving"),
+    ("rayproject/ray-llm:2.52.0-py311-cu128", "12.8", True, "serving"),
+    # `-gpu` aliases the release's default CUDA: 12.1 for 2.47.1, whatever the Python or architecture
+    ("rayproject/ray:2.47.1-py310-gpu", "12.1", True, "serving"),
+    ("rayproject/ray:2.47.1-py311-gpu-aarch64", "12.1", True, "serving"),
+    # NGC's vLLM container and months whose CUDA only its release notes state
+    ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
+    ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),
+    ("nvcr.io/nvidia/pytorch:26.05-py3", "13.2.1", True, "ngc"),
+    # Triton's vLLM and TensorRT-LLM images have CUDA tables of their own (Triton's matrix)
+    ("nvcr.io/nvidia/tritonserver:25.06-vllm-python-py3", "12.9.0", True, "ngc"),  # the month is 12.9.1
+    ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "13.0.1", True, "ngc"),  # the month is 13.0.0
+    ("nvcr.io/nvidia/tritonserver:25.04-trtllm-python-py3", "12.8.1", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:26.07-trtllm-python-py3", "13.1.0", True, "ngc"),
+    # a month without notes still takes the month before as a lower bound
+    ("nvcr.io/nvidia/pytorch:26.07-py3", "13.3", False, "ngc"),
 ])
 def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     data = _image(ref)
@@ -47,6 +75,11 @@ def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     "nvcr.io/nvidia/nemo:24.07",  # no source states the PyTorch month of this NeMo release
     "vllm/vllm-openai:v0.6.3",  # a release without a row is not guessed from its neighbours
     "vllm/vllm-openai:latest",
+    "rayproject/ray:2.46.0-py311-gpu",  # `-gpu` aliases a `-cuXYZ` image Ray does not name per release
+    "lmsys/sglang:latest",
+    "lmsys/sglang:v0.5.5",  # only the `-cuXYZ` tags say which CUDA they were built on
+    "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0",  # NIM states a minimum driver, not its CUDA
+    "ghcr.io/llm-d/llm-d-cuda:v0.3.0",  # later llm-d releases were not read
     "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
     "ghcr.io/huggingface/text-generation-inference:2.0.4-rocm",
     "docker.io/huggingface/text-generation-inference:3.3.7",  # not where TGI publishes
@@ -84,13 +117,17 @@ def test_jetson_images_are_named_and_never_judged_against_a_discrete_gpu_driver(
     assert "Jetson (L4T): the CUDA driver is the Jetson Linux BSP on the device" in text
 
 
-def test_lint_judges_serving_images_and_says_why_jetson_images_are_not_judged(lint_files):
-    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec:\n  containers:\n{containers}")
+def _gpu_pod(*containers: tuple[str, str]) -> str:
+    """A pod whose containers (name, image) each request a GPU; the first image is on line 7."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec:\n  containers:\n{containers}"
     gpu = "  - name: {name}\n    image: {image}\n    resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
-    text = pod.format(containers="".join(gpu.format(name=n, image=i) for n, i in (
-        ("tgi", "ghcr.io/huggingface/text-generation-inference:3.3.7"),
-        ("edge", "nvcr.io/nvidia/l4t-jetpack:r36.2.0"),
-        ("old", "ghcr.io/huggingface/text-generation-inference:2.4.1"))))
+    return pod.format(containers="".join(gpu.format(name=n, image=i) for n, i in containers))
+
+
+def test_lint_judges_serving_images_and_says_why_jetson_images_are_not_judged(lint_files):
+    text = _gpu_pod(("tgi", "ghcr.io/huggingface/text-generation-inference:3.3.7"),
+                    ("edge", "nvcr.io/nvidia/l4t-jetpack:r36.2.0"),
+                    ("old", "ghcr.io/huggingface/text-generation-inference:2.4.1"))
     run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
     assert [(f["code"], f["line"], f["severity"]) for f in run.findings] == [
         ("GL601", 7, "warning"), ("GL605", 10, "info")]
@@ -105,3 +142,34 @@ def test_dockerfile_on_a_serving_image_is_judged_by_what_its_release_is_built_on
              "Dockerfile.vllm": "FROM vllm/vllm-openai:v0.9.0\nRUN nvcc --version\n"}
     run = lint_files(files, "--select", "GL304")
     assert [(f["path"], f["line"]) for f in run.findings] == [("Dockerfile.tgi", 2)]
+
+
+@pytest.mark.parametrize("ref, demand", [
+    # the toolkit's refusal, quoted from the NVIDIA_REQUIRE_CUDA of the nvidia/cuda base
+    ("vllm/vllm-openai:v0.20.0", "unsatisfied condition: cuda>=13.0"),
+    ("vllm/vllm-openai:v0.21.0-cu129", "unsatisfied condition: cuda>=12.9"),
+    ("rayproject/ray:2.9.0-py310-cu121", "unsatisfied condition: cuda>=12.1"),
+    ("nvcr.io/nvidia/vllm:26.05-py3", "needs CUDA 13.2,"),
+])
+def test_newly_tabled_images_are_refused_by_a_too_old_driver(ref, demand):
+    run = run_gpulint("image", ref, "--driver", "525.60.13", "--gpu-class", "consumer", "--format", "json")
+    verdict = run.json["verdict"]
+    assert (run.rc, verdict["code"], verdict["severity"]) == (1, "GL601", "error")
+    assert demand in verdict["message"]
+
+
+def test_triton_2512_needs_r580_whatever_its_notes_print():
+    """Triton 25.12's notes print `requires NVIDIA Driver release 575 or later`, but its CUDA
+    13.1 needs R580: on R575 a consumer GPU does not start it."""
+    run = run_gpulint("image", "nvcr.io/nvidia/tritonserver:25.12-py3", "--driver", "575.57.08",
+                      "--gpu-class", "consumer", "--format", "json")
+    assert (run.rc, run.json["verdict"]["code"], run.json["cuda"]) == (1, "GL601", "13.1.0")
+
+
+def test_a_gpu_image_still_unknown_is_said_not_judged_once(lint_files):
+    text = _gpu_pod(("head", "rayproject/ray:2.46.0-py311-gpu"),
+                    ("worker", "rayproject/ray:2.46.0-py311-gpu"),
+                    ("pinned", "rayproject/ray:2.46.0-py311-cu121"))
+    run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL605", 7)]
+    assert "not judged" in run.findings[0]["message"]

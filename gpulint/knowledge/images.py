@@ -544,26 +544,48 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
 def _serving_image(ref: ImageRef) -> CudaImage | None:
     """A serving image versioned by its own release (TGI `3.3.7`, vLLM `v0.9.0`) whose
     release has a row: the nvidia/cuda base its final stage is FROM, or the X.Y its
-    start check demands. Releases without a row are not described."""
+    start check demands. An image whose Dockerfile builds FROM the nvidia/cuda of the
+    CUDA its tag names (`cuda_suffix`: vLLM `v0.21.0-cu129`, Ray `2.9.0-py310-cu121`)
+    demands that X.Y. Releases without a row are not described."""
     for entry in _data()["serving"]:
-        if ref.repository != entry["repository"] or (ref.registry or "docker.io") not in entry["registries"]:
+        if ref.repository not in _serving_repositories(entry) or (ref.registry or "docker.io") not in entry["registries"]:
             continue
         prefix = entry["tag_prefix"]
         tag = ref.tag or ""
         if not tag.startswith(prefix):
             return None
-        row = next((r for r in entry["releases"] if r["release"] == tag[len(prefix):]), None)
+        named = _release_in_tag(entry, tag[len(prefix):])
+        row = next((r for r in entry.get("releases") or () if r["release"] == named), None)
         if row is None:
-            return None
-        release = f"{entry['name']} {row['release']}"
-        if "base" in row:
+            cuda = _cuda_in_tag(tag) if entry.get("cuda_suffix") else None
+            release = f"{entry['name']} {tag[len(prefix):]}"
+        elif "base" in row:
             base = cuda_image(row["base"])
-            return replace(base, ref=ref, family="serving", release=release) if base else None
-        cuda = str(row["cuda"])
+            return replace(base, ref=ref, family="serving", release=f"{entry['name']} {row['release']}") if base else None
+        else:
+            cuda, release = str(row["cuda"]), f"{entry['name']} {row['release']}"
+        if cuda is None:
+            return None
+        # what else the image holds is not told by a start check: no flavor, no libraries
         return CudaImage(ref=ref, family="serving", cuda=cuda, cuda_major_minor=_mm(cuda), flavor="", os=None,
                          cudnn=None, has_start_check=True, is_devel=False, libraries=frozenset(),
                          release=release)
     return None
+
+
+def _release_in_tag(entry: dict[str, Any], tag: str) -> str | None:
+    """The release a serving tag names: the tag itself, or what `release_pattern` takes from
+    it where one release has several tags (Ray's `2.47.1-py310-gpu` is release 2.47.1)."""
+    pattern = entry.get("release_pattern")
+    if pattern is None:
+        return tag
+    m = re.fullmatch(pattern, tag)
+    return m.group("release") if m else None
+
+
+def _serving_repositories(entry: dict[str, Any]) -> tuple[str, ...]:
+    """The repositories one serving entry describes (Ray publishes ray, ray-ml, ray-llm)."""
+    return tuple(entry.get("repositories") or (entry["repository"],))
 
 
 class JetsonImage(Frozen):
@@ -601,16 +623,9 @@ def jetson_image(text_or_ref: str | ImageRef) -> JetsonImage | None:
 _TAG_CUDA_RE = lazy(r"(?:^|[-_])(?:cu(?P<short>\d{2,3})|cuda-?(?P<x>\d{1,2})\.(?P<y>\d))(?:\.\d+)?(?=$|[-_])")
 
 
-def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
-    """The CUDA X.Y an image's tag states (`rayproject/ray-llm:2.52.0-py311-cu128` -> 12.8),
-    for images gpulint knows nothing else about: lower confidence than `cuda_image`
-    (nothing says whether the image checks the driver at start), so family "tag" and
-    no start check. None when `cuda_image` describes the image or the tag names no X.Y."""
-    ref = _coerce(text_or_ref)
-    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref) \
-            or jetson_image(ref) is not None:
-        return None
-    m = _TAG_CUDA_RE.search(ref.tag.lower())
+def _cuda_in_tag(tag: str) -> str | None:
+    """The CUDA X.Y a tag names (`-cu128`, `-cuda12.8`), or None."""
+    m = _TAG_CUDA_RE.search(tag.lower())
     if m is None:
         return None
     if m.group("short"):
@@ -620,7 +635,21 @@ def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
         major, minor = m.group("x"), m.group("y")
     if not 7 <= whole(major) <= 20:
         return None
-    version = f"{int(major)}.{minor}"
+    return f"{int(major)}.{minor}"
+
+
+def tag_cuda(text_or_ref: str | ImageRef) -> CudaImage | None:
+    """The CUDA X.Y an image's tag states (`registry.example.com/llm:1.4-cu128` -> 12.8),
+    for images gpulint knows nothing else about: lower confidence than `cuda_image`
+    (nothing says whether the image checks the driver at start), so family "tag" and
+    no start check. None when `cuda_image` describes the image or the tag names no X.Y."""
+    ref = _coerce(text_or_ref)
+    if ref is None or not ref.tag or cuda_image(ref) is not None or _is_nvidia_cuda(ref) \
+            or jetson_image(ref) is not None:
+        return None
+    version = _cuda_in_tag(ref.tag)
+    if version is None:
+        return None
     return CudaImage(ref=ref, family="tag", cuda=version, cuda_major_minor=_mm(version),
                      flavor="", os=None, cudnn=None, has_start_check=False, is_devel=False,
                      libraries=frozenset())
