@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_gpulint, write_files, FIXTURES
+from conftest import FIXTURES, run_gpulint, write_files
 
 
 def lint(path, *args):
@@ -52,6 +52,16 @@ def test_valid_cdi_json_is_clean():
 def test_cdi_spec_without_version_or_devices(tmp_path):
     write_files(tmp_path, {"spec.yaml": "cdiVersion: \"0.5.0\"\nkind: nvidia.com/gpu\ndevices: []\n"})
     assert lint(tmp_path).at() == [("GL811", 3, 1)]
+
+
+def test_cdi_device_without_edits_of_its_own(tmp_path):
+    # the top-level containerEdits do not make a device's own edits non-empty
+    write_files(tmp_path, {"spec.yaml": "cdiVersion: 0.6.0\nkind: example.com/test\n"
+                                        "containerEdits:\n  env:\n  - A=1\n"
+                                        "devices:\n  - name: empty\n  - name: blank\n    containerEdits:\n"
+                                        "      env: []\n  - name: full\n    containerEdits:\n"
+                                        "      env:\n      - B=2\n"})
+    assert lint(tmp_path).at() == [("GL811", 7, 11), ("GL811", 8, 11)]
 
 
 def test_kind_option_reads_a_spec_under_any_name(tmp_path):

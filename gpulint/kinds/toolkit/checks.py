@@ -264,6 +264,21 @@ def _devices(doc: Document, tree: Node):
                           f"(`invalid spec, multiple device`)")
         else:
             seen.add(value)
+        if value is not None and _DEVICE_NAME.fullmatch(value) and not _edits_something(item.get("containerEdits")):
+            yield finding(doc, "GL811", name.span,
+                          f"device `{value}` has no container edits of its own (`env`, `deviceNodes`, "
+                          f"`mounts`, `hooks` …): runtimes reject the whole spec (`invalid device, empty "
+                          f"device edits`), so no device in it resolves (`unresolvable CDI devices`); "
+                          f"the spec's top-level `containerEdits` do not count for a device")
+
+
+def _edits_something(edits: Node | None) -> bool:
+    """Whether a device's `containerEdits` change anything: the CDI library (pkg/cdi/device.go
+    validate, container-edits.go isEmpty) refuses a device whose edits are all empty."""
+    if edits is None or not edits.is_map:
+        return False
+    return any(child.value is not None if key == "intelRdt" else child.is_seq and bool(child.value)
+               for key, child in edits.items())
 
 
 # ------------------------------------------------------------------ no-cgroups
