@@ -434,3 +434,19 @@ def test_gl918_turned_off_and_other_engines(tmp_path):
     write_files(tmp_path / "alone", {"run.sh": CDI_RUN})
     run = run_gpulint("--isolated", "--format", "json", "--select", "GL918", "alone", cwd=tmp_path)
     assert run.findings == []  # no daemon.json linted: the host's is not here to say
+
+
+@pytest.mark.parametrize("extra, expected", [
+    # config.default alone: the chart deploys no config (NVIDIA/k8s-device-plugin#990)
+    ("", [("GL458", 3, 9)]),
+    # a ConfigMap of the user's, or configs the chart writes, make the default count
+    (" --set config.name=time-slicing-config", []),
+    (" --set-file config.map.config0=dp-example-config0.yaml", []),
+    # values files may set what the line does not
+    (" -f values.yaml", []),
+])
+def test_helm_device_plugin_default_without_configs(tmp_path, extra, expected):
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\nhelm upgrade -i nvdp nvdp/nvidia-device-plugin --version=0.17.0 \\\n"
+                                         f"  --set config.default=time-slicing-config{extra}\n"})
+    result = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected

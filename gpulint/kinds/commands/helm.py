@@ -1,6 +1,8 @@
 """`helm install|upgrade ... gpu-operator --set k=v` lines: each `--set` key judged against
 the gpu-operator chart of the release `--version` names (GL483), and a `--set` env value
-that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484).
+that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484);
+`helm install|upgrade ... nvidia-device-plugin` lines whose `config.default` names a config
+the chart never deploys (GL458).
 
 Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
 numbers; `--set-string` keeps every value a string."""
@@ -22,6 +24,9 @@ _INDEX = re.compile(r"\[(\d+)\]")
 _DOT = re.compile(r"(?<!\\)\.")  # `\.` is a dot in a key
 _INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
 _CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
+_PLUGIN_CHART = re.compile(r"(^|/)nvidia-device-plugin(-v?[\d.]+\.tgz)?$")
+# flags that give the chart values gpulint does not see
+_VALUE_FILES = ("-f", "--values")
 
 
 class Setting(Frozen):
@@ -37,18 +42,22 @@ class Setting(Frozen):
 
 
 class HelmCommand(Frozen):
-    __slots__ = ("version", "version_word", "settings")
+    __slots__ = ("chart", "version", "version_word", "settings", "value_files")
 
+    chart: str  # "gpu-operator" | "nvidia-device-plugin"
     version: str | None
     version_word: Word | None
-    settings: tuple[Setting, ...]
+    settings: tuple[Setting, ...]  # `--set`, `--set-string` and `--set-file` pairs
+    value_files: bool  # `-f`/`--values` give it values of files
 
-    def __init__(self, version: str | None, version_word: Word | None, settings: tuple[Setting, ...]) -> None:
-        freeze(self, version, version_word, settings)
+    def __init__(self, chart: str, version: str | None, version_word: Word | None,
+                 settings: tuple[Setting, ...], value_files: bool) -> None:
+        freeze(self, chart, version, version_word, settings, value_files)
 
 
 def helm_commands(text: str, regions) -> list[HelmCommand]:
-    """The `helm install|upgrade` lines of the gpu-operator chart in the shell regions."""
+    """The `helm install|upgrade` lines of the gpu-operator and device plugin charts in the
+    shell regions."""
     out = []
     for start, end, newline_ends in regions:
         for words in split_commands(text, start, end, newline_ends):
@@ -63,15 +72,21 @@ def _helm(words: list[Word]) -> HelmCommand | None:
     if "helm" not in texts:
         return None
     i = texts.index("helm")
-    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade") \
-            or not any(_CHART.search(t) for t in texts[i + 2:]):
+    if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade"):
         return None
-    settings, version, version_word = [], None, None
+    if any(_CHART.search(t) for t in texts[i + 2:]):
+        chart = "gpu-operator"
+    elif any(_PLUGIN_CHART.search(t) for t in texts[i + 2:]):
+        chart = "nvidia-device-plugin"
+    else:
+        return None
+    settings, version, version_word, value_files = [], None, None, False
     j = i + 2
     while j < len(words):
         word, text = words[j], texts[j]
         flag, equals, inline = text.partition("=")
-        if flag in ("--set", "--set-string", "--version"):
+        value_files = value_files or flag in _VALUE_FILES or text.startswith("-f") and len(text) > 2
+        if flag in ("--set", "--set-string", "--set-file", "--version"):
             value_word = None if equals else (words[j + 1] if j + 1 < len(words) else None)
             value = inline if value_word is None else value_word.text
             offset = word.start + len(flag) + 1 if value_word is None else value_word.start
@@ -86,7 +101,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
                 settings.append(Setting(key, val, offset + at, flag == "--set"))
             continue
         j += 1
-    return HelmCommand(version, version_word, tuple(settings))
+    return HelmCommand(chart, version, version_word, tuple(settings), value_files)
 
 
 def _pairs(value: str) -> list[tuple[int, str]]:
@@ -119,6 +134,8 @@ def _typed(value: str) -> str | None:
 @check("GL483", "GL484", kinds=("commands",))
 def helm_settings(doc: Document, ctx: Context):
     for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator":
+            continue
         where = f"`--version {command.version}` of the helm command"
         judged = gpu_operator.judged_release(ctx.settings, command.version, where)
         data = gpu_operator.release_data(judged.tag)
@@ -161,3 +178,24 @@ def _refused(data: dict, steps: tuple, setting: Setting) -> str | None:
         return None
     shown = "spec" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
     return f'{shown}: Invalid value: "{got}": {shown} in body must be of type string: "{got}"'
+
+
+@check("GL458", kinds=("commands",))
+def plugin_default_without_configs(doc: Document, ctx: Context):
+    """The device plugin chart deploys its config manager, and reads `config.default`, only
+    with `config.map` (configs it writes into a ConfigMap) or `config.name` (a ConfigMap of
+    the user's); with neither, the default names nothing and the plugin runs without a config
+    (templates/_helpers.tpl: nvidia-device-plugin.configMapName is empty)."""
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "nvidia-device-plugin" or command.value_files:
+            continue
+        keys = {setting.key for setting in command.settings}
+        default = next((s for s in command.settings if s.key == "config.default" and s.value), None)
+        if default is None or "config.name" in keys or any(k.startswith("config.map.") for k in keys):
+            continue
+        yield finding(doc, "GL458", doc.index.span(default.start, default.start + len(default.key) + 1 + len(default.value)),
+                      f"`config.default={default.value}` without `config.map` or `config.name`: the device "
+                      f"plugin chart deploys no config at all then, so the default names nothing and the "
+                      f"plugin runs with its built-in settings (no time-slicing or MPS); a ConfigMap created "
+                      f"beforehand is named with `config.name={default.value}`, and `config.default` picks "
+                      f"one of its keys")

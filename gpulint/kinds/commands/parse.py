@@ -44,7 +44,7 @@ def worth_reading(text: str, ci: bool = False) -> bool:
     """The cheap test that keeps documentation without GPU commands free to lint; a CI
     file's jobs run in containers (`image:`, `container:`) without naming a tool."""
     return (any(hint in text for hint in _GPU_HINTS) and (ci or _TOOL_HINT.search(text) is not None)) \
-        or ("gpu-operator" in text and _HELM_HINT.search(text) is not None)
+        or (("gpu-operator" in text or "nvidia-device-plugin" in text) and _HELM_HINT.search(text) is not None)
 
 
 def is_shell_script(text: str) -> bool:
@@ -178,7 +178,7 @@ def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
     if doc.path.lower().endswith((".yml", ".yaml")):
         return ci_commands(text, doc.index)
     regions = shell_regions(doc.path, text, doc.index)
-    if "gpu-operator" in text:  # the helm lines that install it, for gpulint.kinds.commands.helm
+    if "gpu-operator" in text or "nvidia-device-plugin" in text:  # helm lines, for gpulint.kinds.commands.helm
         from gpulint.kinds.commands.helm import CACHE, helm_commands
 
         doc.cache[CACHE] = helm_commands(text, regions)
