@@ -19,7 +19,7 @@ def lint_for(tmp_path, release, path):
 
 def test_cluster_policy_problems_point_at_the_key_or_value():
     result = lint(OPERATOR / "clusterpolicy-bad.yaml")
-    assert result.at() == [("GL482", 15, 5), ("GL481", 19, 14), ("GL481", 24, 15), ("GL481", 31, 16)]
+    assert result.at() == [("GL482", 15, 5), ("GL481", 19, 14), ("GL481", 26, 15), ("GL481", 33, 16)]
     messages = [f["message"] for f in result.findings]
     assert 'strict decoding error: unknown field "spec.devicePlugin.enviroment"' in messages[0]
     assert "prunes it" in messages[0]
@@ -124,7 +124,7 @@ def test_a_second_cluster_policy_is_reported_at_its_name(tmp_path):
     policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
     write_files(tmp_path, {"two.yaml": policy + "---\n" + policy.replace("name: cluster-policy", "name: copy")})
     result = lint(tmp_path)
-    assert result.at() == [("GL485", 36, 3)]
+    assert result.at() == [("GL485", 38, 3)]
     assert "sets the others' `status.state` to `ignored`" in result.findings[0]["message"]
     assert result.findings[0]["related"][0]["line"] == 4
 
@@ -250,9 +250,36 @@ def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path
     write_files(tmp_path, {"policy.yaml": policy, "etc/containerd/config.toml": config})
     result = lint(tmp_path)
     found = [(f["code"], f["line"]) for f in result.findings if f["code"] == "GL488"]
-    assert found == [("GL488", 29)]
+    assert found == [("GL488", 31)]
     [toolkit] = [f for f in result.findings if f["code"] == "GL488"]
     assert toolkit["related"][0]["path"].endswith("config.toml")
     write_files(tmp_path, {"etc/containerd/config.toml": config.replace("version = 3", "version = 2")
                            .replace("io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri")})
     assert "GL488" not in lint(tmp_path).codes()
+
+
+# ------------------------------------------------------------------ component images in parts
+
+_POLICY = ("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+           "  operator: {defaultRuntime: containerd}\n  daemonsets: {}\n  dcgm: {enabled: true}\n"
+           "  dcgmExporter: {enabled: true}\n  devicePlugin: {enabled: true}\n  gfd: {enabled: true}\n"
+           "  nodeStatusExporter: {enabled: true}\n  toolkit: {enabled: true}\n  driver:\n    enabled: true\n")
+
+
+def test_component_image_given_in_part(tmp_path):
+    """The operator builds repository/image:version from what is written (NVIDIA/gpu-operator#585)."""
+    write_files(tmp_path, {"policy.yaml": _POLICY + "    version: 550.127.05\n    manager:\n"
+                                                    "      repository: nvcr.io/nvidia/cloud-native\n"
+                                                    "      image: k8s-driver-manager\n"})
+    result = lint(tmp_path, "--select", "GL517")
+    assert [(f["line"], f["column"]) for f in result.findings] == [(16, 14), (18, 19)]
+    assert "`/:550.127.05`" in result.findings[0]["message"]
+    assert "`nvcr.io/nvidia/cloud-native/k8s-driver-manager:`" in result.findings[1]["message"]
+
+
+def test_component_image_whole_or_unset(tmp_path):
+    # all three parts; `image` alone is the whole reference; none keeps the operator's own
+    write_files(tmp_path, {"policy.yaml": _POLICY + "    repository: nvcr.io/nvidia\n    image: driver\n"
+                                                    "    version: 550.127.05\n    manager:\n"
+                                                    "      image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.7.0\n"})
+    assert lint(tmp_path, "--select", "GL517").findings == []
