@@ -7,6 +7,7 @@ KIND = Kind("kubernetes", precedence=50, wants=recognise.wants, by_content=recog
             parse="gpulint.kinds.kubernetes.parse:parse", families=("gpulint.kinds.kubernetes.checks", "gpulint.kinds.kubernetes.scheduling",
                                                                 "gpulint.kinds.kubernetes.dra_checks",
                                                                 "gpulint.kinds.kubernetes.operator_objects",
-                                                                "gpulint.kinds.kubernetes.operator_helmchart"),
+                                                                "gpulint.kinds.kubernetes.operator_helmchart",
+                                                                "gpulint.kinds.kubernetes.quota"),
             templated=True, shared="if-defines",
             defines_shared="gpulint.kinds.kubernetes.facts:may_define_shared_object", block_strings=True)
