@@ -1,0 +1,34 @@
+"""GL919: a Compose GPU reservation whose capabilities name NVIDIA driver capabilities but
+not `compute`.
+
+Docker's `nvidia` device driver (moby daemon/nvidia_linux.go setNvidiaGPUs) copies the NVIDIA
+driver capabilities among a request's `capabilities` into NVIDIA_DRIVER_CAPABILITIES, and
+only those: `[gpu, utility]` becomes `NVIDIA_DRIVER_CAPABILITIES=utility`, which mounts
+nvidia-smi and NVML but not libcuda, whatever the image sets.
+"""
+
+from __future__ import annotations
+
+from gpulint.common.containers import capabilities_without_compute
+from gpulint.kinds.compose.facts import device_requests, is_gpu_device, services
+from gpulint.model import Document, sequence
+from gpulint.registry import Context, check, finding
+
+
+@check("GL919", kinds=("compose",))
+def gpu_capabilities_without_compute(doc: Document, ctx: Context):
+    for service in services(doc):
+        for item in device_requests(service):
+            caps = item.get("capabilities") if is_gpu_device(item) else None
+            named = capabilities_without_compute(str(c.value) for c in sequence(caps))
+            if not named:
+                continue
+            listed = ",".join(named)
+            yield finding(doc, "GL919", caps.span,
+                          f"service `{service.name}`: the GPU reservation's capabilities name {', '.join(f'`{c}`' for c in named)} "
+                          f"but not `compute`, and Docker sets NVIDIA_DRIVER_CAPABILITIES to exactly those "
+                          f"(`{listed}`), after any NVIDIA_DRIVER_CAPABILITIES of the image or the service: the "
+                          f"container gets no CUDA driver library (libcuda), which CUDA programs (PyTorch, "
+                          f"TensorFlow: `Found no NVIDIA driver`) and NVENC/NVDEC encoding (`Cannot load "
+                          f"libcuda.so.1`) need; add `compute` (`[gpu, compute, {listed}]`), or keep only "
+                          f"`[gpu]` to leave the image's capabilities")
