@@ -450,3 +450,27 @@ def test_helm_device_plugin_default_without_configs(tmp_path, extra, expected):
                                          f"  --set config.default=time-slicing-config{extra}\n"})
     result = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
     assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected
+
+
+_RUNC_NODE = ('version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+              '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+
+
+@pytest.mark.parametrize("extra, node, expected", [
+    # the chart's DaemonSet runs with containerd's default, runc (NVIDIA/k8s-device-plugin#477)
+    ("", _RUNC_NODE, [("GL703", 2, 22)]),
+    (" --set runtimeClassName=nvidia", _RUNC_NODE, []),
+    ("", _RUNC_NODE.replace('= "runc"', '= "nvidia"', 1), []),
+    (" -f values.yaml", _RUNC_NODE, []),
+    ("", None, []),
+])
+def test_helm_device_plugin_without_the_nvidia_runtime(tmp_path, extra, node, expected):
+    files = {"install.sh": f"#!/bin/sh\nhelm upgrade -i nvdp nvdp/nvidia-device-plugin --version=0.17.0{extra}\n"}
+    if node is not None:
+        files["etc/containerd/config.toml"] = node
+    write_files(tmp_path, files)
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected

@@ -5,7 +5,7 @@ record shape for both, built by each kind's facts and joined by the run
 from __future__ import annotations
 
 from gpulint.formats.template import includes_template, is_placeholder
-from gpulint.knowledge.runtimes import is_shim_name
+from gpulint.knowledge.runtimes import is_nvidia_handler, is_shim_name
 from gpulint.model import Document, Node
 from gpulint.record import Record
 
@@ -56,3 +56,9 @@ class NodeConfig(Record):
         if self.kind in ("daemon-json", "dockerd") and is_shim_name(name):
             return True
         return any(is_placeholder(n) for n in self.runtimes) or any(map(includes_template, self.docs))
+
+    def default_is_nvidia(self) -> bool:
+        """Whether pods without a runtime class run with an NVIDIA runtime here: the default
+        runtime's entry says so, or an undeclared default is named like one."""
+        entry = self.runtimes.get(self.default_runtime)
+        return entry.is_nvidia if entry is not None else is_nvidia_handler(self.default_runtime or "", None)

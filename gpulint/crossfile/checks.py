@@ -27,7 +27,6 @@ from gpulint.kinds.kubernetes.facts import (
     scalar_str,
 )
 from gpulint.knowledge.images import cuda_image, drops_driver_path
-from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Related, Span
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -139,7 +138,7 @@ def _non_nvidia_defaults(ctx: Context) -> list:
     def compute() -> list:
         configs = node_configs(ctx)
         if any(is_placeholder(c.default_runtime) for c in configs) \
-                or any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
+                or any(c.default_is_nvidia() for c in configs):
             return []
         return configs
 
@@ -233,11 +232,6 @@ def _enables_cdi(config) -> bool:
     found = effective_cri(config.docs)
     node = found[1].get("enable_cdi") if found else None
     return node is not None and node.value is not False
-
-
-def _default_is_nvidia(config, is_nvidia_handler) -> bool:
-    entry = config.runtimes.get(config.default_runtime)
-    return entry.is_nvidia if entry is not None else is_nvidia_handler(config.default_runtime, None)
 
 
 def _default_setting(config):

@@ -13,10 +13,11 @@ import re
 
 from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
 from gpulint.formats.shell import Word, split_commands
+from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
-from gpulint.model import Document
+from gpulint.model import Document, Span
 from gpulint.record import Frozen, freeze
-from gpulint.registry import Context, check, finding
+from gpulint.registry import Context, check, finding, related
 from gpulint.spelling import closest_key
 
 CACHE = "commands.helm"
@@ -42,17 +43,18 @@ class Setting(Frozen):
 
 
 class HelmCommand(Frozen):
-    __slots__ = ("chart", "version", "version_word", "settings", "value_files")
+    __slots__ = ("chart", "chart_word", "version", "version_word", "settings", "value_files")
 
     chart: str  # "gpu-operator" | "nvidia-device-plugin"
+    chart_word: Word
     version: str | None
     version_word: Word | None
     settings: tuple[Setting, ...]  # `--set`, `--set-string` and `--set-file` pairs
     value_files: bool  # `-f`/`--values` give it values of files
 
-    def __init__(self, chart: str, version: str | None, version_word: Word | None,
+    def __init__(self, chart: str, chart_word: Word, version: str | None, version_word: Word | None,
                  settings: tuple[Setting, ...], value_files: bool) -> None:
-        freeze(self, chart, version, version_word, settings, value_files)
+        freeze(self, chart, chart_word, version, version_word, settings, value_files)
 
 
 def helm_commands(text: str, regions) -> list[HelmCommand]:
@@ -74,11 +76,12 @@ def _helm(words: list[Word]) -> HelmCommand | None:
     i = texts.index("helm")
     if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade"):
         return None
-    if any(_CHART.search(t) for t in texts[i + 2:]):
-        chart = "gpu-operator"
-    elif any(_PLUGIN_CHART.search(t) for t in texts[i + 2:]):
+    chart_word = next((w for w in words[i + 2:] if _CHART.search(w.text)), None)
+    chart = "gpu-operator"
+    if chart_word is None:
+        chart_word = next((w for w in words[i + 2:] if _PLUGIN_CHART.search(w.text)), None)
         chart = "nvidia-device-plugin"
-    else:
+    if chart_word is None:
         return None
     settings, version, version_word, value_files = [], None, None, False
     j = i + 2
@@ -101,7 +104,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
                 settings.append(Setting(key, val, offset + at, flag == "--set"))
             continue
         j += 1
-    return HelmCommand(chart, version, version_word, tuple(settings), value_files)
+    return HelmCommand(chart, chart_word, version, version_word, tuple(settings), value_files)
 
 
 def _pairs(value: str) -> list[tuple[int, str]]:
@@ -199,3 +202,30 @@ def plugin_default_without_configs(doc: Document, ctx: Context):
                       f"plugin runs with its built-in settings (no time-slicing or MPS); a ConfigMap created "
                       f"beforehand is named with `config.name={default.value}`, and `config.default` picks "
                       f"one of its keys")
+
+
+@check("GL703", kinds=("commands",))
+def plugin_chart_without_nvidia_runtime(doc: Document, ctx: Context):
+    """The device plugin chart sets the DaemonSet's `runtimeClassName` only from its value of
+    that name; on nodes whose containerd runs pods with runc by default the plugin then gets
+    no driver libraries (GL703 of a DaemonSet, for the chart's)."""
+    configs = ctx.fact("node-configs")
+    if not configs or any(c.kind != "containerd" or is_placeholder(c.default_runtime) or c.default_is_nvidia()
+                          for c in configs):
+        return
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "nvidia-device-plugin" or command.value_files \
+                or any(s.key == "runtimeClassName" for s in command.settings):
+            continue
+        nvidia = sorted({n for c in configs for n, e in c.runtimes.items() if e.is_nvidia})
+        handler = nvidia[0] if nvidia else "nvidia"
+        defaults = ", ".join(sorted({f"`{c.default_runtime}`" for c in configs}))
+        word = command.chart_word
+        yield finding(doc, "GL703", doc.index.span(word.start, word.end),
+                      f"the device plugin chart is installed without `runtimeClassName`, and the linted containerd "
+                      f"configs run pods with {defaults}, not the NVIDIA runtime: the plugin gets no driver "
+                      f"libraries, logs \"could not load NVML library\" and the nodes advertise no GPUs; add "
+                      f"`--set runtimeClassName={handler}` (with a RuntimeClass whose handler is `{handler}`)",
+                      related=[related(c.doc, Span.point(1, 1), f"default runtime `{c.default_runtime}`")
+                               for c in configs[:3]])
+
