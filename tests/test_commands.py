@@ -474,3 +474,15 @@ def test_helm_device_plugin_without_the_nvidia_runtime(tmp_path, extra, node, ex
     write_files(tmp_path, files)
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
     assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected
+
+
+@pytest.mark.parametrize("gpus, expected", [
+    # the capabilities field replaces the container's driver capabilities (containerd/nerdctl#1023)
+    ("capabilities=utility,device=0", [("GL919", 2, 19)]),
+    ("'\"capabilities=compute,utility\"'", []),
+    ("all", []),
+])
+def test_gpus_capabilities_without_compute(tmp_path, gpus, expected):
+    write_files(tmp_path, {"run.sh": f"#!/bin/sh\ndocker run --gpus {gpus} nvcr.io/nvidia/pytorch:24.05-py3 python\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL919", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected

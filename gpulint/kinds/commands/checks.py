@@ -11,13 +11,16 @@ combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 from __future__ import annotations
 
 from gpulint.common.containers import (
+    capabilities_without_compute,
     cdi_problem,
+    gpus_capabilities,
     gpus_problem,
     is_cdi_device,
     limited_gpus,
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
+    without_compute_message,
 )
 from gpulint.common.imagetags import image_tag_findings
 from gpulint.formats.shell import Word
@@ -73,6 +76,23 @@ def gpus_value_invalid(doc: Document, ctx: Context, command: ContainerCommand):
         yield finding(doc, "GL913", _span(doc, value),
                       f"{command.label} with `--gpus {value.text}`: {what}{advice}",
                       severity=severity)
+
+
+@check("GL919", kinds=KINDS)
+@per_command
+def gpus_capabilities_without_compute(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool not in _DOCKER_GPUS:
+        return
+    for flag in command.flag("--gpus"):
+        value = flag.value
+        if value is None or value.expands or _PLACEHOLDER.search(value.text) or gpus_problem(value.text):
+            continue
+        named = capabilities_without_compute(gpus_capabilities(value.text))
+        if named:
+            yield finding(doc, "GL919", _span(doc, value),
+                          f"{command.label} with `--gpus {value.text}` asks for " + without_compute_message(
+                              named, f"add `compute` (`--gpus '\"capabilities=compute,{','.join(named)}\"'`), "
+                                     f"or leave `capabilities` out to keep the image's"))
 
 
 def _gpus_advice(value: str) -> str:

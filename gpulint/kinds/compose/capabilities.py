@@ -9,7 +9,10 @@ nvidia-smi and NVML but not libcuda, whatever the image sets.
 
 from __future__ import annotations
 
-from gpulint.common.containers import capabilities_without_compute
+from gpulint.common.containers import (
+    capabilities_without_compute,
+    without_compute_message,
+)
 from gpulint.kinds.compose.facts import device_requests, is_gpu_device, services
 from gpulint.model import Document, sequence
 from gpulint.registry import Context, check, finding
@@ -25,10 +28,6 @@ def gpu_capabilities_without_compute(doc: Document, ctx: Context):
                 continue
             listed = ",".join(named)
             yield finding(doc, "GL919", caps.span,
-                          f"service `{service.name}`: the GPU reservation's capabilities name {', '.join(f'`{c}`' for c in named)} "
-                          f"but not `compute`, and Docker sets NVIDIA_DRIVER_CAPABILITIES to exactly those "
-                          f"(`{listed}`), after any NVIDIA_DRIVER_CAPABILITIES of the image or the service: the "
-                          f"container gets no CUDA driver library (libcuda), which CUDA programs (PyTorch, "
-                          f"TensorFlow: `Found no NVIDIA driver`) and NVENC/NVDEC encoding (`Cannot load "
-                          f"libcuda.so.1`) need; add `compute` (`[gpu, compute, {listed}]`), or keep only "
-                          f"`[gpu]` to leave the image's capabilities")
+                          f"service `{service.name}`: the GPU reservation names " + without_compute_message(
+                              named, f"add `compute` (`[gpu, compute, {listed}]`), or keep only `[gpu]` to "
+                                     f"leave the image's capabilities"))
