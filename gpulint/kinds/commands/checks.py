@@ -62,12 +62,7 @@ def command_image_tags(doc: Document, ctx: Context, command: ContainerCommand):
 @check("GL913", kinds=KINDS)
 @per_command
 def gpus_value_invalid(doc: Document, ctx: Context, command: ContainerCommand):
-    if command.tool not in _DOCKER_GPUS:
-        return
-    for flag in command.flag("--gpus"):
-        value = flag.value
-        if value is None or value.expands or _PLACEHOLDER.search(value.text):
-            continue
+    for value in _gpus_values(command):
         problem = gpus_problem(value.text)
         if problem is None:
             continue
@@ -81,18 +76,25 @@ def gpus_value_invalid(doc: Document, ctx: Context, command: ContainerCommand):
 @check("GL919", kinds=KINDS)
 @per_command
 def gpus_capabilities_without_compute(doc: Document, ctx: Context, command: ContainerCommand):
-    if command.tool not in _DOCKER_GPUS:
-        return
-    for flag in command.flag("--gpus"):
-        value = flag.value
-        if value is None or value.expands or _PLACEHOLDER.search(value.text) or gpus_problem(value.text):
-            continue
+    for value in _gpus_values(command):
+        if gpus_problem(value.text):
+            continue  # GL913's
         named = capabilities_without_compute(gpus_capabilities(value.text))
         if named:
             yield finding(doc, "GL919", _span(doc, value),
                           f"{command.label} with `--gpus {value.text}` asks for " + without_compute_message(
                               named, f"add `compute` (`--gpus '\"capabilities=compute,{','.join(named)}\"'`), "
                                      f"or leave `capabilities` out to keep the image's"))
+
+
+def _gpus_values(command: ContainerCommand):
+    """The literal `--gpus` values of an engine that reads Docker's CSV syntax."""
+    if command.tool not in _DOCKER_GPUS:
+        return
+    for flag in command.flag("--gpus"):
+        value = flag.value
+        if value is not None and not value.expands and not _PLACEHOLDER.search(value.text):
+            yield value
 
 
 def _gpus_advice(value: str) -> str:
