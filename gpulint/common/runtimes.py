@@ -62,3 +62,30 @@ class NodeConfig(Record):
         runtime's entry says so, or an undeclared default is named like one."""
         entry = self.runtimes.get(self.default_runtime)
         return entry.is_nvidia if entry is not None else is_nvidia_handler(self.default_runtime or "", None)
+
+
+class PluginRuntimeGap(Record):
+    """Why a device plugin deployed without `runtimeClassName` gets no driver libraries: the
+    linted containerd configs all run pods with another runtime than the NVIDIA one."""
+
+    __slots__ = ("configs", "handler", "defaults")
+
+    configs: list  # the containerd NodeConfigs
+    handler: str  # the NVIDIA runtime they define (a RuntimeClass handler to name)
+    defaults: str  # their default runtimes, as a message lists them
+
+    def __init__(self, configs: list, handler: str, defaults: str) -> None:
+        self.configs = configs
+        self.handler = handler
+        self.defaults = defaults
+
+
+def plugin_runtime_gap(configs) -> PluginRuntimeGap | None:
+    """The gap when every linted node config is containerd's and none runs pods with an NVIDIA
+    runtime by default (none when a template decides the default, or a config is dockerd's)."""
+    if not configs or any(c.kind != "containerd" or is_placeholder(c.default_runtime) or c.default_is_nvidia()
+                          for c in configs):
+        return None
+    nvidia = sorted({n for c in configs for n, e in c.runtimes.items() if e.is_nvidia})
+    return PluginRuntimeGap(list(configs), nvidia[0] if nvidia else "nvidia",
+                            ", ".join(sorted({f"`{c.default_runtime}`" for c in configs})))

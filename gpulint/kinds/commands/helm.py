@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
+from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.formats.shell import Word, split_commands
-from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document, Span
 from gpulint.record import Frozen, freeze
@@ -209,23 +209,19 @@ def plugin_chart_without_nvidia_runtime(doc: Document, ctx: Context):
     """The device plugin chart sets the DaemonSet's `runtimeClassName` only from its value of
     that name; on nodes whose containerd runs pods with runc by default the plugin then gets
     no driver libraries (GL703 of a DaemonSet, for the chart's)."""
-    configs = ctx.fact("node-configs")
-    if not configs or any(c.kind != "containerd" or is_placeholder(c.default_runtime) or c.default_is_nvidia()
-                          for c in configs):
+    gap = plugin_runtime_gap(ctx.fact("node-configs"))
+    if gap is None:
         return
     for command in doc.cache.get(CACHE, ()):
         if command.chart != "nvidia-device-plugin" or command.value_files \
                 or any(s.key == "runtimeClassName" for s in command.settings):
             continue
-        nvidia = sorted({n for c in configs for n, e in c.runtimes.items() if e.is_nvidia})
-        handler = nvidia[0] if nvidia else "nvidia"
-        defaults = ", ".join(sorted({f"`{c.default_runtime}`" for c in configs}))
         word = command.chart_word
         yield finding(doc, "GL703", doc.index.span(word.start, word.end),
                       f"the device plugin chart is installed without `runtimeClassName`, and the linted containerd "
-                      f"configs run pods with {defaults}, not the NVIDIA runtime: the plugin gets no driver "
+                      f"configs run pods with {gap.defaults}, not the NVIDIA runtime: the plugin gets no driver "
                       f"libraries, logs \"could not load NVML library\" and the nodes advertise no GPUs; add "
-                      f"`--set runtimeClassName={handler}` (with a RuntimeClass whose handler is `{handler}`)",
+                      f"`--set runtimeClassName={gap.handler}` (with a RuntimeClass whose handler is `{gap.handler}`)",
                       related=[related(c.doc, Span.point(1, 1), f"default runtime `{c.default_runtime}`")
-                               for c in configs[:3]])
+                               for c in gap.configs[:3]])
 
