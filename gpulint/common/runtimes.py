@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from gpulint.formats.template import includes_template, is_placeholder
 from gpulint.knowledge.runtimes import is_nvidia_handler, is_shim_name
-from gpulint.model import Document, Node
+from gpulint.model import Document, Node, Span
 from gpulint.record import Record
+from gpulint.registry import related
 
 
 class RuntimeEntry(Record):
@@ -78,6 +79,16 @@ class PluginRuntimeGap(Record):
         self.configs = configs
         self.handler = handler
         self.defaults = defaults
+
+    def message(self, what: str, fix: str) -> str:
+        """`what` (the deployment without a runtime class), the effect, and `fix`."""
+        return (f"{what}, and the linted containerd configs run pods with {self.defaults}, not the NVIDIA "
+                f"runtime: the plugin gets no driver libraries, logs \"could not load NVML library\" and the "
+                f"nodes advertise no GPUs; {fix} (with a RuntimeClass whose handler is `{self.handler}`)")
+
+    def where(self) -> list:
+        """The configs whose default decides, as related locations."""
+        return [related(c.doc, Span.point(1, 1), f"default runtime `{c.default_runtime}`") for c in self.configs[:3]]
 
 
 def plugin_runtime_gap(configs) -> PluginRuntimeGap | None:

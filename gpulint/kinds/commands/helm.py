@@ -15,9 +15,9 @@ from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_
 from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.formats.shell import Word, split_commands
 from gpulint.knowledge import gpu_operator
-from gpulint.model import Document, Span
+from gpulint.model import Document
 from gpulint.record import Frozen, freeze
-from gpulint.registry import Context, check, finding, related
+from gpulint.registry import Context, check, finding
 from gpulint.spelling import closest_key
 
 CACHE = "commands.helm"
@@ -218,10 +218,6 @@ def plugin_chart_without_nvidia_runtime(doc: Document, ctx: Context):
             continue
         word = command.chart_word
         yield finding(doc, "GL703", doc.index.span(word.start, word.end),
-                      f"the device plugin chart is installed without `runtimeClassName`, and the linted containerd "
-                      f"configs run pods with {gap.defaults}, not the NVIDIA runtime: the plugin gets no driver "
-                      f"libraries, logs \"could not load NVML library\" and the nodes advertise no GPUs; add "
-                      f"`--set runtimeClassName={gap.handler}` (with a RuntimeClass whose handler is `{gap.handler}`)",
-                      related=[related(c.doc, Span.point(1, 1), f"default runtime `{c.default_runtime}`")
-                               for c in gap.configs[:3]])
+                      gap.message("the device plugin chart is installed without `runtimeClassName`",
+                                  f"add `--set runtimeClassName={gap.handler}`"), related=gap.where())
 

@@ -10,7 +10,7 @@ from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
 from gpulint.kinds.device_plugin.parse import CHART_DEFAULT, CHART_VALUES
 from gpulint.knowledge import device_plugin as known
-from gpulint.model import Document, Node, Span, sequence, str_value
+from gpulint.model import Document, Node, sequence, str_value
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
 from gpulint.spelling import closest_key
@@ -497,9 +497,5 @@ def chart_values_without_nvidia_runtime(doc: Document, ctx: Context):
         return
     first = next(iter(root.value.values()))
     yield finding(doc, "GL703", first.key_span or first.span,
-                  f"these device plugin chart values set no `runtimeClassName`, and the linted containerd configs "
-                  f"run pods with {gap.defaults}, not the NVIDIA runtime: the plugin gets no driver libraries, "
-                  f"logs \"could not load NVML library\" and the nodes advertise no GPUs; add `runtimeClassName: "
-                  f"{gap.handler}` (with a RuntimeClass whose handler is `{gap.handler}`)",
-                  related=[related(c.doc, Span.point(1, 1), f"default runtime `{c.default_runtime}`")
-                           for c in gap.configs[:3]])
+                  gap.message("these device plugin chart values set no `runtimeClassName`",
+                              f"add `runtimeClassName: {gap.handler}`"), related=gap.where())
