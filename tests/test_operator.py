@@ -283,3 +283,46 @@ def test_component_image_whole_or_unset(tmp_path):
                                                     "    version: 550.127.05\n    manager:\n"
                                                     "      image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.7.0\n"})
     assert lint(tmp_path, "--select", "GL517").findings == []
+
+
+_TOOLKIT_REFUSES_ENVVAR = """driver:
+  enabled: true
+toolkit:
+  env:
+    - name: ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED
+      value: "false"
+"""
+
+
+def test_device_list_strategy_the_toolkit_does_not_read(tmp_path):
+    """Operator values that turn off the variable for unprivileged pods but keep the plugin
+    on envvar (elastisys/compliantkubernetes-apps#2470), or mount devices the toolkit does
+    not read."""
+    write_files(tmp_path, {"a/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  enabled: true\n",
+                           "b/values.yaml": "driver:\n  enabled: true\ntoolkit:\n  enabled: true\n"
+                                            "devicePlugin:\n  env:\n    - name: DEVICE_LIST_STRATEGY\n"
+                                            "      value: volume-mounts\n"})
+    result = lint_for(tmp_path, "24.9", tmp_path)
+    found = sorted((f["path"].split("/")[-2], f["line"], f["column"]) for f in result.findings
+                   if f["code"] == "GL814")
+    assert found == [("a", 6, 14), ("b", 8, 14)]
+    assert "defaults to envvar" in next(f["message"] for f in result.findings if f["code"] == "GL814"
+                                        and "/a/" in f["path"])
+
+
+def test_device_list_strategies_that_agree_or_cdi(tmp_path):
+    write_files(tmp_path, {
+        # both halves changed together
+        "a/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "    - name: ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS\n"
+                         "      value: \"true\"\ndevicePlugin:\n  env:\n    - name: DEVICE_LIST_STRATEGY\n"
+                         "      value: volume-mounts\n",
+        # CDI hands the devices over
+        "b/values.yaml": "cdi:\n  enabled: true\n" + _TOOLKIT_REFUSES_ENVVAR,
+        # the plugin's config file may choose the strategy
+        "c/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  config:\n    name: plugin-config\n",
+    })
+    assert [f for f in lint_for(tmp_path, "24.9", tmp_path).findings if f["code"] == "GL814"] == []
+    # from v25.10 CDI is the chart's default
+    write_files(tmp_path, {"d/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  enabled: true\n"})
+    assert [f for f in lint_for(tmp_path, "25.10", tmp_path / "d").findings if f["code"] == "GL814"] == []
+    assert [f for f in lint_for(tmp_path, "24.9", tmp_path / "d").findings if f["code"] == "GL814"] != []
