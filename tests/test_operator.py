@@ -326,3 +326,21 @@ def test_device_list_strategies_that_agree_or_cdi(tmp_path):
     write_files(tmp_path, {"d/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  enabled: true\n"})
     assert [f for f in lint_for(tmp_path, "25.10", tmp_path / "d").findings if f["code"] == "GL814"] == []
     assert [f for f in lint_for(tmp_path, "24.9", tmp_path / "d").findings if f["code"] == "GL814"] != []
+
+
+def test_device_list_strategy_on_helm_lines(tmp_path):
+    toolkit = ("--set toolkit.env[0].name=ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED "
+               "--set-string toolkit.env[0].value=false")
+    plugin = "--set devicePlugin.env[0].name=DEVICE_LIST_STRATEGY --set devicePlugin.env[0].value=volume-mounts"
+    mounts = ("--set toolkit.env[1].name=ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS "
+              "--set-string toolkit.env[1].value=true")
+    helm = "helm install gpu-operator nvidia/gpu-operator --version {} {}\n"
+    write_files(tmp_path, {"install.sh": helm.format("v24.9.2", toolkit)
+                           + helm.format("v24.9.2", plugin)
+                           + helm.format("v24.9.2", f"{toolkit} {plugin} {mounts}")
+                           + helm.format("v25.10.1", toolkit)
+                           + helm.format("v24.9.2", f"{toolkit} -f values.yaml")})
+    result = lint(tmp_path, "--select", "GL814")
+    assert [(f["line"], f["column"]) for f in result.findings] == [(1, 159), (2, 123)]
+    assert "defaults to envvar" in result.findings[0]["message"]
+    assert "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true" in result.findings[1]["message"]

@@ -2,7 +2,8 @@
 the gpu-operator chart of the release `--version` names (GL483), and a `--set` env value
 that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484);
 `helm install|upgrade ... nvidia-device-plugin` lines whose `config.default` names a config
-the chart never deploys (GL458).
+the chart never deploys (GL458); gpu-operator lines whose `toolkit.env` and `devicePlugin.env`
+settings disagree on how GPUs reach containers (GL814).
 
 Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
 numbers; `--set-string` keeps every value a string."""
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.device_lists import CDI_DEFAULT_FROM, Env, mismatch
 from gpulint.common.operator_chart import first_unread, known_keys, unknown_key_message
 from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.formats.shell import Word, split_commands
+from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
 from gpulint.record import Frozen, freeze
@@ -25,6 +28,7 @@ _INDEX = re.compile(r"\[(\d+)\]")
 _DOT = re.compile(r"(?<!\\)\.")  # `\.` is a dot in a key
 _INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
 _CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
+_ENV = re.compile(r"(toolkit|devicePlugin)\.env\[(\d+)\]\.(name|value)")
 _PLUGIN_CHART = re.compile(r"(^|/)nvidia-device-plugin(-v?[\d.]+\.tgz)?$")
 # flags that give the chart values gpulint does not see
 _VALUE_FILES = ("-f", "--values")
@@ -221,3 +225,45 @@ def plugin_chart_without_nvidia_runtime(doc: Document, ctx: Context):
                       gap.message("the device plugin chart is installed without `runtimeClassName`",
                                   f"add `--set runtimeClassName={gap.handler}`"), related=gap.where())
 
+
+
+def _envs(command: HelmCommand) -> dict[str, Env]:
+    """`--set toolkit.env[i].name=N,toolkit.env[i].value=V` (and devicePlugin's) as the two
+    components' env maps, each value with its setting."""
+    entries: dict[tuple[str, str], dict[str, Setting]] = {}
+    for setting in command.settings:
+        match = _ENV.fullmatch(setting.key)
+        if match:
+            entries.setdefault((match[1], match[2]), {})[match[3]] = setting
+    envs: dict[str, Env] = {"toolkit": {}, "devicePlugin": {}}
+    for (component, _), parts in entries.items():
+        name, value = parts.get("name"), parts.get("value")
+        if name is not None and value is not None and name.value.strip():
+            envs[component][name.value.strip()] = (value.value.strip().lower(), value)
+    return envs
+
+
+@check("GL814", kinds=("commands",))
+def operator_device_list_mismatch(doc: Document, ctx: Context):
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator" or command.value_files:
+            continue
+        keys = {setting.key: setting for setting in command.settings}
+        if "devicePlugin.config.name" in keys or any(is_placeholder(s.value) for s in command.settings):
+            continue
+        cdi = keys.get("cdi.enabled")
+        if cdi is not None:
+            if cdi.value.strip().lower() != "false":
+                continue
+        elif gpu_operator.judged_release(ctx.settings, command.version,
+                                         f"`--version {command.version}` of the helm command"
+                                         ).at_least(*CDI_DEFAULT_FROM):
+            continue
+        envs = _envs(command)
+        problem = mismatch(envs["toolkit"], envs["devicePlugin"],
+                           "with `--set devicePlugin.env[N].name=DEVICE_LIST_STRATEGY` and "
+                           "`devicePlugin.env[N].value=volume-mounts`")
+        if problem is not None:
+            setting = problem[0]
+            yield finding(doc, "GL814", doc.index.span(setting.start, setting.start + len(setting.key) + 1
+                                                       + len(setting.value)), problem[1])
