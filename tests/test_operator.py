@@ -320,6 +320,9 @@ def test_device_list_strategies_that_agree_or_cdi(tmp_path):
         "b/values.yaml": "cdi:\n  enabled: true\n" + _TOOLKIT_REFUSES_ENVVAR,
         # the plugin's config file may choose the strategy
         "c/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  config:\n    name: plugin-config\n",
+        # the toolkit on the host is not the operator's: its env is never read
+        "e/values.yaml": _TOOLKIT_REFUSES_ENVVAR.replace("  env:", "  enabled: false\n  env:")
+                         + "devicePlugin:\n  enabled: true\n",
     })
     assert [f for f in lint_for(tmp_path, "24.9", tmp_path).findings if f["code"] == "GL814"] == []
     # from v25.10 CDI is the chart's default
@@ -339,7 +342,8 @@ def test_device_list_strategy_on_helm_lines(tmp_path):
                            + helm.format("v24.9.2", plugin)
                            + helm.format("v24.9.2", f"{toolkit} {plugin} {mounts}")
                            + helm.format("v25.10.1", toolkit)
-                           + helm.format("v24.9.2", f"{toolkit} -f values.yaml")})
+                           + helm.format("v24.9.2", f"{toolkit} -f values.yaml")
+                           + helm.format("v24.9.2", f"{toolkit} --set devicePlugin.enabled=false")})
     result = lint(tmp_path, "--select", "GL814")
     assert [(f["line"], f["column"]) for f in result.findings] == [(1, 159), (2, 123)]
     assert "defaults to envvar" in result.findings[0]["message"]

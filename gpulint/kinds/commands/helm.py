@@ -251,6 +251,9 @@ def operator_device_list_mismatch(doc: Document, ctx: Context):
         keys = {setting.key: setting for setting in command.settings}
         if "devicePlugin.config.name" in keys or any(is_placeholder(s.value) for s in command.settings):
             continue
+        if any(keys[k].value.strip().lower() == "false" for k in ("toolkit.enabled", "devicePlugin.enabled")
+               if k in keys):
+            continue  # a toolkit or plugin the operator does not deploy does not read this env
         cdi = keys.get("cdi.enabled")
         if cdi is not None:
             if cdi.value.strip().lower() != "false":

@@ -27,6 +27,10 @@ def _cdi_in_use(tree: Node, ctx: Context) -> bool:
     return gpu_operator.judged_release(ctx.settings).at_least(*CDI_DEFAULT_FROM)
 
 
+def _off(node: Node | None) -> bool:
+    return node is not None and node.str() == "false"
+
+
 @check("GL814", kinds=("gpu-operator-values",))
 def device_list_mismatch(doc: Document, ctx: Context):
     tree = doc.tree
@@ -34,6 +38,8 @@ def device_list_mismatch(doc: Document, ctx: Context):
         return
     if tree.get("devicePlugin", "config", "name") is not None:
         return  # the plugin's config file may choose the strategy
+    if any(_off(tree.get(component, "enabled")) for component in ("toolkit", "devicePlugin")):
+        return  # a toolkit or plugin the operator does not deploy does not read this env
     toolkit, plugin = _env(tree, "toolkit"), _env(tree, "devicePlugin")
     if any(is_placeholder(value) for value, _ in (*toolkit.values(), *plugin.values())):
         return
