@@ -435,3 +435,55 @@ def test_gl918_turned_off_and_other_engines(tmp_path):
     write_files(tmp_path / "alone", {"run.sh": CDI_RUN})
     run = run_gpulint("--isolated", "--format", "json", "--select", "GL918", "alone", cwd=tmp_path)
     assert run.findings == []  # no daemon.json linted: the host's is not here to say
+
+
+@pytest.mark.parametrize("extra, expected", [
+    # config.default alone: the chart deploys no config (NVIDIA/k8s-device-plugin#990)
+    ("", [("GL458", 3, 9)]),
+    # a ConfigMap of the user's, or configs the chart writes, make the default count
+    (" --set config.name=time-slicing-config", []),
+    (" --set-file config.map.config0=dp-example-config0.yaml", []),
+    # values files may set what the line does not
+    (" -f values.yaml", []),
+])
+def test_helm_device_plugin_default_without_configs(tmp_path, extra, expected):
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\nhelm upgrade -i nvdp nvdp/nvidia-device-plugin --version=0.17.0 \\\n"
+                                         f"  --set config.default=time-slicing-config{extra}\n"})
+    result = run_gpulint("--isolated", "--format", "json", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected
+
+
+_RUNC_NODE = ('version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+              '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+
+
+@pytest.mark.parametrize("extra, node, expected", [
+    # the chart's DaemonSet runs with containerd's default, runc (NVIDIA/k8s-device-plugin#477)
+    ("", _RUNC_NODE, [("GL703", 2, 22)]),
+    (" --set runtimeClassName=nvidia", _RUNC_NODE, []),
+    ("", _RUNC_NODE.replace('= "runc"', '= "nvidia"', 1), []),
+    (" -f values.yaml", _RUNC_NODE, []),
+    ("", None, []),
+])
+def test_helm_device_plugin_without_the_nvidia_runtime(tmp_path, extra, node, expected):
+    files = {"install.sh": f"#!/bin/sh\nhelm upgrade -i nvdp nvdp/nvidia-device-plugin --version=0.17.0{extra}\n"}
+    if node is not None:
+        files["etc/containerd/config.toml"] = node
+    write_files(tmp_path, files)
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected
+
+
+@pytest.mark.parametrize("gpus, expected", [
+    # the capabilities field replaces the container's driver capabilities (containerd/nerdctl#1023)
+    ("capabilities=utility,device=0", [("GL919", 2, 19)]),
+    ("'\"capabilities=compute,utility\"'", []),
+    ("all", []),
+])
+def test_gpus_capabilities_without_compute(tmp_path, gpus, expected):
+    write_files(tmp_path, {"run.sh": f"#!/bin/sh\ndocker run --gpus {gpus} nvcr.io/nvidia/pytorch:24.05-py3 python\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL919", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected

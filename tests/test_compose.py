@@ -459,3 +459,19 @@ def test_gl918_cdi_devices_of_a_service_need_dockers_cdi_feature(tmp_path):
     assert [(f["line"], f["column"], f["severity"]) for f in run.findings] == [(5, 9, "error"), (13, 23, "error")]
     write_files(tmp_path, {"etc/docker/daemon.json": '{"features": {"cdi": true}}\n'})
     assert run_gpulint("--format", "json", "--select", "GL918", ".", cwd=tmp_path).findings == []
+
+
+@pytest.mark.parametrize("caps, expected", [
+    # NVIDIA capabilities without compute replace the image's: no libcuda (docker/compose#8583)
+    ("[gpu, utility]", [("GL919", 9, 29)]),
+    ('["gpu", "video"]', [("GL919", 9, 29)]),
+    # compute among them, or none named: the image's capabilities or the default apply
+    ("[gpu, compute, utility]", []),
+    ("[gpu]", []),
+])
+def test_gpu_capabilities_without_compute(tmp_path, caps, expected):
+    write_files(tmp_path, {"compose.yaml": "services:\n  app:\n    image: app:1\n    deploy:\n      resources:\n"
+                                           "        reservations:\n          devices:\n            - driver: nvidia\n"
+                                           f"              capabilities: {caps}\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL919", ".", cwd=tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected

@@ -197,3 +197,46 @@ def test_a_runc_handler_is_fine_when_the_config_writes_no_runtimes(tmp_path):
                            "config.toml": 'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  sandbox_image = "pause:3.9"\n'})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL702", ".", cwd=tmp_path)
     assert result.codes() == []
+
+
+_LEGACY_NODE = ('version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n\n'
+                '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+                '  runtime_type = "io.containerd.runc.v2"\n\n'
+                '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                '  runtime_type = "io.containerd.runc.v2"\n\n'
+                '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+                '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+_GPU_JOB = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\nspec:\n  template:\n    spec:\n"
+            "      restartPolicy: Never\n      containers:\n        - name: train\n          image: trainer:1\n"
+            "          resources:\n            limits:\n              nvidia.com/gpu: 2\n")
+
+
+def test_gpu_pod_on_nodes_that_default_to_runc(lint_files):
+    """The device plugin's NVIDIA_VISIBLE_DEVICES reaches the GPUs only through the NVIDIA
+    runtime (NVIDIA/nvidia-container-runtime#147)."""
+    result = lint_files({"job.yaml": _GPU_JOB, "etc/containerd/config.toml": _LEGACY_NODE}, "--select", "GL516")
+    [finding] = result.findings
+    assert (finding["line"], finding["column"], [(r["line"], r["message"]) for r in finding["related"]]) == (
+        14, 15, [(4, "default runtime `runc`")])
+    assert "`runtimeClassName: nvidia`" in finding["message"]
+
+
+@pytest.mark.parametrize("change", [
+    # the pod selects a runtime class
+    {"job.yaml": _GPU_JOB.replace("      restartPolicy", "      runtimeClassName: nvidia\n      restartPolicy")},
+    # the NVIDIA runtime is the default
+    {"etc/containerd/config.toml": _LEGACY_NODE.replace('= "runc"', '= "nvidia"', 1)},
+    # CDI can hand the GPUs to runc
+    {"etc/containerd/config.toml": _LEGACY_NODE.replace(
+        '[plugins."io.containerd.grpc.v1.cri".containerd]\n',
+        '[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n')},
+    {"plugin-config.yaml": "version: v1\nflags:\n  plugin:\n    deviceListStrategy: cdi-cri\n"},
+    # a node without an NVIDIA runtime is no GPU node of this pod
+    {"etc/containerd/config.toml": _LEGACY_NODE.split("\n\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]")[0]},
+    # containerd 2.x only
+    {"etc/containerd/config.toml": _LEGACY_NODE.replace("version = 2", "version = 3").replace(
+        "io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")},
+])
+def test_gpu_pod_where_the_nodes_may_give_it_gpus(lint_files, change):
+    files = {"job.yaml": _GPU_JOB, "etc/containerd/config.toml": _LEGACY_NODE, **change}
+    assert lint_files(files, "--select", "GL516").findings == []

@@ -111,6 +111,9 @@ def test_feature_message_names_the_default_version():
     ("runargs/privileged", [("GL912", 3, 15, "warning"), ("GL606", 3, 31, "info")]),
     # a runtime named after an NVIDIA binary; any --runtime leaves NVIDIA_VISIBLE_DEVICES alone
     ("runargs/runtime", [("GL908", 3, 26, "warning")]),
+    # a long flag and its value in one item is one argument: `unknown flag: --shm-size 8g`;
+    # a space after `=` or in a separate value item is part of the value
+    ("runargs/spaced", [("GL607", 3, 16, "error")]),
 ])
 def test_run_args_are_judged_as_docker_run_flags(relative, expected):
     run = lint_fixture(f"devcontainer/{relative}", "--failure-threshold", "none")

@@ -377,3 +377,22 @@ def test_gl459_needs_a_linted_plugin_daemonset_that_knows_mps(tmp_path):
     assert lint(tmp_path).findings == []  # deployed by a chart or the operator elsewhere: unknown
     write_files(tmp_path, {"plugin.yaml": _plugin_daemonset(image="nvcr.io/nvidia/k8s-device-plugin:v0.14.5")})
     assert [f["code"] for f in lint(tmp_path).findings] == ["GL451"]  # v0.14 drops `mps` altogether
+
+
+_RUNC_NODE = ('version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+              '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+_CHART_VALUES = ("config:\n  map:\n    default: |-\n      version: v1\n      sharing:\n        timeSlicing:\n"
+                 "          resources:\n            - name: nvidia.com/gpu\n              replicas: 4\n")
+
+
+def test_chart_values_without_runtime_class_on_runc_nodes(tmp_path):
+    """The chart's DaemonSet runs with containerd's default unless runtimeClassName is set
+    (NVIDIA/k8s-device-plugin#477)."""
+    write_files(tmp_path, {"values.yaml": _CHART_VALUES, "etc/containerd/config.toml": _RUNC_NODE})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    assert [(f["path"].rsplit("/", 1)[-1], f["line"]) for f in result.findings] == [("values.yaml", 1)]
+    write_files(tmp_path, {"values.yaml": _CHART_VALUES + "runtimeClassName: nvidia\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL703", ".", cwd=tmp_path)
+    assert result.findings == []

@@ -811,3 +811,14 @@ def test_a_manifest_template_named_without_yaml_is_read(lint_files):
     run = lint_files({"pod.template": text, "notes.template": "apiVersion is explained below\n"})
     assert [(f["path"], f["code"], f["line"]) for f in run.findings] == [("pod.template", "GL501", 12)]
     assert (run.json["summary"]["files_checked"], run.json["summary"]["files_skipped"]) == (1, 1)
+
+
+def test_gpu_quota_entries_the_quota_never_counts(tmp_path):
+    """Extended resources are charged to a quota only as requests.<name> (kubeflow/website#2460)."""
+    write_files(tmp_path, {"quota.yaml": "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n"
+                                         "    nvidia.com/mig-2g.20gb: 1\n    limits.nvidia.com/mig-1g.10gb: 2\n"
+                                         "    limits.cpu: 4\n    requests.nvidia.com/gpu: 1\n"
+                                         "    limits.nvidia.com/gpu: 1\n"})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL518", ".", cwd=tmp_path)
+    # the bare name and a `limits.` entry alone; beside `requests.` of the same resource it is redundant
+    assert [(f["line"], f["column"]) for f in result.findings] == [(7, 5), (8, 5)]

@@ -21,7 +21,7 @@ def lint_for(tmp_path, release, path):
 
 def test_cluster_policy_problems_point_at_the_key_or_value():
     result = lint(OPERATOR / "clusterpolicy-bad.yaml")
-    assert result.at() == [("GL482", 15, 5), ("GL481", 19, 14), ("GL481", 24, 15), ("GL481", 31, 16)]
+    assert result.at() == [("GL482", 15, 5), ("GL481", 19, 14), ("GL481", 26, 15), ("GL481", 33, 16)]
     messages = [f["message"] for f in result.findings]
     assert 'strict decoding error: unknown field "spec.devicePlugin.enviroment"' in messages[0]
     assert "prunes it" in messages[0]
@@ -166,7 +166,7 @@ def test_a_second_cluster_policy_is_reported_at_its_name(tmp_path):
     policy = (OPERATOR / "clusterpolicy-good.yaml").read_text()
     write_files(tmp_path, {"two.yaml": policy + "---\n" + policy.replace("name: cluster-policy", "name: copy")})
     result = lint(tmp_path)
-    assert result.at() == [("GL485", 36, 3)]
+    assert result.at() == [("GL485", 38, 3)]
     assert "sets the others' `status.state` to `ignored`" in result.findings[0]["message"]
     assert result.findings[0]["related"][0]["line"] == 4
 
@@ -339,7 +339,7 @@ def test_a_pinned_toolkit_in_a_cluster_policy_beside_a_version_3_config(tmp_path
     write_files(tmp_path, {"policy.yaml": policy, "etc/containerd/config.toml": config})
     result = lint(tmp_path)
     found = [(f["code"], f["line"]) for f in result.findings if f["code"] == "GL488"]
-    assert found == [("GL488", 29)]
+    assert found == [("GL488", 31)]
     [toolkit] = [f for f in result.findings if f["code"] == "GL488"]
     assert toolkit["related"][0]["path"].endswith("config.toml")
     write_files(tmp_path, {"etc/containerd/config.toml": config.replace("version = 3", "version = 2")
@@ -406,3 +406,95 @@ def test_values_without_the_gpu_cluster_switch_are_not_judged(tmp_path):
     write_files(tmp_path, {"values.yaml": "gpuCluster:\n  deployCR: false\ndriver:\n  enabled: true\n"
                                           "toolkit:\n  enabled: true\n"})
     assert lint(tmp_path, "--select", "GL495").findings == []
+
+
+# ------------------------------------------------------------------ component images in parts
+
+_POLICY = ("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+           "  operator: {defaultRuntime: containerd}\n  daemonsets: {}\n  dcgm: {enabled: true}\n"
+           "  dcgmExporter: {enabled: true}\n  devicePlugin: {enabled: true}\n  gfd: {enabled: true}\n"
+           "  nodeStatusExporter: {enabled: true}\n  toolkit: {enabled: true}\n  driver:\n    enabled: true\n")
+
+
+def test_component_image_given_in_part(tmp_path):
+    """The operator builds repository/image:version from what is written (NVIDIA/gpu-operator#585)."""
+    write_files(tmp_path, {"policy.yaml": _POLICY + "    version: 550.127.05\n    manager:\n"
+                                                    "      repository: nvcr.io/nvidia/cloud-native\n"
+                                                    "      image: k8s-driver-manager\n"})
+    result = lint(tmp_path, "--select", "GL517")
+    assert [(f["line"], f["column"]) for f in result.findings] == [(16, 14), (18, 19)]
+    assert "`/:550.127.05`" in result.findings[0]["message"]
+    assert "`nvcr.io/nvidia/cloud-native/k8s-driver-manager:`" in result.findings[1]["message"]
+
+
+def test_component_image_whole_or_unset(tmp_path):
+    # all three parts; `image` alone is the whole reference; none keeps the operator's own
+    write_files(tmp_path, {"policy.yaml": _POLICY + "    repository: nvcr.io/nvidia\n    image: driver\n"
+                                                    "    version: 550.127.05\n    manager:\n"
+                                                    "      image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.7.0\n"})
+    assert lint(tmp_path, "--select", "GL517").findings == []
+
+
+_TOOLKIT_REFUSES_ENVVAR = """driver:
+  enabled: true
+toolkit:
+  env:
+    - name: ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED
+      value: "false"
+"""
+
+
+def test_device_list_strategy_the_toolkit_does_not_read(tmp_path):
+    """Operator values that turn off the variable for unprivileged pods but keep the plugin
+    on envvar (elastisys/compliantkubernetes-apps#2470), or mount devices the toolkit does
+    not read."""
+    write_files(tmp_path, {"a/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  enabled: true\n",
+                           "b/values.yaml": "driver:\n  enabled: true\ntoolkit:\n  enabled: true\n"
+                                            "devicePlugin:\n  env:\n    - name: DEVICE_LIST_STRATEGY\n"
+                                            "      value: volume-mounts\n"})
+    result = lint_for(tmp_path, "24.9", tmp_path)
+    found = sorted((f["path"].split("/")[-2], f["line"], f["column"]) for f in result.findings
+                   if f["code"] == "GL814")
+    assert found == [("a", 6, 14), ("b", 8, 14)]
+    assert "defaults to envvar" in next(f["message"] for f in result.findings if f["code"] == "GL814"
+                                        and "/a/" in f["path"])
+
+
+def test_device_list_strategies_that_agree_or_cdi(tmp_path):
+    write_files(tmp_path, {
+        # both halves changed together
+        "a/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "    - name: ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS\n"
+                         "      value: \"true\"\ndevicePlugin:\n  env:\n    - name: DEVICE_LIST_STRATEGY\n"
+                         "      value: volume-mounts\n",
+        # CDI hands the devices over
+        "b/values.yaml": "cdi:\n  enabled: true\n" + _TOOLKIT_REFUSES_ENVVAR,
+        # the plugin's config file may choose the strategy
+        "c/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  config:\n    name: plugin-config\n",
+        # the toolkit on the host is not the operator's: its env is never read
+        "e/values.yaml": _TOOLKIT_REFUSES_ENVVAR.replace("  env:", "  enabled: false\n  env:")
+                         + "devicePlugin:\n  enabled: true\n",
+    })
+    assert [f for f in lint_for(tmp_path, "24.9", tmp_path).findings if f["code"] == "GL814"] == []
+    # from v25.10 CDI is the chart's default
+    write_files(tmp_path, {"d/values.yaml": _TOOLKIT_REFUSES_ENVVAR + "devicePlugin:\n  enabled: true\n"})
+    assert [f for f in lint_for(tmp_path, "25.10", tmp_path / "d").findings if f["code"] == "GL814"] == []
+    assert [f for f in lint_for(tmp_path, "24.9", tmp_path / "d").findings if f["code"] == "GL814"] != []
+
+
+def test_device_list_strategy_on_helm_lines(tmp_path):
+    toolkit = ("--set toolkit.env[0].name=ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED "
+               "--set-string toolkit.env[0].value=false")
+    plugin = "--set devicePlugin.env[0].name=DEVICE_LIST_STRATEGY --set devicePlugin.env[0].value=volume-mounts"
+    mounts = ("--set toolkit.env[1].name=ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS "
+              "--set-string toolkit.env[1].value=true")
+    helm = "helm install gpu-operator nvidia/gpu-operator --version {} {}\n"
+    write_files(tmp_path, {"install.sh": helm.format("v24.9.2", toolkit)
+                           + helm.format("v24.9.2", plugin)
+                           + helm.format("v24.9.2", f"{toolkit} {plugin} {mounts}")
+                           + helm.format("v25.10.1", toolkit)
+                           + helm.format("v24.9.2", f"{toolkit} -f values.yaml")
+                           + helm.format("v24.9.2", f"{toolkit} --set devicePlugin.enabled=false")})
+    result = lint(tmp_path, "--select", "GL814")
+    assert [(f["line"], f["column"]) for f in result.findings] == [(1, 159), (2, 123)]
+    assert "defaults to envvar" in result.findings[0]["message"]
+    assert "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true" in result.findings[1]["message"]

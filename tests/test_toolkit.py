@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import run_gpulint, write_files, FIXTURES
+from conftest import FIXTURES, run_gpulint, write_files
 
 
 def lint(path, *args):
@@ -52,6 +52,16 @@ def test_valid_cdi_json_is_clean():
 def test_cdi_spec_without_version_or_devices(tmp_path):
     write_files(tmp_path, {"spec.yaml": "cdiVersion: \"0.5.0\"\nkind: nvidia.com/gpu\ndevices: []\n"})
     assert lint(tmp_path).at() == [("GL811", 3, 1)]
+
+
+def test_cdi_device_without_edits_of_its_own(tmp_path):
+    # the top-level containerEdits do not make a device's own edits non-empty
+    write_files(tmp_path, {"spec.yaml": "cdiVersion: 0.6.0\nkind: example.com/test\n"
+                                        "containerEdits:\n  env:\n  - A=1\n"
+                                        "devices:\n  - name: empty\n  - name: blank\n    containerEdits:\n"
+                                        "      env: []\n  - name: full\n    containerEdits:\n"
+                                        "      env:\n      - B=2\n"})
+    assert lint(tmp_path).at() == [("GL811", 7, 11), ("GL811", 8, 11)]
 
 
 def test_kind_option_reads_a_spec_under_any_name(tmp_path):
@@ -147,3 +157,37 @@ def test_no_cgroups_is_judged_with_the_daemon_of_its_own_node(tmp_path):
         '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
         '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')})
     assert [(f["code"], f["severity"]) for f in lint(tmp_path).findings] == [("GL812", "warning")]
+
+
+_SWARM_DAEMON = ('{\n  "default-runtime": "nvidia",\n  "runtimes": {"nvidia": {"path": "nvidia-container-runtime"}},\n'
+                 '  "node-generic-resources": ["NVIDIA-GPU=GPU-7af7a99b", "hamster=Robert"]\n}\n')
+
+
+_CLI = '\n[nvidia-container-cli]\nldconfig = "@/sbin/ldconfig.real"\n'
+
+
+def test_swarm_resource_that_names_another_variable(tmp_path):
+    """Swarm sets DOCKER_RESOURCE_ + the kind in capitals (NVIDIA/nvidia-container-toolkit#57)."""
+    write_files(tmp_path, {"etc/docker/daemon.json": _SWARM_DAEMON,
+                           "etc/nvidia-container-runtime/config.toml": 'swarm-resource = "DOCKER_RESOURCE_GPU"\n' + _CLI})
+    [finding] = lint(tmp_path).findings
+    assert (finding["code"], finding["line"], finding["column"]) == ("GL813", 1, 18)
+    assert "`DOCKER_RESOURCE_NVIDIA-GPU`" in finding["message"]
+    assert [(r["path"].endswith("etc/docker/daemon.json"), r["line"]) for r in finding["related"]] == [(True, 4)]
+
+
+def test_swarm_resource_unset_on_a_node_that_advertises_gpus(tmp_path):
+    write_files(tmp_path, {"etc/docker/daemon.json": _SWARM_DAEMON.replace("NVIDIA-GPU", "gpu"),
+                           "etc/nvidia-container-runtime/config.toml": '#swarm-resource = "DOCKER_RESOURCE_GPU"\n' + _CLI})
+    assert lint(tmp_path).at() == [("GL813", 1, 1)]
+
+
+def test_swarm_resource_that_the_node_sets(tmp_path):
+    # one name of the list matches; a resource that is no GPU is not the runtime's
+    write_files(tmp_path, {"etc/docker/daemon.json": _SWARM_DAEMON,
+                           "etc/nvidia-container-runtime/config.toml":
+                               'swarm-resource = "DOCKER_RESOURCE_GPU, DOCKER_RESOURCE_NVIDIA-GPU"\n' + _CLI})
+    assert lint(tmp_path).findings == []
+    # a daemon.json of another node tree is not joined
+    write_files(tmp_path, {"other/etc/nvidia-container-runtime/config.toml": 'swarm-resource = "X"\n' + _CLI})
+    assert lint(tmp_path).findings == []

@@ -155,6 +155,45 @@ def limited_gpus_note(limited: str) -> str:
             f"add only the capabilities it needs")
 
 
+# The NVIDIA driver capabilities (NVIDIA_DRIVER_CAPABILITIES) Docker's `nvidia` device driver
+# recognises among a device request's capabilities (moby daemon/nvidia_linux.go allNvidiaCaps).
+NVIDIA_CAPABILITIES = ("compute", "compat32", "graphics", "utility", "video", "display")
+
+
+def capabilities_without_compute(capabilities) -> list[str]:
+    """The NVIDIA driver capabilities of a device request when they leave out `compute`:
+    Docker then sets NVIDIA_DRIVER_CAPABILITIES to exactly these, so the container gets no
+    CUDA driver library (libcuda). Empty when the request names none (the image's own
+    NVIDIA_DRIVER_CAPABILITIES stays) or names `compute`."""
+    caps = [c.strip().lower() for c in capabilities]
+    named = [c for c in caps if c in NVIDIA_CAPABILITIES]
+    return [] if not named or "compute" in named else named
+
+
+def without_compute_message(named: list[str], fix: str) -> str:
+    """What a GPU request whose NVIDIA capabilities leave out `compute` does, and `fix`."""
+    listed = ",".join(named)
+    return (f"capabilities {', '.join(f'`{c}`' for c in named)} without `compute`, and the container's "
+            f"driver capabilities become exactly those (Docker appends `NVIDIA_DRIVER_CAPABILITIES={listed}` "
+            f"after any value of the image or the container): it gets no CUDA driver library (libcuda), which "
+            f"CUDA programs (PyTorch, TensorFlow: `Found no NVIDIA driver`) and NVENC/NVDEC encoding "
+            f"(`Cannot load libcuda.so.1`) need; {fix}")
+
+
+def gpus_capabilities(value: str) -> list[str]:
+    """The capabilities a `--gpus` value asks for (docker/cli opts/gpus.go: the `capabilities`
+    field split at commas, `gpu` added; `[gpu]` without one)."""
+    try:
+        fields = next(csv.reader([value]), [])
+    except csv.Error:
+        return []
+    for field in fields:
+        key, eq, val = field.partition("=")
+        if eq and key.strip() == "capabilities":
+            return [*val.split(","), "gpu"]
+    return ["gpu"]
+
+
 def gpus_problem(value: str) -> tuple[str, str] | None:
     """(severity, what happens) for a `--gpus` value as the docker and nerdctl CLIs parse it
     (docker/cli opts/gpus.go): CSV fields of `key=value`, or a bare count (`all` or a number),

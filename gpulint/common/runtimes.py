@@ -5,9 +5,10 @@ record shape for both, built by each kind's facts and joined by the run
 from __future__ import annotations
 
 from gpulint.formats.template import includes_template, is_placeholder
-from gpulint.knowledge.runtimes import is_shim_name
-from gpulint.model import Document, Node
+from gpulint.knowledge.runtimes import is_nvidia_handler, is_shim_name
+from gpulint.model import Document, Node, Span
 from gpulint.record import Record
+from gpulint.registry import related
 
 
 class RuntimeEntry(Record):
@@ -56,3 +57,46 @@ class NodeConfig(Record):
         if self.kind in ("daemon-json", "dockerd") and is_shim_name(name):
             return True
         return any(is_placeholder(n) for n in self.runtimes) or any(map(includes_template, self.docs))
+
+    def default_is_nvidia(self) -> bool:
+        """Whether pods without a runtime class run with an NVIDIA runtime here: the default
+        runtime's entry says so, or an undeclared default is named like one."""
+        entry = self.runtimes.get(self.default_runtime)
+        return entry.is_nvidia if entry is not None else is_nvidia_handler(self.default_runtime or "", None)
+
+
+class PluginRuntimeGap(Record):
+    """Why a device plugin deployed without `runtimeClassName` gets no driver libraries: the
+    linted containerd configs all run pods with another runtime than the NVIDIA one."""
+
+    __slots__ = ("configs", "handler", "defaults")
+
+    configs: list  # the containerd NodeConfigs
+    handler: str  # the NVIDIA runtime they define (a RuntimeClass handler to name)
+    defaults: str  # their default runtimes, as a message lists them
+
+    def __init__(self, configs: list, handler: str, defaults: str) -> None:
+        self.configs = configs
+        self.handler = handler
+        self.defaults = defaults
+
+    def message(self, what: str, fix: str) -> str:
+        """`what` (the deployment without a runtime class), the effect, and `fix`."""
+        return (f"{what}, and the linted containerd configs run pods with {self.defaults}, not the NVIDIA "
+                f"runtime: the plugin gets no driver libraries, logs \"could not load NVML library\" and the "
+                f"nodes advertise no GPUs; {fix} (with a RuntimeClass whose handler is `{self.handler}`)")
+
+    def where(self) -> list:
+        """The configs whose default decides, as related locations."""
+        return [related(c.doc, Span.point(1, 1), f"default runtime `{c.default_runtime}`") for c in self.configs[:3]]
+
+
+def plugin_runtime_gap(configs) -> PluginRuntimeGap | None:
+    """The gap when every linted node config is containerd's and none runs pods with an NVIDIA
+    runtime by default (none when a template decides the default, or a config is dockerd's)."""
+    if not configs or any(c.kind != "containerd" or is_placeholder(c.default_runtime) or c.default_is_nvidia()
+                          for c in configs):
+        return None
+    nvidia = sorted({n for c in configs for n, e in c.runtimes.items() if e.is_nvidia})
+    return PluginRuntimeGap(list(configs), nvidia[0] if nvidia else "nvidia",
+                            ", ".join(sorted({f"`{c.default_runtime}`" for c in configs})))

@@ -15,6 +15,7 @@ from gpulint.kinds.containerd.facts import effective_cri, file_majors
 from gpulint.kinds.kubernetes.facts import (
     GPU_OPERATOR_RUNTIME_CLASSES,
     env_vars,
+    gpu_limits,
     is_handler_name,
     is_kustomize_patch,
     is_nvml_daemon,
@@ -26,7 +27,6 @@ from gpulint.kinds.kubernetes.facts import (
     scalar_str,
 )
 from gpulint.knowledge.images import cuda_image, drops_driver_path
-from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Related, Span
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -138,7 +138,7 @@ def _non_nvidia_defaults(ctx: Context) -> list:
     def compute() -> list:
         configs = node_configs(ctx)
         if any(is_placeholder(c.default_runtime) for c in configs) \
-                or any(_default_is_nvidia(c, is_nvidia_handler) for c in configs):
+                or any(c.default_is_nvidia() for c in configs):
             return []
         return configs
 
@@ -176,9 +176,62 @@ def device_plugin_without_nvidia_runtime(doc: Document, ctx: Context):
                      for c in configs])
 
 
-def _default_is_nvidia(config, is_nvidia_handler) -> bool:
-    entry = config.runtimes.get(config.default_runtime)
-    return entry.is_nvidia if entry is not None else is_nvidia_handler(config.default_runtime, None)
+@check("GL516", kinds=("kubernetes",))
+def gpu_pod_without_nvidia_runtime(doc: Document, ctx: Context):
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may set the runtime class
+    for pod in pod_specs(doc):
+        if is_nvml_daemon(pod) or pod.spec.get("runtimeClassName") is not None:
+            continue  # the device plugin's own DaemonSet is GL703's
+        asking = next((c for c in pod.containers if c.section != "ephemeralContainers" and requests_gpus(c)), None)
+        if asking is None:
+            continue
+        configs = _legacy_gpu_nodes(ctx)
+        if not configs:
+            return
+        limit = next(iter(gpu_limits(asking).values()), None)
+        defaults = ", ".join(sorted({f"`{c.default_runtime}`" for c in configs}))
+        nvidia = sorted({n for c in configs for n, e in c.runtimes.items() if e.is_nvidia})
+        names = ", ".join(f"`{n}`" for n in nvidia)
+        yield finding(
+            doc, "GL516", limit.key_span if limit is not None and limit.key_span else pod.spec,
+            f"{pod.kind} `{pod.name or '?'}` asks for GPUs without `runtimeClassName`, and the linted "
+            f"containerd configs run pods with {defaults}, not the NVIDIA runtime they define ({names}): "
+            f"the device plugin hands the container its GPUs as `NVIDIA_VISIBLE_DEVICES`, which only the "
+            f"NVIDIA runtime acts on, so the container starts without the GPU devices and driver "
+            f"libraries (`nvidia-smi: executable file not found`, `Failed to initialize NVML`); set "
+            f"`runtimeClassName: {nvidia[0]}` (a RuntimeClass whose handler is `{nvidia[0]}`) or make "
+            f"`{nvidia[0]}` the nodes' `default_runtime_name`",
+            related=[related(*_default_setting(c), f"default runtime `{c.default_runtime}`") for c in configs])
+
+
+def _legacy_gpu_nodes(ctx: Context) -> list:
+    """The linted containerd configs, when each defines an NVIDIA runtime, none makes it the
+    default, and none is read by containerd 2.x only or enables CDI: there CDI can hand the
+    GPUs to a pod under runc (the device plugin's `cdi-cri` strategy, the GPU Operator's CDI
+    mode), which no manifest shows."""
+    def compute() -> list:
+        configs = _non_nvidia_defaults(ctx)
+        if not configs or any(c.kind != "containerd" for c in configs):
+            return []
+        if any(not any(e.is_nvidia for e in c.runtimes.values()) or file_majors(c.doc, ctx.settings) == (2,)
+               or _enables_cdi(c) for c in configs):
+            return []
+        if any(_CDI_DEVICE_LIST.search(d.text) for d in ctx.of_kind("device-plugin")):
+            return []  # a device plugin config that lists devices through CDI
+        return configs
+
+    return ctx.memo("crossfile.legacy_gpu_nodes", compute)
+
+
+# `deviceListStrategy: cdi-cri` (or a list holding a cdi-* strategy) in a device plugin config
+_CDI_DEVICE_LIST = lazy(r"deviceListStrategy[\"']?\s*:[^\n]*cdi-")
+
+
+def _enables_cdi(config) -> bool:
+    found = effective_cri(config.docs)
+    node = found[1].get("enable_cdi") if found else None
+    return node is not None and node.value is not False
 
 
 def _default_setting(config):

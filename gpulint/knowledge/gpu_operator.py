@@ -50,6 +50,9 @@ class Judged(Frozen):
     def words(self) -> str:
         return f"GPU Operator {self.tag} ({self.why})"
 
+    def at_least(self, major: int, minor: int) -> bool:
+        return _key(self.tag)[:2] >= (major, minor)
+
 
 def judged_release(settings, stated: str | None = None, where: str = "") -> Judged:
     """The release a file is judged against: `stated` (a chart version a HelmChart names,

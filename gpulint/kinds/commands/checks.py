@@ -11,13 +11,16 @@ combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 from __future__ import annotations
 
 from gpulint.common.containers import (
+    capabilities_without_compute,
     cdi_problem,
+    gpus_capabilities,
     gpus_problem,
     is_cdi_device,
     limited_gpus,
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
+    without_compute_message,
 )
 from gpulint.common.imagetags import image_tag_findings
 from gpulint.formats.shell import Word
@@ -59,12 +62,7 @@ def command_image_tags(doc: Document, ctx: Context, command: ContainerCommand):
 @check("GL913", kinds=KINDS)
 @per_command
 def gpus_value_invalid(doc: Document, ctx: Context, command: ContainerCommand):
-    if command.tool not in _DOCKER_GPUS:
-        return
-    for flag in command.flag("--gpus"):
-        value = flag.value
-        if value is None or value.expands or _PLACEHOLDER.search(value.text):
-            continue
+    for value in _gpus_values(command):
         problem = gpus_problem(value.text)
         if problem is None:
             continue
@@ -73,6 +71,30 @@ def gpus_value_invalid(doc: Document, ctx: Context, command: ContainerCommand):
         yield finding(doc, "GL913", _span(doc, value),
                       f"{command.label} with `--gpus {value.text}`: {what}{advice}",
                       severity=severity)
+
+
+@check("GL919", kinds=KINDS)
+@per_command
+def gpus_capabilities_without_compute(doc: Document, ctx: Context, command: ContainerCommand):
+    for value in _gpus_values(command):
+        if gpus_problem(value.text):
+            continue  # GL913's
+        named = capabilities_without_compute(gpus_capabilities(value.text))
+        if named:
+            yield finding(doc, "GL919", _span(doc, value),
+                          f"{command.label} with `--gpus {value.text}` asks for " + without_compute_message(
+                              named, f"add `compute` (`--gpus '\"capabilities=compute,{','.join(named)}\"'`), "
+                                     f"or leave `capabilities` out to keep the image's"))
+
+
+def _gpus_values(command: ContainerCommand):
+    """The literal `--gpus` values of an engine that reads Docker's CSV syntax."""
+    if command.tool not in _DOCKER_GPUS:
+        return
+    for flag in command.flag("--gpus"):
+        value = flag.value
+        if value is not None and not value.expands and not _PLACEHOLDER.search(value.text):
+            yield value
 
 
 def _gpus_advice(value: str) -> str:

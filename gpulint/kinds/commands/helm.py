@@ -2,7 +2,10 @@
 the gpu-operator chart of the release `--version` names (GL483), a `--set` env value
 that Helm types as a boolean or number where the ClusterPolicy takes a string (GL484), and the
 container toolkit's node layout settings among `toolkit.env[i]` (GL489-GL492). The NVIDIA DRA
-driver chart's lines are read too, for the checks that join the two charts.
+driver chart's lines are read too, for the checks that join the two charts; device plugin chart
+lines whose `config.default` names a config the chart never deploys (GL458) or that leave out the
+NVIDIA runtime class (GL703); gpu-operator lines whose `toolkit.env` and `devicePlugin.env`
+settings disagree on how GPUs reach containers (GL814).
 
 Helm's `--set` types its values (strvals): `true`/`false` become booleans and integers
 numbers; `--set-string` keeps every value a string."""
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.device_lists import CDI_DEFAULT_FROM, Env, mismatch
 from gpulint.common.operator_chart import (
     gpu_cluster_refusals,
     judge_setting,
@@ -24,7 +28,9 @@ from gpulint.common.toolkit_env import (
     set_entries,
     values_toolkit,
 )
+from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.formats.shell import Word, split_commands
+from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
 from gpulint.record import Frozen, freeze
@@ -37,7 +43,9 @@ CHARTS = {
     # `nvidia-dra-driver-gpu` until v25.12, `dra-driver-nvidia-gpu` from v0.4
     "dra-driver": re.compile(r"(^|/)(nvidia-dra-driver-gpu|dra-driver-nvidia-gpu)(-v?[\d.]+\.tgz)?$"),
     "gpu-operator": re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$"),
+    "nvidia-device-plugin": re.compile(r"(^|/)nvidia-device-plugin(-v?[\d.]+\.tgz)?$"),
 }
+_ENV = re.compile(r"(toolkit|devicePlugin)\.env\[(\d+)\]\.(name|value)")
 
 
 class Setting(Frozen):
@@ -112,7 +120,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
         word, text = words[j], texts[j]
         flag, equals, inline = text.partition("=")
         values_files = values_files or flag in ("-f", "--values") or text.startswith("-f") and len(text) > 2
-        if flag in ("--set", "--set-string", "--version"):
+        if flag in ("--set", "--set-string", "--set-file", "--version"):
             value_word = None if equals else (words[j + 1] if j + 1 < len(words) else None)
             value = inline if value_word is None else value_word.text
             offset = word.start + len(flag) + 1 if value_word is None else value_word.start
@@ -217,3 +225,88 @@ def _version_words(text: str, command: HelmCommand) -> str:
     if written.strip("\"'") == command.version:
         return where
     return f"`--version {written}` of the helm command, `{command.version}` as the CI job runs it"
+
+
+@check("GL458", kinds=("commands",))
+def plugin_default_without_configs(doc: Document, ctx: Context):
+    """The device plugin chart deploys its config manager, and reads `config.default`, only
+    with `config.map` (configs it writes into a ConfigMap) or `config.name` (a ConfigMap of
+    the user's); with neither, the default names nothing and the plugin runs without a config
+    (templates/_helpers.tpl: nvidia-device-plugin.configMapName is empty)."""
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "nvidia-device-plugin" or command.values_files:
+            continue
+        keys = {setting.key for setting in command.settings}
+        default = next((s for s in command.settings if s.key == "config.default" and s.value), None)
+        if default is None or "config.name" in keys or any(k.startswith("config.map.") for k in keys):
+            continue
+        yield finding(doc, "GL458", doc.index.span(default.start, default.start + len(default.key) + 1 + len(default.value)),
+                      f"`config.default={default.value}` without `config.map` or `config.name`: the device "
+                      f"plugin chart deploys no config at all then, so the default names nothing and the "
+                      f"plugin runs with its built-in settings (no time-slicing or MPS); a ConfigMap created "
+                      f"beforehand is named with `config.name={default.value}`, and `config.default` picks "
+                      f"one of its keys")
+
+
+@check("GL703", kinds=("commands",))
+def plugin_chart_without_nvidia_runtime(doc: Document, ctx: Context):
+    """The device plugin chart sets the DaemonSet's `runtimeClassName` only from its value of
+    that name; on nodes whose containerd runs pods with runc by default the plugin then gets
+    no driver libraries (GL703 of a DaemonSet, for the chart's)."""
+    gap = plugin_runtime_gap(ctx.fact("node-configs"))
+    if gap is None:
+        return
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "nvidia-device-plugin" or command.values_files \
+                or any(s.key == "runtimeClassName" for s in command.settings):
+            continue
+        word = command.chart_word
+        yield finding(doc, "GL703", doc.index.span(word.start, word.end),
+                      gap.message("the device plugin chart is installed without `runtimeClassName`",
+                                  f"add `--set runtimeClassName={gap.handler}`"), related=gap.where())
+
+
+
+def _envs(command: HelmCommand) -> dict[str, Env]:
+    """`--set toolkit.env[i].name=N,toolkit.env[i].value=V` (and devicePlugin's) as the two
+    components' env maps, each value with its setting."""
+    entries: dict[tuple[str, str], dict[str, Setting]] = {}
+    for setting in command.settings:
+        match = _ENV.fullmatch(setting.key)
+        if match:
+            entries.setdefault((match[1], match[2]), {})[match[3]] = setting
+    envs: dict[str, Env] = {"toolkit": {}, "devicePlugin": {}}
+    for (component, _), parts in entries.items():
+        name, value = parts.get("name"), parts.get("value")
+        if name is not None and value is not None and name.value.strip():
+            envs[component][name.value.strip()] = (value.value.strip().lower(), value)
+    return envs
+
+
+@check("GL814", kinds=("commands",))
+def operator_device_list_mismatch(doc: Document, ctx: Context):
+    for command in doc.cache.get(CACHE, ()):
+        if command.chart != "gpu-operator" or command.values_files:
+            continue
+        keys = {setting.key: setting for setting in command.settings}
+        if "devicePlugin.config.name" in keys or any(is_placeholder(s.value) for s in command.settings):
+            continue
+        if any(keys[k].value.strip().lower() == "false" for k in ("toolkit.enabled", "devicePlugin.enabled")
+               if k in keys):
+            continue  # a toolkit or plugin the operator does not deploy does not read this env
+        cdi = keys.get("cdi.enabled")
+        if cdi is not None:
+            if cdi.value.strip().lower() != "false":
+                continue
+        elif gpu_operator.judged_release(ctx.settings, command.version,
+                                         f"`--version {command.version}` of the helm command"
+                                         ).at_least(*CDI_DEFAULT_FROM):
+            continue
+        envs = _envs(command)
+        problem = mismatch(envs["toolkit"], envs["devicePlugin"],
+                           "with `--set devicePlugin.env[N].name=DEVICE_LIST_STRATEGY` and "
+                           "`devicePlugin.env[N].value=volume-mounts`")
+        if problem is not None:
+            setting = problem[0]
+            yield finding(doc, "GL814", doc.index.span(setting.start, setting.start + len(setting.key) + 1
+                                                       + len(setting.value)), problem[1])

@@ -44,7 +44,7 @@ def worth_reading(text: str, ci: bool = False) -> bool:
     """The cheap test that keeps documentation without GPU commands free to lint; a CI
     file's jobs run in containers (`image:`, `container:`) without naming a tool."""
     return (any(hint in text for hint in _GPU_HINTS) and (ci or _TOOL_HINT.search(text) is not None)) \
-        or (("gpu-operator" in text or "dra-driver" in text) and _HELM_HINT.search(text) is not None)
+        or (("gpu-operator" in text or "dra-driver" in text or "nvidia-device-plugin" in text) and _HELM_HINT.search(text) is not None)
 
 
 def is_shell_script(text: str) -> bool:
@@ -175,8 +175,8 @@ def container_commands(text: str, regions: list[tuple[int, int, bool]]) -> list[
 
 
 def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
-    # the helm lines installing the gpu-operator or DRA driver chart, for gpulint.kinds.commands.helm
-    helm = "gpu-operator" in text or "dra-driver" in text
+    # the helm lines installing NVIDIA's charts, for gpulint.kinds.commands.helm
+    helm = "gpu-operator" in text or "dra-driver" in text or "nvidia-device-plugin" in text
     if doc.path.lower().endswith((".yml", ".yaml")):
         # a CI step's helm line is read with the matrix and `env:` values the runner puts in
         lines: list | None = [] if helm else None

@@ -1,7 +1,8 @@
 """devcontainer.json checks: the CUDA image tag a dev container runs (GL301, GL302), a
 second CUDA the `nvidia-cuda` Feature adds to a CUDA image (GL306), the GPU flags of
 `runArgs` judged as those of a `docker run` line (GL908, GL910, GL912, GL913), and a
-`runArgs` GPU request that keeps the dev container from starting without GPUs (GL606).
+`runArgs` GPU request that keeps the dev container from starting without GPUs (GL606), and a
+`runArgs` item that holds a flag and its value, which the docker CLI refuses (GL607).
 
 The CUDA-vs-driver checks of the image it runs or builds (GL601, GL603, GL604) join it to
 the node's driver in gpulint.crossfile.compat; the Dockerfile it builds is judged as a
@@ -30,6 +31,7 @@ from gpulint.kinds.devcontainer.facts import (
 )
 from gpulint.knowledge.images import cuda_image
 from gpulint.model import Document
+from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
 KINDS = ("devcontainer",)
@@ -158,3 +160,25 @@ def gpus_in_run_args(doc: Document, ctx: Context):
                       f"`runArgs` asks for GPUs with `--gpus`, so {fails}; `\"hostRequirements\": {{\"gpu\": "
                       f"\"optional\"}}` makes the devcontainer CLI add `--gpus all` only where it finds GPU "
                       f"support (`true` where a GPU is required)")
+
+
+# A long flag and its value in one item: the docker CLI (pflag) takes everything after `--`
+# up to an `=` as the flag's name, so a space there makes a name no flag has.
+_FLAG_WITH_SPACE = lazy(r"--([A-Za-z][\w-]*)\s+\S")
+
+
+@check("GL607", kinds=KINDS)
+def run_args_flag_and_value_in_one_item(doc: Document, ctx: Context):
+    args = doc.tree.get("runArgs") if doc.tree is not None else None
+    for item in args.value if args is not None and args.is_seq else ():
+        text = item.value if item.tag == "str" else ""
+        name = text.partition("=")[0]
+        match = _FLAG_WITH_SPACE.match(name)
+        if match is None:
+            continue
+        flag, value = match[1], text[match.end(1):].strip()
+        yield finding(doc, "GL607", string_span(doc, item)[0],
+                      f"`runArgs` item \"{text}\" reaches `docker run` as one argument (no shell splits "
+                      f"it), so the CLI looks for a flag named `{name[2:]}` and stops with `unknown flag: "
+                      f"{name}`: the dev container does not start; write \"--{flag}={value}\" or two items "
+                      f"\"--{flag}\", \"{value}\"")

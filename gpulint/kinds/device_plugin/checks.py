@@ -5,6 +5,7 @@ with its sources)."""
 from __future__ import annotations
 
 from gpulint.common.gojson import json_type
+from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.device_plugin import facts
 from gpulint.kinds.device_plugin.parse import CHART_DEFAULT, CHART_VALUES
@@ -481,3 +482,20 @@ def chart_default_missing(doc: Document, ctx: Context):
     found = doc.cache.get(CHART_DEFAULT)
     if found is not None:
         yield from default_missing(doc, found[0], found[1], "the keys of `config.map`")
+
+
+@check("GL703", kinds=("device-plugin",))
+def chart_values_without_nvidia_runtime(doc: Document, ctx: Context):
+    """The chart's values set the DaemonSet's `runtimeClassName` only from their value of that
+    name (GL703 of a DaemonSet, for the chart's)."""
+    root = doc.cache.get(CHART_VALUES)
+    runtime_class = root.get("runtimeClassName") if root is not None else None
+    if root is None or not root.value or runtime_class is not None and runtime_class.tag != "null":
+        return
+    gap = plugin_runtime_gap(ctx.fact("node-configs"))
+    if gap is None:
+        return
+    first = next(iter(root.value.values()))
+    yield finding(doc, "GL703", first.key_span or first.span,
+                  gap.message("these device plugin chart values set no `runtimeClassName`",
+                              f"add `runtimeClassName: {gap.handler}`"), related=gap.where())

@@ -51,7 +51,7 @@ def parse(text: str, doc) -> list[Config]:
         if "apiVersion" not in root.value and (_is_config(root) or "config" not in root.value and not chart):
             configs.append(Config("", root))
             continue
-        if chart:
+        if chart or "apiVersion" not in root.value and root.get("config", "map") is not None:
             doc.cache[CHART_VALUES] = root
         default, names = root.get("config", "default"), root.get("config", "map")
         if default is not None and names is not None and names.is_map:

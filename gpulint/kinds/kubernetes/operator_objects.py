@@ -1,6 +1,8 @@
 """GPU Operator custom resources: ClusterPolicy and NVIDIADriver objects judged against their
 CRD's schema at the release the cluster runs (GL481, GL482), and what the operator's
-controllers refuse only at run time among the objects applied together (GL485, GL486)."""
+controllers refuse only at run time among the objects applied together (GL485, GL486), and
+a ClusterPolicy component image given in part, which the operator assembles into a broken
+reference (GL517)."""
 
 from __future__ import annotations
 
@@ -149,3 +151,47 @@ def nvidiadriver_selector_conflict(doc: Document, ctx: Context):
 
 def _labels(selector: dict[str, str]) -> str:
     return ", ".join(f"`{k}={v}`" for k, v in sorted(selector.items())) or "every node"
+
+
+# ---------------------------------------------------------------- component images
+
+_IMAGE_PARTS = ("repository", "image", "version")
+
+
+def _image_tables(node, path=()):
+    """(path, table) of every mapping under a ClusterPolicy's spec that names an image in
+    parts (`repository`, `image`, `version`): each component, and tables such as
+    `driver.manager` or `operator.initContainer`; a component with `enabled: false` is
+    skipped, since the operator deploys nothing for it."""
+    for key, child in node.items() if node is not None and node.is_map else ():
+        if not child.is_map or child.get("enabled") is not None and child.get("enabled").value is False:
+            continue  # a disabled component's image is never resolved
+        if any(child.get(part) is not None for part in _IMAGE_PARTS):
+            yield (*path, key), child
+        yield from _image_tables(child, (*path, key))
+
+
+@check("GL517", kinds=("kubernetes",))
+def operator_image_in_parts(doc: Document, ctx: Context):
+    """The operator builds a component's image as `repository/image:version` (`@version` for a
+    digest) once `repository` or `version` is set, whatever is empty; only `image` alone is
+    taken as the whole reference, and with none of them it uses its own environment (OLM)."""
+    if is_kustomize_patch(doc):
+        return  # the base it is merged into may hold the other parts
+    for obj, kind, _ in operator_objects(doc):
+        if kind != "ClusterPolicy":
+            continue  # the NVIDIADriver CRD gives its image parts defaults
+        for path, table in _image_tables(obj.get("spec")):
+            parts = {part: scalar_str(table.get(part)) or "" for part in _IMAGE_PARTS}
+            if not (parts["repository"] or parts["version"]) or all(parts.values()):
+                continue
+            missing = [part for part in _IMAGE_PARTS if not parts[part]]
+            built = f"{parts['repository']}/{parts['image']}" + (
+                "@" if parts["version"].startswith("sha256:") else ":") + parts["version"]
+            given = next(part for part in ("version", "repository", "image") if parts[part])
+            yield finding(doc, "GL517", table.get(given).span,
+                          f"`spec.{'.'.join(path)}` sets {', '.join(f'`{p}`' for p in _IMAGE_PARTS if parts[p])} "
+                          f"but not {', '.join(f'`{p}`' for p in missing)}: the operator then builds the image "
+                          f"`{built}` from the parts as written (it falls back to its own default image only "
+                          f"when `repository`, `image` and `version` are all unset), and the pods fail with "
+                          f"`InvalidImageName`; set all three, or none")

@@ -3,7 +3,7 @@
 from gpulint.kinds.toolkit import recognise
 from gpulint.registry import Kind
 
-_CHECKS = ("gpulint.kinds.toolkit.checks",)
+_CHECKS = ("gpulint.kinds.toolkit.checks", "gpulint.kinds.toolkit.swarm")
 TOOLKIT = Kind("nvidia-toolkit", precedence=20, wants=recognise.toolkit_wants,
                by_content=recognise.toolkit_by_content, parse="gpulint.kinds.toolkit.parse:parse_toolkit",
                families=_CHECKS, templated=True, suppressions=False, block_strings=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 from gpulint.formats.template import is_placeholder
+from gpulint.kinds.toolkit.node import same_node
 from gpulint.model import Document, Node, str_value
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -264,6 +265,21 @@ def _devices(doc: Document, tree: Node):
                           f"(`invalid spec, multiple device`)")
         else:
             seen.add(value)
+        if value is not None and _DEVICE_NAME.fullmatch(value) and not _edits_something(item.get("containerEdits")):
+            yield finding(doc, "GL811", name.span,
+                          f"device `{value}` has no container edits of its own (`env`, `deviceNodes`, "
+                          f"`mounts`, `hooks` …): runtimes reject the whole spec (`invalid device, empty "
+                          f"device edits`), so no device in it resolves (`unresolvable CDI devices`); "
+                          f"the spec's top-level `containerEdits` do not count for a device")
+
+
+def _edits_something(edits: Node | None) -> bool:
+    """Whether a device's `containerEdits` change anything: the CDI library (pkg/cdi/device.go
+    validate, container-edits.go isEmpty) refuses a device whose edits are all empty."""
+    if edits is None or not edits.is_map:
+        return False
+    return any(child.value is not None if key == "intelRdt" else child.is_seq and bool(child.value)
+               for key, child in edits.items())
 
 
 # ------------------------------------------------------------------ no-cgroups
@@ -288,18 +304,6 @@ def _meant_for_rootless(path: str) -> bool:
     return "rootless" in named.lower()
 
 
-def _same_node(doc: Document, config) -> bool:
-    """The toolkit config and a daemon's config in one node's file tree:
-    <root>/etc/nvidia-container-runtime/config.toml beside <root>/etc/docker or /etc/containerd."""
-    here = doc.abspath.replace("\\", "/")
-    suffix = "etc/nvidia-container-runtime/config.toml"
-    if not here.endswith("/" + suffix):
-        return False
-    root = here[: -len(suffix)]
-    there = config.doc.abspath.replace("\\", "/")
-    return there.startswith((root + "etc/docker/", root + "etc/containerd/"))
-
-
 def _where_root(config):
     """The NVIDIA runtime of a root daemon's config, or else its first setting."""
     entry = next((e for e in config.runtimes.values() if e.is_nvidia), None)
@@ -319,7 +323,7 @@ def no_cgroups_outside_rootless(doc: Document, ctx: Context):
     mode = str_value(doc.tree.get("nvidia-container-runtime", "mode"))
     if mode in ("cdi", "jit-cdi"):  # devices come from the CDI spec: nvidia-container-cli is not used
         return
-    rootful = [c for c in ctx.fact("node-configs") if not _rootless(c) and _same_node(doc, c)]
+    rootful = [c for c in ctx.fact("node-configs") if not _rootless(c) and same_node(doc, c)]
     said = ("`no-cgroups = true` tells nvidia-container-cli not to give the container access to the "
             "GPU device nodes in its device cgroup: it is meant for rootless Docker and Podman, which "
             "cannot write cgroups. Under a daemon that runs as root the container starts with the "
