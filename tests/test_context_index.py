@@ -166,3 +166,37 @@ def test_runs_at_the_same_time_leave_an_index_that_reads(tmp_path):
         assert isinstance(pickle.load(handle), tuple)
     assert not list(cache.glob("*.tmp"))
     assert _lint(repo, cache).out == expected
+
+
+def test_classes_in_excluded_and_git_ignored_folders_are_not_consulted(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    (repo / "k8s" / "runtimeclass.yaml").unlink()
+    for folder in ("node_modules/chart", "generated", "vendor/dropped", "vendor/kept"):
+        (repo / folder).mkdir(parents=True)
+        (repo / folder / "class.yaml").write_text(RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
+        _age(repo / folder / "class.yaml", 30)
+    (repo / ".gitignore").write_text("generated/\n")
+    (repo / "vendor" / ".gitignore").write_text("drop*/\n")
+    # only vendor/kept/class.yaml defines the class
+    assert _found(_lint(repo, cache)) == []
+    (repo / "vendor" / "kept" / "class.yaml").unlink()
+    warm = _lint(repo, cache)
+    assert warm.out == _lint(repo, cache, "--no-cache").out
+    assert _found(warm) == [("GL701", "info", "k8s/pod.yaml", 6)]
+
+
+def test_a_changed_dockerfile_leaves_the_index_as_it_was(tmp_path):
+    """A Dockerfile no image mapping names is consulted by no other file's checks: the
+    index neither stats it nor is written again when it changes."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    dockerfile = repo / "images" / "Dockerfile"
+    first = _lint(repo, cache, path="images/Dockerfile")
+    (index,) = _indexes(cache)
+    written = index.stat().st_mtime_ns
+    dockerfile.write_text("FROM ubuntu:24.04\nRUN apt-get update\n")
+    again = _lint(repo, cache, path="images/Dockerfile")
+    assert index.stat().st_mtime_ns == written
+    assert again.out == _lint(repo, cache, "--no-cache", path="images/Dockerfile").out
+    with open(index, "rb") as handle:
+        assert str(dockerfile) not in pickle.load(handle)[1]
+    assert first.rc == again.rc

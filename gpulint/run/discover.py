@@ -84,3 +84,51 @@ def _real(path: Path, real_dirs: dict[str, str]) -> str:
     if folder not in real_dirs:
         real_dirs[folder] = os.path.realpath(folder or ".")
     return os.path.join(real_dirs[folder], name)
+
+
+def project_files(root: str, patterns: tuple[str, ...], wanted, *, base: Path | None = None,
+                  gitignore: bool = True):
+    """(absolute path, os.DirEntry) of each file under the folder `root` that
+    `wanted(name, absolute folder)` accepts, excluded and git-ignored ones left out, in `walk`'s
+    order and reached once as there. Cheaper than `walk` for a whole repository: excluded
+    folders are left before they are listed, a file whose name is not wanted is neither
+    matched against the patterns nor resolved, and only symbolic links are resolved."""
+    from gpulint.run.ignore import Excludes, GitIgnores
+
+    excludes = Excludes(patterns, base or Path.cwd())
+    ignores = GitIgnores() if gitignore else None
+    top = os.path.abspath(root)
+    anchor = excludes.anchor(top)
+
+    def left_out(path: str, is_dir: bool, ignoring: bool) -> bool:
+        return excludes.matches(path, is_dir, anchor) or (ignoring and ignores.ignored(path, is_dir))
+
+    seen: set[str] = set()
+    # (folder, its real path): a folder reached is no symbolic link (they are not descended,
+    # as in os.walk), so its real path is its parent's and its name
+    stack = [(top, os.path.realpath(top))]
+    while stack:
+        folder, real = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        ignoring = ignores is not None and ignores.apply_in(folder, any(e.name == ".gitignore" for e in entries))
+        below = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink() and not left_out(entry.path, True, ignoring):
+                    below.append((entry.path, os.path.join(real, entry.name)))
+                continue
+            if not wanted(entry.name, folder) or left_out(entry.path, False, ignoring):
+                continue
+            key = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real, entry.name)
+            if key not in seen:
+                seen.add(key)
+                yield entry.path, entry
+        stack.extend(reversed(below))

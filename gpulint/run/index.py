@@ -5,9 +5,10 @@ files of the whole project that other files' checks read (node configs, RuntimeC
 mapped Dockerfiles ...). Reading and parsing all of them on every commit costs more than
 linting the changed files, so the parsed ones are kept in gpulint's cache folder, one index
 per project, keyed by gpulint's version and the settings: each file under its absolute path
-with its size and modification time, and its parsed document, or None where other files'
-checks do not consult it. A run walks the project, stats the files whose names may make
-them one of gpulint's kinds, and reads again only those whose size or time changed.
+with its size and modification time, and its kind and pickled document, or None where other
+files' checks do not consult it. A run walks the project, stats the files whose names may
+make them consulted, reads again only those whose size or time changed, and unpickles a
+document only when a check asks for its kind.
 
 An index that does not read (corrupt, written by another gpulint) is rebuilt; it is written
 to a temporary file and renamed, so concurrent runs never leave a torn one.
@@ -23,15 +24,14 @@ from pathlib import Path
 
 from gpulint import __version__, kinds
 from gpulint.crossfile.imagemap import mapped_paths
-from gpulint.model import Document
-from gpulint.paths import display_path
 from gpulint.resources import cache_dir, prune
 from gpulint.run.config import Settings
-from gpulint.run.discover import walk
-from gpulint.run.engine import Source, context_document
+from gpulint.run.discover import project_files
+from gpulint.run.engine import Source, context_document, never_shared
+from gpulint.stored import Stored
 
 # bumped when what an entry holds changes shape
-FORMAT = 1
+FORMAT = 2
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
@@ -48,12 +48,18 @@ def index_path(root: str, settings: Settings) -> Path:
     return cache_dir() / f"index-{key}.pickle"
 
 
-def _candidate(path: str) -> bool:
-    """Whether a file's name may make it one of gpulint's kinds (read for its content only
-    then): the others are neither stat'ed nor remembered."""
-    name = os.path.basename(path)
-    return "." not in name or kinds.may_need_content(name) \
-        or kinds.kind_by_name(name, os.path.basename(os.path.dirname(path))) is not None
+def _wanted(mapped: set[str]):
+    """Whether a file's name may make it one that other files' checks consult (read for
+    its content only then): the others are neither stat'ed nor remembered. A file whose
+    name gives a kind shared by no property of its text, and not this file (a Dockerfile no
+    image mapping names), is one of the others."""
+    def wanted(name: str, folder: str) -> bool:
+        kind = kinds.kind_by_name(name, os.path.basename(folder))
+        if kind is not None:
+            return not never_shared(kind, os.path.join(folder, name), mapped)
+        return "." not in name or kinds.may_need_content(name)
+
+    return wanted
 
 
 def _load(path: Path, stamp: str) -> dict:
@@ -83,25 +89,25 @@ def _save(path: Path, stamp: str, entries: dict) -> None:
     prune("index-")
 
 
-def project_context(root: Path, settings: Settings, leave_out: set[str], remember: bool = True) -> list[Document]:
-    """The parsed documents of the project under `root` that other files' checks consult,
-    the files whose absolute paths are in `leave_out` (the linted ones) excepted; what
-    `engine.context_document` gives for each file `walk` finds, through the index when
-    `remember`."""
+def project_context(root: Path, settings: Settings, leave_out: set[str], remember: bool = True) -> list[Stored]:
+    """The files of the project under `root` that other files' checks consult, the files
+    whose absolute paths are in `leave_out` (the linted ones) excepted: what
+    `engine.context_document` gives for each file the walk finds, through the index when
+    `remember`, each unpickled only when a check asks for its kind."""
     mapped = mapped_paths(settings)
     top = os.path.abspath(root)
     stamp = _stamp(top, settings)
     where = index_path(top, settings)
     old = _load(where, stamp) if remember else {}
-    entries: dict[str, tuple[int, int, Document | None]] = {}
+    # absolute path -> (size, modification time, (kind, pickled document) or None)
+    entries: dict[str, tuple[int, int, tuple[str, bytes] | None]] = {}
+    fresh: dict[str, Stored] = {}
     changed = False
     settled = time.time_ns() - FRESH_NS
-    for path in walk([str(root)], settings.excludes, base=settings.base, gitignore=settings.respect_gitignore):
-        absolute = os.path.abspath(path)
-        if not _candidate(absolute):
-            continue
+    for absolute, entry in project_files(top, settings.excludes, _wanted(mapped), base=settings.base,
+                                         gitignore=settings.respect_gitignore):
         try:
-            info = os.stat(absolute)
+            info = entry.stat()
         except OSError:
             continue
         known = old.get(absolute)
@@ -112,12 +118,16 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
         # a file written just now may be written again within the same tick of the file
         # system's clock, at the same size: it is read again next time rather than trusted
         size = -1 if info.st_mtime_ns > settled else info.st_size
-        entries[absolute] = (size, info.st_mtime_ns, context_document(Source(path), mapped))
+        doc = context_document(Source(Path(absolute)), mapped)
+        held = None
+        if doc is not None:
+            fresh[absolute] = Stored.of(doc) if remember else Stored(absolute, doc.kind, None, doc)
+            held = (doc.kind, fresh[absolute].blob)
+        entries[absolute] = (size, info.st_mtime_ns, held)
     if remember and (changed or len(entries) != len(old)):
         _save(where, stamp, entries)
     out = []
-    for absolute, (_, _, doc) in entries.items():
-        if doc is not None and absolute not in leave_out:
-            doc.path = display_path(absolute)  # the index may come from a run in another folder
-            out.append(doc)
+    for absolute, (_, _, held) in entries.items():
+        if held is not None and absolute not in leave_out:
+            out.append(fresh.get(absolute) or Stored(absolute, *held))
     return out
