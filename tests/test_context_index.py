@@ -27,9 +27,8 @@ def _project(tmp_path):
         "images/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update\n",
         "notes.md": "# not read for context\n",
     })
-    for path in repo.rglob("*"):
-        if path.is_file():
-            _age(path, 60)
+    for path in [*repo.rglob("*"), repo]:  # folders too: a folder listed just now is listed again
+        _age(path, 60)
     return repo
 
 
@@ -130,7 +129,7 @@ def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
     assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
     # one another gpulint wrote under the same name: its entries are not trusted
     with open(index, "wb") as handle:
-        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}), handle)
+        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}), handle)
     foreign = _lint(repo, cache)
     assert (foreign.out, foreign.err) == (expected.out, "")
     with open(index, "rb") as handle:
@@ -200,3 +199,20 @@ def test_a_changed_dockerfile_leaves_the_index_as_it_was(tmp_path):
     with open(index, "rb") as handle:
         assert str(dockerfile) not in pickle.load(handle)[1]
     assert first.rc == again.rc
+
+
+def test_an_edited_gitignore_is_seen_by_the_next_warm_run(tmp_path):
+    """Folders whose listing did not change are not listed again; an ignore file that
+    changed decides anew for all of them."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    gitignore = repo / "k8s" / ".gitignore"
+    gitignore.write_text("# nothing\n")
+    for path in (gitignore, repo / "k8s"):
+        _age(path, 60)
+    assert _found(_lint(repo, cache)) == []
+    assert _found(_lint(repo, cache)) == []
+    gitignore.write_text("runtime*\n")  # in place: the folder's own time stays
+    _age(gitignore, 30)
+    warm = _lint(repo, cache)
+    assert _found(warm) == [("GL701", "info", "k8s/pod.yaml", 6)]
+    assert warm.out == _lint(repo, cache, "--no-cache").out

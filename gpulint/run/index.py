@@ -26,12 +26,12 @@ from gpulint import __version__, kinds
 from gpulint.crossfile.imagemap import mapped_paths
 from gpulint.resources import cache_dir, prune
 from gpulint.run.config import Settings
-from gpulint.run.discover import project_files
 from gpulint.run.engine import Source, context_document, never_shared
+from gpulint.run.projectwalk import project_files
 from gpulint.stored import Stored
 
 # bumped when what an entry holds changes shape
-FORMAT = 2
+FORMAT = 3
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
@@ -62,23 +62,25 @@ def _wanted(mapped: set[str]):
     return wanted
 
 
-def _load(path: Path, stamp: str) -> dict:
+def _load(path: Path, stamp: str) -> tuple[dict, dict]:
+    """(the files, the folder listings) an index holds; empty when there is none that reads."""
     try:
         with open(path, "rb") as handle:
             saved = pickle.load(handle)
     except Exception:  # missing, torn, or pickled by another gpulint: built afresh
-        return {}
-    if not isinstance(saved, tuple) or len(saved) != 2 or saved[0] != stamp or not isinstance(saved[1], dict):
-        return {}
-    return saved[1]
+        return {}, {}
+    if not isinstance(saved, tuple) or len(saved) != 3 or saved[0] != stamp \
+            or not isinstance(saved[1], dict) or not isinstance(saved[2], dict):
+        return {}, {}
+    return saved[1], saved[2]
 
 
-def _save(path: Path, stamp: str, entries: dict) -> None:
+def _save(path: Path, stamp: str, entries: dict, folders: dict) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as handle:
-            pickle.dump((stamp, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((stamp, entries, folders), handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         try:
@@ -98,21 +100,23 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
     top = os.path.abspath(root)
     stamp = _stamp(top, settings)
     where = index_path(top, settings)
-    old = _load(where, stamp) if remember else {}
+    old, known = _load(where, stamp) if remember else ({}, {})
     # absolute path -> (size, modification time, (kind, pickled document) or None)
     entries: dict[str, tuple[int, int, tuple[str, bytes] | None]] = {}
     fresh: dict[str, Stored] = {}
     changed = False
     settled = time.time_ns() - FRESH_NS
-    for absolute, entry in project_files(top, settings.excludes, _wanted(mapped), base=settings.base,
-                                         gitignore=settings.respect_gitignore):
+    folders: dict = {}
+    for absolute in project_files(top, settings.excludes, _wanted(mapped), base=settings.base,
+                                  gitignore=settings.respect_gitignore, known=known, listed=folders,
+                                  settled=settled):
         try:
-            info = entry.stat()
+            info = os.stat(absolute)
         except OSError:
             continue
-        known = old.get(absolute)
-        if known is not None and known[0] == info.st_size and known[1] == info.st_mtime_ns:
-            entries[absolute] = known
+        known_file = old.get(absolute)
+        if known_file is not None and known_file[0] == info.st_size and known_file[1] == info.st_mtime_ns:
+            entries[absolute] = known_file
             continue
         changed = True
         # a file written just now may be written again within the same tick of the file
@@ -124,8 +128,8 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
             fresh[absolute] = Stored.of(doc) if remember else Stored(absolute, doc.kind, None, doc)
             held = (doc.kind, fresh[absolute].blob)
         entries[absolute] = (size, info.st_mtime_ns, held)
-    if remember and (changed or len(entries) != len(old)):
-        _save(where, stamp, entries)
+    if remember and (changed or len(entries) != len(old) or folders != known):
+        _save(where, stamp, entries, folders)
     out = []
     for absolute, (_, _, held) in entries.items():
         if held is not None and absolute not in leave_out:
