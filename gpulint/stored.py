@@ -10,21 +10,25 @@ from gpulint.paths import display_path
 
 
 class Stored:
-    __slots__ = ("abspath", "kind", "blob", "_doc", "_path")
+    __slots__ = ("abspath", "kind", "_at", "_doc", "_path")
 
-    def __init__(self, abspath: str, kind: str, blob: bytes | None, doc: Document | None = None) -> None:
+    def __init__(self, abspath: str, kind: str, *, at: tuple | None = None, doc: Document | None = None) -> None:
         self.abspath = abspath
         self.kind = kind
-        self.blob = blob
+        self._at = at  # (open file, offset, length) of the pickled document
         self._doc = doc
         self._path: str | None = None
 
-    @classmethod
-    def of(cls, doc: Document) -> Stored:
-        """A document read just now, with the bytes an index keeps of it."""
+    @property
+    def blob(self) -> bytes:
+        """The document pickled, as an index keeps it."""
         import pickle  # only where an index is kept: a plain run never imports it
 
-        return cls(doc.abspath, doc.kind, pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL), doc)
+        if self._at is None:
+            return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
+        handle, offset, length = self._at
+        handle.seek(offset)
+        return handle.read(length)
 
     @property
     def path(self) -> str:

@@ -31,7 +31,7 @@ from gpulint.run.projectwalk import project_files
 from gpulint.stored import Stored
 
 # bumped when what an entry holds changes shape
-FORMAT = 3
+FORMAT = 4
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
@@ -62,25 +62,44 @@ def _wanted(mapped: set[str]):
     return wanted
 
 
-def _load(path: Path, stamp: str) -> tuple[dict, dict]:
-    """(the files, the folder listings) an index holds; empty when there is none that reads."""
+def _load(path: Path, stamp: str) -> tuple[dict, dict, object]:
+    """(the files, the folder listings, where the pickled documents are read from) an index
+    holds; empty when there is none that reads. The documents follow the listing in the same
+    file, read only when a check asks for their kind, from the file as opened here (a run
+    that renames another index into place meanwhile changes nothing read)."""
     try:
-        with open(path, "rb") as handle:
-            saved = pickle.load(handle)
-    except Exception:  # missing, torn, or pickled by another gpulint: built afresh
-        return {}, {}
+        handle = open(path, "rb")
+    except OSError:
+        return {}, {}, None
+    try:
+        saved = pickle.load(handle)
+    except Exception:  # torn, or pickled by another gpulint: built afresh
+        handle.close()
+        return {}, {}, None
     if not isinstance(saved, tuple) or len(saved) != 3 or saved[0] != stamp \
             or not isinstance(saved[1], dict) or not isinstance(saved[2], dict):
-        return {}, {}
-    return saved[1], saved[2]
+        handle.close()
+        return {}, {}, None
+    return saved[1], saved[2], (handle, handle.tell())
 
 
-def _save(path: Path, stamp: str, entries: dict, folders: dict) -> None:
+def _save(path: Path, stamp: str, entries: dict, folders: dict, stored: dict[str, Stored]) -> None:
+    """The index: the files, each consulted one with the offset and length of its pickled
+    document past the listing, the folder listings, then the documents."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        blobs, placed, offset = [], {}, 0
+        for absolute, (size, mtime, held) in entries.items():
+            if held is not None:
+                blob = stored[absolute].blob
+                blobs.append(blob)
+                held = (held[0], offset, len(blob))
+                offset += len(blob)
+            placed[absolute] = (size, mtime, held)
         with open(tmp, "wb") as handle:
-            pickle.dump((stamp, entries, folders), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((stamp, placed, folders), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.writelines(blobs)
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         try:
@@ -100,10 +119,10 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
     top = os.path.abspath(root)
     stamp = _stamp(top, settings)
     where = index_path(top, settings)
-    old, known = _load(where, stamp) if remember else ({}, {})
-    # absolute path -> (size, modification time, (kind, pickled document) or None)
-    entries: dict[str, tuple[int, int, tuple[str, bytes] | None]] = {}
-    fresh: dict[str, Stored] = {}
+    old, known, documents = _load(where, stamp) if remember else ({}, {}, None)
+    # absolute path -> (size, modification time, (kind, offset, length) or None)
+    entries: dict[str, tuple[int, int, tuple[str, int, int] | None]] = {}
+    stored: dict[str, Stored] = {}
     changed = False
     settled = time.time_ns() - FRESH_NS
     folders: dict = {}
@@ -117,21 +136,18 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
         known_file = old.get(absolute)
         if known_file is not None and known_file[0] == info.st_size and known_file[1] == info.st_mtime_ns:
             entries[absolute] = known_file
+            if known_file[2] is not None:
+                kind, offset, length = known_file[2]
+                stored[absolute] = Stored(absolute, kind, at=(documents[0], documents[1] + offset, length))
             continue
         changed = True
         # a file written just now may be written again within the same tick of the file
         # system's clock, at the same size: it is read again next time rather than trusted
         size = -1 if info.st_mtime_ns > settled else info.st_size
         doc = context_document(Source(Path(absolute)), mapped)
-        held = None
         if doc is not None:
-            fresh[absolute] = Stored.of(doc) if remember else Stored(absolute, doc.kind, None, doc)
-            held = (doc.kind, fresh[absolute].blob)
-        entries[absolute] = (size, info.st_mtime_ns, held)
+            stored[absolute] = Stored(absolute, doc.kind, doc=doc)
+        entries[absolute] = (size, info.st_mtime_ns, (doc.kind, 0, 0) if doc is not None else None)
     if remember and (changed or len(entries) != len(old) or folders != known):
-        _save(where, stamp, entries, folders)
-    out = []
-    for absolute, (_, _, held) in entries.items():
-        if held is not None and absolute not in leave_out:
-            out.append(fresh.get(absolute) or Stored(absolute, *held))
-    return out
+        _save(where, stamp, entries, folders, stored)
+    return [held for absolute, held in stored.items() if absolute not in leave_out]
