@@ -129,7 +129,7 @@ def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
     assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
     # one another gpulint wrote under the same name: its entries are not trusted
     with open(index, "wb") as handle:
-        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}), handle)
+        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), handle)
     foreign = _lint(repo, cache)
     assert (foreign.out, foreign.err) == (expected.out, "")
     with open(index, "rb") as handle:
@@ -216,3 +216,16 @@ def test_an_edited_gitignore_is_seen_by_the_next_warm_run(tmp_path):
     warm = _lint(repo, cache)
     assert _found(warm) == [("GL701", "info", "k8s/pod.yaml", 6)]
     assert warm.out == _lint(repo, cache, "--no-cache").out
+
+
+def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
+    """The parsed documents follow the listing in the index file: one that lost its end (a
+    full disk, a copy stopped half way) is not read from."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    expected = _lint(repo, cache)
+    (index,) = _indexes(cache)
+    data = index.read_bytes()
+    index.write_bytes(data[:-100])
+    cut = _lint(repo, cache)
+    assert (cut.out, cut.err, cut.rc) == (expected.out, "", expected.rc)
+    assert index.read_bytes() == data  # written again whole

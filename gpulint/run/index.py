@@ -31,7 +31,7 @@ from gpulint.run.projectwalk import project_files
 from gpulint.stored import Stored
 
 # bumped when what an entry holds changes shape
-FORMAT = 4
+FORMAT = 5
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
@@ -76,8 +76,10 @@ def _load(path: Path, stamp: str) -> tuple[dict, dict, object]:
     except Exception:  # torn, or pickled by another gpulint: built afresh
         handle.close()
         return {}, {}, None
-    if not isinstance(saved, tuple) or len(saved) != 3 or saved[0] != stamp \
-            or not isinstance(saved[1], dict) or not isinstance(saved[2], dict):
+    # the documents' bytes must all be there: a file cut short is rebuilt, not read from
+    if not isinstance(saved, tuple) or len(saved) != 4 or saved[0] != stamp \
+            or not isinstance(saved[1], dict) or not isinstance(saved[2], dict) \
+            or os.fstat(handle.fileno()).st_size != handle.tell() + saved[3]:
         handle.close()
         return {}, {}, None
     return saved[1], saved[2], (handle, handle.tell())
@@ -98,7 +100,7 @@ def _save(path: Path, stamp: str, entries: dict, folders: dict, stored: dict[str
                 offset += len(blob)
             placed[absolute] = (size, mtime, held)
         with open(tmp, "wb") as handle:
-            pickle.dump((stamp, placed, folders), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((stamp, placed, folders, offset), handle, protocol=pickle.HIGHEST_PROTOCOL)
             handle.writelines(blobs)
         os.replace(tmp, path)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
