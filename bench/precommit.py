@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,6 +34,12 @@ def repository(work: Path, n: int) -> tuple[Path, Path]:
     """A generated tree of `n` files marked as a git repository, and one Dockerfile in it."""
     tree = generate(work / f"repo-{n}", n)
     (tree / ".git").mkdir()
+    # a repository's files were written long before the commit: files (and folders) written
+    # within the last seconds are not trusted to the index, and would be read on every run
+    then = time.time_ns() - 86_400 * 10**9
+    for folder, _, names in os.walk(tree):
+        for path in [folder, *(os.path.join(folder, name) for name in names)]:
+            os.utime(path, ns=(then, then))
     changed = next(p for p in sorted(tree.rglob("*")) if p.is_file() and "dockerfile" in p.name.lower())
     return tree, changed
 

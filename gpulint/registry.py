@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 
 from gpulint.model import Document, Finding, Fix, Node, Related, SharedText, Span
 from gpulint.record import Frozen, Record, freeze
+from gpulint.stored import Stored
 
 CHECKS: list["Check"] = []
 
@@ -118,7 +119,11 @@ class Context(Record):
         return self.memo(f"fact:{name}", lambda: resolve(self.providers[name])(self))
 
     def of_kind(self, kind: str) -> list[Document]:
-        return list(self.memo("of_kind", self._by_kind).get(kind, ()))
+        groups = self.memo("of_kind", self._by_kind)
+        found = groups.get(kind, ())
+        if any(isinstance(d, Stored) for d in found):  # read from the index: unpickled now
+            found = groups[kind] = [d.document() if isinstance(d, Stored) else d for d in found]
+        return list(found)
 
     def _by_kind(self) -> dict[str, list[Document]]:
         out: dict[str, list[Document]] = {}

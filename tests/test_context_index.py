@@ -27,9 +27,8 @@ def _project(tmp_path):
         "images/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update\n",
         "notes.md": "# not read for context\n",
     })
-    for path in repo.rglob("*"):
-        if path.is_file():
-            _age(path, 60)
+    for path in [*repo.rglob("*"), repo]:  # folders too: a folder listed just now is listed again
+        _age(path, 60)
     return repo
 
 
@@ -130,7 +129,7 @@ def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
     assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
     # one another gpulint wrote under the same name: its entries are not trusted
     with open(index, "wb") as handle:
-        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}), handle)
+        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), handle)
     foreign = _lint(repo, cache)
     assert (foreign.out, foreign.err) == (expected.out, "")
     with open(index, "rb") as handle:
@@ -166,3 +165,67 @@ def test_runs_at_the_same_time_leave_an_index_that_reads(tmp_path):
         assert isinstance(pickle.load(handle), tuple)
     assert not list(cache.glob("*.tmp"))
     assert _lint(repo, cache).out == expected
+
+
+def test_classes_in_excluded_and_git_ignored_folders_are_not_consulted(tmp_path):
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    (repo / "k8s" / "runtimeclass.yaml").unlink()
+    for folder in ("node_modules/chart", "generated", "vendor/dropped", "vendor/kept"):
+        (repo / folder).mkdir(parents=True)
+        (repo / folder / "class.yaml").write_text(RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
+        _age(repo / folder / "class.yaml", 30)
+    (repo / ".gitignore").write_text("generated/\n")
+    (repo / "vendor" / ".gitignore").write_text("drop*/\n")
+    # only vendor/kept/class.yaml defines the class
+    assert _found(_lint(repo, cache)) == []
+    (repo / "vendor" / "kept" / "class.yaml").unlink()
+    warm = _lint(repo, cache)
+    assert warm.out == _lint(repo, cache, "--no-cache").out
+    assert _found(warm) == [("GL701", "info", "k8s/pod.yaml", 6)]
+
+
+def test_a_changed_dockerfile_leaves_the_index_as_it_was(tmp_path):
+    """A Dockerfile no image mapping names is consulted by no other file's checks: the
+    index neither stats it nor is written again when it changes."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    dockerfile = repo / "images" / "Dockerfile"
+    first = _lint(repo, cache, path="images/Dockerfile")
+    (index,) = _indexes(cache)
+    written = index.stat().st_mtime_ns
+    dockerfile.write_text("FROM ubuntu:24.04\nRUN apt-get update\n")
+    again = _lint(repo, cache, path="images/Dockerfile")
+    assert index.stat().st_mtime_ns == written
+    assert again.out == _lint(repo, cache, "--no-cache", path="images/Dockerfile").out
+    with open(index, "rb") as handle:
+        assert str(dockerfile) not in pickle.load(handle)[1]
+    assert first.rc == again.rc
+
+
+def test_an_edited_gitignore_is_seen_by_the_next_warm_run(tmp_path):
+    """Folders whose listing did not change are not listed again; an ignore file that
+    changed decides anew for all of them."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    gitignore = repo / "k8s" / ".gitignore"
+    gitignore.write_text("# nothing\n")
+    for path in (gitignore, repo / "k8s"):
+        _age(path, 60)
+    assert _found(_lint(repo, cache)) == []
+    assert _found(_lint(repo, cache)) == []
+    gitignore.write_text("runtime*\n")  # in place: the folder's own time stays
+    _age(gitignore, 30)
+    warm = _lint(repo, cache)
+    assert _found(warm) == [("GL701", "info", "k8s/pod.yaml", 6)]
+    assert warm.out == _lint(repo, cache, "--no-cache").out
+
+
+def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
+    """The parsed documents follow the listing in the index file: one that lost its end (a
+    full disk, a copy stopped half way) is not read from."""
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    expected = _lint(repo, cache)
+    (index,) = _indexes(cache)
+    data = index.read_bytes()
+    index.write_bytes(data[:-100])
+    cut = _lint(repo, cache)
+    assert (cut.out, cut.err, cut.rc) == (expected.out, "", expected.rc)
+    assert index.read_bytes() == data  # written again whole

@@ -84,3 +84,4 @@ def _real(path: Path, real_dirs: dict[str, str]) -> str:
     if folder not in real_dirs:
         real_dirs[folder] = os.path.realpath(folder or ".")
     return os.path.join(real_dirs[folder], name)
+

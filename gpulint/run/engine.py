@@ -28,6 +28,7 @@ from gpulint.run import parallel, watchdog
 from gpulint.run.config import Settings
 from gpulint.run.discover import may_be_script, walk
 from gpulint.run.suppress import find_suppressions
+from gpulint.stored import Stored
 
 
 class Source(Record):
@@ -278,7 +279,9 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         errors.extend(failed)
     keep = {id(d) for d in shared}
     around = _around(options, mapped, node_run) + list(options.context)
-    load_checks({d.kind for d in docs + around})
+    # the rule families of the linted kinds only: those of the files around would run
+    # nothing that is kept (see _idle_families)
+    load_checks({d.kind for d in docs})
     context = Context([d for d in shared if d.tree is not None] + around, settings,
                       dict(options.facts), enabled, providers=dict(crossfile.FACTS))
     by_kind: dict[str, list] = {}
@@ -308,7 +311,8 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         config = os.path.abspath(settings.path) if settings.path else None
         raw = [f for f in raw if os.path.abspath(f.path) != config]
     if around:
-        outside = {d.path for d in around}
+        # a file of the index that no check asked for was never unpickled: nothing is on it
+        outside = {d.path for d in around if not isinstance(d, Stored) or d.loaded}
         raw = [f for f in raw if f.path not in outside]
     findings = postprocess(raw, docs, settings, options, enabled)
     templated = {d.path for d in docs if d.templated}
@@ -423,12 +427,19 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
     if source.text is not None:
         return None
     kind = forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name)
-    if kind is None or kinds.BY_NAME[kind].shared not in ("never", "if-mapped", "in-doctor"):
+    if kind is None or not never_shared(kind, os.path.abspath(source.path), mapped, node_run):
         return None
     _, templated = strip_template_suffix(source.path.name)
-    doc = Document(source.display or display_path(source.path), os.path.abspath(source.path), kind, "",
-                   templated=templated)
-    return None if _shared(doc, mapped, node_run) else doc
+    return Document(source.display or display_path(source.path), os.path.abspath(source.path), kind, "",
+                    templated=templated)
+
+
+def never_shared(kind: str, abspath: str, mapped: set[str], node_run: bool = False) -> bool:
+    """Whether a file of `kind` at `abspath` is one other files' checks do not consult, by
+    no property of its text (a Dockerfile no image mapping names, a Compose file)."""
+    shared = kinds.BY_NAME[kind].shared
+    return shared == "never" or (shared == "if-mapped" and abspath not in mapped) \
+        or (shared == "in-doctor" and not node_run)
 
 
 def _idle_families(docs: list[Document], around: list[Document]) -> set[str]:
@@ -437,8 +448,11 @@ def _idle_families(docs: list[Document], around: list[Document]) -> set[str]:
     `crossfile/`), and nothing is reported on the files around, so they would find nothing
     that is kept (one changed Dockerfile does not judge every containerd config around)."""
     linted = {d.kind for d in docs}
-    live = set(kinds.families(linted))  # the toolkit's config and CDI specs share theirs
-    return set(kinds.families({d.kind for d in around} - linted)) - live
+    # the toolkit's config and CDI specs share theirs; a family that joins kinds reports on
+    # the kinds it is imported for (`crossfile.FAMILIES`)
+    live = set(kinds.families(linted)) | set(crossfile.families(linted))
+    others = {d.kind for d in around} - linted
+    return (set(kinds.families(others)) | set(crossfile.families(others))) - live
 
 
 def _shared(doc: Document, mapped: set[str], node_run: bool) -> bool:

@@ -197,6 +197,15 @@ class GitIgnores:
             self._chains[folder] = (root, chain)
         return self._chains[folder]
 
+    def apply_in(self, folder: str, has_gitignore: bool) -> bool:
+        """Whether any ignore file decides on the entries of `folder` (absolute), told by
+        its listing whether it holds a `.gitignore`: a walk that lists it asks once per
+        folder, and opens no `.gitignore` it knows is not there."""
+        if not has_gitignore and folder not in self._rules and self._root(folder) != folder:
+            self._rules[folder] = None
+        root, chain = self._chain(folder)
+        return root is not None and bool(chain)
+
     def ignored(self, path: str, is_dir: bool, walked: bool = True) -> bool:
         path = os.path.abspath(path)
         root, chain = self._chain(os.path.dirname(path))

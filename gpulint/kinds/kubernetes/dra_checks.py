@@ -214,13 +214,22 @@ def dra_alpha_version(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- device classes
 
-def _with_shared(doc: Document, ctx: Context) -> list[Document]:
-    shared = ctx.of_kind("kubernetes")
-    return shared if doc in shared else [doc, *shared]
+def _with_shared(doc: Document, ctx: Context, key: str, names) -> dict:
+    """`names(documents)` (name -> (document, object), first of each) over the file and then
+    the linted set: the linted set's part is worked out once per run, as every manifest asks
+    for it (once per manifest, it made a large run's time grow with the square of its size)."""
+    shared = ctx.memo(f"kubernetes.dra:{key}", lambda: names(ctx.of_kind("kubernetes")))
+    ids = ctx.memo("kubernetes.dra:shared", lambda: {id(d) for d in ctx.of_kind("kubernetes")})
+    if id(doc) in ids:
+        return dict(shared)  # the caller may add to it
+    out = names([doc])
+    for name, found in shared.items():
+        out.setdefault(name, found)
+    return out
 
 
 def _classes(doc: Document, ctx: Context) -> dict:
-    return defined_names(_with_shared(doc, ctx), ("DeviceClass",))
+    return _with_shared(doc, ctx, "classes", lambda docs: defined_names(docs, ("DeviceClass",)))
 
 
 @check("GL473", kinds=("kubernetes",))
@@ -343,15 +352,22 @@ def dra_container_claim_undefined(doc: Document, ctx: Context):
 def _claim_sources(doc: Document, ctx: Context) -> tuple[dict, dict]:
     """(templates, claims): name -> (document, object) of the ResourceClaimTemplates (also
     those a ComputeDomain creates) and ResourceClaims in the file and the linted set."""
-    docs = _with_shared(doc, ctx)
-    templates = defined_names(docs, ("ResourceClaimTemplate",))
+    templates = _with_shared(doc, ctx, "templates", lambda docs: defined_names(docs, ("ResourceClaimTemplate",)))
+    for name, found in _with_shared(doc, ctx, "domains", _domain_templates).items():
+        templates.setdefault(name, found)
+    return templates, _with_shared(doc, ctx, "claims", lambda docs: defined_names(docs, ("ResourceClaim",)))
+
+
+def _domain_templates(docs) -> dict:
+    """name -> (document, ComputeDomain) of the ResourceClaimTemplates ComputeDomains create."""
+    out: dict = {}
     for other in docs:
         for obj in other.tree or ():
             if object_kind(obj) == "ComputeDomain":
                 name = scalar_str(obj.get("spec", "channel", "resourceClaimTemplate", "name"))
                 if name:
-                    templates.setdefault(name, (other, obj))
-    return templates, defined_names(docs, ("ResourceClaim",))
+                    out.setdefault(name, (other, obj))
+    return out
 
 
 def _pod_claim_source(claim: Node) -> tuple[str, Node | None, str | None]:
