@@ -6,6 +6,8 @@ name, and the driver's opaque configuration.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.kubernetes.dra import (
     cel_references,
@@ -171,13 +173,20 @@ def dra_version_not_served(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- device classes
 
-def _with_shared(doc: Document, ctx: Context) -> list[Document]:
+def _with_shared(doc: Document, ctx: Context, key: str, names: Callable[[list[Document]], dict]) -> dict:
+    """`names` over the file and the shared manifests, the file's own first. What the shared
+    manifests define is worked out once per run: a check asks for each pod's claims, and a
+    large run holds thousands of shared manifests."""
     shared = ctx.of_kind("kubernetes")
-    return shared if doc in shared else [doc, *shared]
+    index = ctx.memo(f"dra.{key}", lambda: names(shared))
+    out = {} if doc in shared else names([doc])
+    for name, found in index.items():
+        out.setdefault(name, found)
+    return out
 
 
 def _classes(doc: Document, ctx: Context) -> dict:
-    return defined_names(_with_shared(doc, ctx), ("DeviceClass",))
+    return _with_shared(doc, ctx, "classes", lambda docs: defined_names(docs, ("DeviceClass",)))
 
 
 @check("GL473", kinds=("kubernetes",))
@@ -300,15 +309,23 @@ def dra_container_claim_undefined(doc: Document, ctx: Context):
 def _claim_sources(doc: Document, ctx: Context) -> tuple[dict, dict]:
     """(templates, claims): name -> (document, object) of the ResourceClaimTemplates (also
     those a ComputeDomain creates) and ResourceClaims in the file and the linted set."""
-    docs = _with_shared(doc, ctx)
-    templates = defined_names(docs, ("ResourceClaimTemplate",))
+    templates = _with_shared(doc, ctx, "templates", lambda docs: defined_names(docs, ("ResourceClaimTemplate",)))
+    # a template the file or a shared manifest defines wins over one a ComputeDomain creates
+    for name, found in _with_shared(doc, ctx, "domains", _domain_templates).items():
+        templates.setdefault(name, found)
+    return templates, _with_shared(doc, ctx, "claims", lambda docs: defined_names(docs, ("ResourceClaim",)))
+
+
+def _domain_templates(docs: list[Document]) -> dict:
+    """name -> (document, ComputeDomain) for the ResourceClaimTemplates ComputeDomains create."""
+    out: dict = {}
     for other in docs:
         for obj in other.tree or ():
             if object_kind(obj) == "ComputeDomain":
                 name = scalar_str(obj.get("spec", "channel", "resourceClaimTemplate", "name"))
                 if name:
-                    templates.setdefault(name, (other, obj))
-    return templates, defined_names(docs, ("ResourceClaim",))
+                    out.setdefault(name, (other, obj))
+    return out
 
 
 def _pod_claim_source(claim: Node) -> tuple[str, Node | None, str | None]:
