@@ -179,7 +179,9 @@ def _with_shared(doc: Document, ctx: Context, key: str, names: Callable[[list[Do
     large run holds thousands of shared manifests."""
     shared = ctx.of_kind("kubernetes")
     index = ctx.memo(f"dra.{key}", lambda: names(shared))
-    out = {} if doc in shared else names([doc])
+    # the file itself among them: by identity first (a Document compares every field)
+    among = any(other is doc or (other.abspath == doc.abspath and other == doc) for other in shared)
+    out = {} if among else names([doc])
     for name, found in index.items():
         out.setdefault(name, found)
     return out
