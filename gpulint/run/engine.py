@@ -509,8 +509,10 @@ class _Step(Record):
         produced: list[Finding] = []
         errors: list[str] = []
         if own and not doc.unread:
-            fresh, early = load(source, self.forced_kind, self.max_bytes)
-            if fresh is None or fresh.unread:  # changed or gone since it was first read
+            # its kind was told when it was first read (or by its name): telling it again from
+            # the content would cost more than reading the file
+            fresh, early = load(source, doc.kind or self.forced_kind, self.max_bytes)
+            if fresh is None or fresh.unread:  # gone or unreadable since it was first read
                 produced.extend([early] if early is not None else [])
                 doc.unread = True
             else:
