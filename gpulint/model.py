@@ -9,14 +9,23 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from typing import Any, Iterator, NamedTuple
+from collections import namedtuple
+from collections.abc import Iterator
 
 from gpulint.record import Frozen, Record, freeze
+
+# `typing` costs a one-file run about 2 ms to import: its names are for type checkers only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
-class Span(NamedTuple):  # a tuple: made for every finding and many nodes, so cheap to build
+# a tuple: made for every finding and many nodes, so cheap to build
+class Span(namedtuple("Span", ("line", "column", "end_line", "end_column"))):
+    __slots__ = ()
+
     line: int
     column: int
     end_line: int
@@ -153,10 +162,12 @@ def str_value(node: Node | None) -> str | None:
     return node.value if node is not None and isinstance(node.value, str) else None
 
 
-class SharedText(NamedTuple):
+class SharedText(namedtuple("SharedText", ("name", "start", "end", "uses"))):
     """Text that several places of a file use: a YAML anchor (`&name`) that aliases
     (`*name`) refer to. An edit inside it changes every place; `start`/`end` are offsets
     (end exclusive, trailing blanks left out) and `uses` the offsets of the aliases."""
+
+    __slots__ = ()
 
     name: str
     start: int

@@ -10,8 +10,8 @@ import functools
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 _PACKAGE = Path(__file__).resolve().parent
 

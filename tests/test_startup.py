@@ -28,7 +28,9 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
       "dataclasses", "inspect", "traceback", "json", "tomllib", "gpulint.formats.tomlpos", "shutil",
       "gpulint.run.baseline", "gpulint.report.fingerprint",
       # the compatibility rules judge a Dockerfile without the dev container and Compose modules
-      "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse"}),
+      "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse",
+      # type annotations' names are for type checkers
+      "typing"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])
