@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -116,3 +117,21 @@ def test_an_installed_gpulint_starts_without_parsing_or_caching(tmp_path):
     assert "gpulint.kinds.dockerfile.facts" in modules
     assert not {"yaml", "hashlib", "pickle"} & modules, sorted({"yaml", "hashlib", "pickle"} & modules)
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_lint_run_reads_the_rule_index_not_the_rule_texts(tmp_path):
+    """Codes, slugs, severities and stability come from the small prebuilt index; the rules'
+    texts (what `gpulint rule` and SARIF show) are not loaded to lint a file with findings."""
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN nvidia-smi\n")
+    code = ("import json, sys, gpulint.resources as r\n"
+            "r.installed = lambda: True\n"
+            "from gpulint import catalog\n"
+            "from gpulint.face.cli import main\n"
+            "main(['--isolated', '--exit-zero', '--format', 'json', '--output', 'out.json', 'Dockerfile'])\n"
+            "print(catalog.load_catalog.cache_info().currsize, catalog.rule_index.cache_info().currsize)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "1"]
+    findings = json.loads((tmp_path / "out.json").read_text())["findings"]
+    assert {(f["code"], f["slug"], f["severity"]) for f in findings} >= {("GL310", "gpu-at-build-time", "warning")}

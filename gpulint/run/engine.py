@@ -105,7 +105,7 @@ class Options(Record):
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
-    rules = catalog.load_catalog()
+    rules = catalog.rule_index()
     if settings.select is None:
         codes = set(rules)
     else:
@@ -584,7 +584,7 @@ def _ignored_by_path(finding: Finding, settings: Settings) -> bool:
 
 def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, options: Options,
                 enabled: frozenset[str]) -> list[Finding]:
-    rules = catalog.load_catalog()
+    rules = catalog.rule_index()
     by_path = {d.path: d for d in docs}
     severities = catalog.severity_by_code(settings.severity)
     out: list[Finding] = []
@@ -625,7 +625,7 @@ def _codes_of(sup: Suppression) -> set[str]:
 
 def _resolve_one(name: str) -> list[str]:
     """A code or slug named in a suppression; an unknown one resolves to nothing."""
-    if name.upper() in catalog.load_catalog():
+    if name.upper() in catalog.rule_index():
         return [name.upper()]
     code = catalog.by_slug().get(name)
     return [code] if code else []
