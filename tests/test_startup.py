@@ -30,8 +30,9 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
       "gpulint.run.baseline", "gpulint.report.fingerprint",
       # the compatibility rules judge a Dockerfile without the dev container and Compose modules
       "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse",
-      # type annotations' names are for type checkers
-      "typing"}),
+      # type annotations' names are for type checkers; `--gpus` values are read as CSV only
+      # where a command line has one
+      "typing", "csv"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])
