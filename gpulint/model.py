@@ -95,18 +95,20 @@ class Node:
         return self.key_span or self.span
 
     def get(self, *path: str | int) -> "Node | None":
+        # the rules' most frequent call: the type tests are written out, not the properties
         node: Node | None = self
         for part in path:
             if node is None:
                 return None
+            value = node.value
             if isinstance(part, int):
-                if not node.is_seq or not -len(node.value) <= part < len(node.value):
+                if not isinstance(value, list) or not -len(value) <= part < len(value):
                     return None
-                node = node.value[part]
+                node = value[part]
             else:
-                if not node.is_map:
+                if not isinstance(value, dict):
                     return None
-                node = node.value.get(part)
+                node = value.get(part)
         return node
 
     def items(self) -> Iterator[tuple[str, "Node"]]:
