@@ -207,3 +207,50 @@ def test_a_kubernetes_version_that_is_no_release_stops_the_run(tmp_path, stated)
     write_files(tmp_path, {".gpulint.toml": f'[fleet]\nkubernetes-version = "{stated}"\n'})
     by_config = run_gpulint(".", cwd=tmp_path)
     assert by_config.rc == 2 and "kubernetes-version" in by_config.err and "Traceback" not in by_config.err
+
+
+_TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: single-gpu
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: {device_class}
+"""
+
+_POD_WITH_TEMPLATE_CLAIM = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  resourceClaims:
+    - name: gpu
+      resourceClaimTemplateName: single-gpu
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+        claims:
+          - name: gpu
+"""
+
+
+@pytest.mark.parametrize("first_class,second_class,found", [
+    ("gpu.nvidia.com", "fpga.example.com", ["GL476"]),
+    ("fpga.example.com", "gpu.nvidia.com", []),
+])
+def test_a_template_defined_in_two_linted_files_is_the_first_ones(tmp_path, first_class, second_class, found):
+    """The claim a pod names resolves to the first definition among the linted files, in
+    the order they are read, whichever file the pod is in."""
+    files = {"a.yaml": _TEMPLATE.format(device_class=first_class),
+             "b.yaml": _TEMPLATE.format(device_class=second_class),
+             "c.yaml": _POD_WITH_TEMPLATE_CLAIM}
+    assert [f["code"] for f in _lint(tmp_path, files).findings if f["code"] == "GL476"] == found
