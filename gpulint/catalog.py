@@ -61,6 +61,25 @@ class Rule(Frozen):
         return self.stability == "preview"
 
 
+class Entry(Frozen):
+    """What a lint run needs of a rule: the full texts are read only to explain one."""
+
+    __slots__ = ("code", "slug", "severity", "stability", "kinds")
+
+    code: str
+    slug: str
+    severity: str
+    stability: str
+    kinds: tuple[str, ...]
+
+    def __init__(self, code: str, slug: str, severity: str, stability: str, kinds: tuple[str, ...]) -> None:
+        freeze(self, code, slug, severity, stability, kinds)
+
+    @property
+    def preview(self) -> bool:
+        return self.stability == "preview"
+
+
 def _example(data: dict) -> Example:
     files = tuple((f["path"], f["content"]) for f in data.get("files", ()))
     return Example(files, tuple(data.get("args", ())))
@@ -84,6 +103,20 @@ def load_catalog() -> dict[str, Rule]:
     return {data["code"]: _rule(data) for data in raw_rules()}
 
 
+def index_rows(rules: list[dict]) -> list[tuple]:
+    """The rule index as plain data (a prebuilt file of its own, a few kilobytes beside the
+    catalog's few hundred): code, slug, severity, stability and kinds of every rule."""
+    return [(data["code"], data["slug"], data["severity"], data.get("stability", "stable"),
+             tuple(data.get("kinds", ()))) for data in rules]
+
+
+@functools.lru_cache(maxsize=None)
+def rule_index() -> dict[str, Entry]:
+    """Every rule's code, slug, severity, stability and kinds, by code."""
+    rows = bundled("catalog-index", rule_files, lambda: index_rows(raw_rules()))
+    return {row[0]: Entry(row[0], row[1], row[2], row[3], tuple(row[4])) for row in rows}
+
+
 def rule_files() -> list[Path]:
     return sorted(rules_dir().glob("GL[0-9][0-9][0-9].yaml"))
 
@@ -95,12 +128,12 @@ def raw_rules() -> list[dict]:
 
 
 def by_slug() -> dict[str, str]:
-    return {rule.slug: code for code, rule in load_catalog().items()}
+    return {rule.slug: code for code, rule in rule_index().items()}
 
 
 def resolve_selector(selector: str) -> list[str]:
     """Codes a selector names: an exact code, a code prefix (`GL1`, `GL10`), a slug or `ALL`."""
-    catalog = load_catalog()
+    catalog = rule_index()
     selector = selector.strip()
     if selector.upper() == "ALL":
         return list(catalog)
@@ -115,7 +148,7 @@ def closest(selector: str) -> str | None:
     """The code or slug a mistyped selector most likely meant."""
     import difflib
 
-    catalog = load_catalog()
+    catalog = rule_index()
     upper = selector.strip().upper()
     if upper.startswith("GL"):
         # Letters typed for the digits they look like (GL1O5, GL3l2) are the likeliest slip.

@@ -9,14 +9,23 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from typing import Any, Iterator, NamedTuple
+from collections import namedtuple
+from collections.abc import Iterator
 
 from gpulint.record import Frozen, Record, freeze
+
+# `typing` costs a one-file run about 2 ms to import: its names are for type checkers only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
-class Span(NamedTuple):  # a tuple: made for every finding and many nodes, so cheap to build
+# a tuple: made for every finding and many nodes, so cheap to build
+class Span(namedtuple("Span", ("line", "column", "end_line", "end_column"))):
+    __slots__ = ()
+
     line: int
     column: int
     end_line: int
@@ -86,18 +95,20 @@ class Node:
         return self.key_span or self.span
 
     def get(self, *path: str | int) -> "Node | None":
+        # the rules' most frequent call: the type tests are written out, not the properties
         node: Node | None = self
         for part in path:
             if node is None:
                 return None
+            value = node.value
             if isinstance(part, int):
-                if not node.is_seq or not -len(node.value) <= part < len(node.value):
+                if not isinstance(value, list) or not -len(value) <= part < len(value):
                     return None
-                node = node.value[part]
+                node = value[part]
             else:
-                if not node.is_map:
+                if not isinstance(value, dict):
                     return None
-                node = node.value.get(part)
+                node = value.get(part)
         return node
 
     def items(self) -> Iterator[tuple[str, "Node"]]:
@@ -153,10 +164,12 @@ def str_value(node: Node | None) -> str | None:
     return node.value if node is not None and isinstance(node.value, str) else None
 
 
-class SharedText(NamedTuple):
+class SharedText(namedtuple("SharedText", ("name", "start", "end", "uses"))):
     """Text that several places of a file use: a YAML anchor (`&name`) that aliases
     (`*name`) refer to. An edit inside it changes every place; `start`/`end` are offsets
     (end exclusive, trailing blanks left out) and `uses` the offsets of the aliases."""
+
+    __slots__ = ()
 
     name: str
     start: int

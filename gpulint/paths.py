@@ -7,15 +7,13 @@ import os
 from pathlib import Path
 
 
-def _rel(path: Path) -> str:
-    try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:  # another drive on Windows
-        return path.as_posix()
-
-
 def display_path(path: Path | str) -> str:
-    return _rel(Path(path))
+    # os.path alone: a run shows every file it reads, and a Path per call costs as much again
+    try:
+        shown = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return Path(path).as_posix()
+    return shown if os.sep == "/" else shown.replace(os.sep, "/")
 
 
 def inside(path: str, folder: str) -> bool:

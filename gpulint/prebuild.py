@@ -12,7 +12,7 @@ import marshal
 import sys
 from pathlib import Path
 
-from gpulint.catalog import rule_files
+from gpulint.catalog import index_rows, rule_files
 from gpulint.resources import PREBUILT, read_yaml, rules_dir
 
 # marshal's format 4 (Python 3.4 and later) for the types YAML gives here
@@ -21,7 +21,8 @@ VERSION = 4
 
 def prebuilt() -> dict[str, object]:
     """Each prebuilt file's name and data, parsed from rules/ as it is now."""
-    out: dict[str, object] = {"catalog.marshal": [read_yaml(path.name) for path in rule_files()]}
+    rules = [read_yaml(path.name) for path in rule_files()]
+    out: dict[str, object] = {"catalog.marshal": rules, "catalog-index.marshal": index_rows(rules)}
     for path in sorted(rules_dir().glob("*.yaml")):
         if not path.name.startswith("GL"):
             out[f"{path.stem}.marshal"] = read_yaml(path.name)

@@ -10,8 +10,8 @@ import functools
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -94,20 +94,21 @@ def bundled(name: str, sources: Callable[[], list[Path]], build):
                 return marshal.load(handle)
         except (OSError, EOFError, ValueError, TypeError):
             pass
-    return cached(sources(), build)
+    return cached(sources(), build, name)
 
 
-def cached(paths: list[Path], build):
+def cached(paths: list[Path], build, name: str = ""):
     """`build()`, remembered in the cache folder between runs. Parsing the bundled YAML costs
     more than linting a file, so its result is kept as a pickle keyed by gpulint's version and
-    the files' names, sizes and modification times: an edited or upgraded file is read afresh.
+    the files' names, sizes and modification times (and `name`: two data built from the same
+    files differ): an edited or upgraded file is read afresh.
     Without a writable cache folder it is simply built each time."""
     import hashlib
     import pickle
 
     from gpulint import __version__
 
-    stamp = [__version__] + [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
+    stamp = [__version__, name] + [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths]
     key = hashlib.sha256(repr(stamp).encode()).hexdigest()[:32]
     path = cache_dir() / f"data-{key}.pickle"
     try:

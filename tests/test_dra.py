@@ -333,3 +333,49 @@ def test_chart_resource_api_version_is_judged_by_the_stated_release(tmp_path, ve
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL480", *args, "--failure-threshold",
                          "none", ".", cwd=tmp_path)
     assert result.codes() == codes
+
+_TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: single-gpu
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: {device_class}
+"""
+
+_POD_WITH_TEMPLATE_CLAIM = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  resourceClaims:
+    - name: gpu
+      resourceClaimTemplateName: single-gpu
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+        claims:
+          - name: gpu
+"""
+
+
+@pytest.mark.parametrize("first_class,second_class,found", [
+    ("gpu.nvidia.com", "fpga.example.com", ["GL476"]),
+    ("fpga.example.com", "gpu.nvidia.com", []),
+])
+def test_a_template_defined_in_two_linted_files_is_the_first_ones(tmp_path, first_class, second_class, found):
+    """The claim a pod names resolves to the first definition among the linted files, in
+    the order they are read, whichever file the pod is in."""
+    files = {"a.yaml": _TEMPLATE.format(device_class=first_class),
+             "b.yaml": _TEMPLATE.format(device_class=second_class),
+             "c.yaml": _POD_WITH_TEMPLATE_CLAIM}
+    assert [f["code"] for f in _lint(tmp_path, files).findings if f["code"] == "GL476"] == found

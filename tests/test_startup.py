@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -28,7 +29,10 @@ def _imported(tmp_path, name: str, text: str) -> set[str]:
       "dataclasses", "inspect", "traceback", "json", "tomllib", "gpulint.formats.tomlpos", "shutil",
       "gpulint.run.baseline", "gpulint.report.fingerprint",
       # the compatibility rules judge a Dockerfile without the dev container and Compose modules
-      "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse"}),
+      "gpulint.kinds.devcontainer.facts", "gpulint.crossfile.devcontainers", "gpulint.crossfile.imageuse",
+      # type annotations' names are for type checkers; `--gpus` values are read as CSV only
+      # where a command line has one
+      "typing", "csv"}),
     ("daemon.json", '{"default-runtime": "runc"}\n',
      {"yaml", "tomlkit", "jsonschema", "gpulint.kinds.kubernetes.facts", "gpulint.kinds.dockerfile.checks", "gpulint.knowledge.images"}),
 ])
@@ -114,3 +118,21 @@ def test_an_installed_gpulint_starts_without_parsing_or_caching(tmp_path):
     assert "gpulint.kinds.dockerfile.facts" in modules
     assert not {"yaml", "hashlib", "pickle"} & modules, sorted({"yaml", "hashlib", "pickle"} & modules)
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_lint_run_reads_the_rule_index_not_the_rule_texts(tmp_path):
+    """Codes, slugs, severities and stability come from the small prebuilt index; the rules'
+    texts (what `gpulint rule` and SARIF show) are not loaded to lint a file with findings."""
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN nvidia-smi\n")
+    code = ("import json, sys, gpulint.resources as r\n"
+            "r.installed = lambda: True\n"
+            "from gpulint import catalog\n"
+            "from gpulint.face.cli import main\n"
+            "main(['--isolated', '--exit-zero', '--format', 'json', '--output', 'out.json', 'Dockerfile'])\n"
+            "print(catalog.load_catalog.cache_info().currsize, catalog.rule_index.cache_info().currsize)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "1"]
+    findings = json.loads((tmp_path / "out.json").read_text())["findings"]
+    assert {(f["code"], f["slug"], f["severity"]) for f in findings} >= {("GL310", "gpu-at-build-time", "warning")}

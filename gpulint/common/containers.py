@@ -6,8 +6,6 @@ and privileged containers with GPUs.
 
 from __future__ import annotations
 
-import csv
-
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
@@ -198,6 +196,8 @@ def gpus_problem(value: str) -> tuple[str, str] | None:
     """(severity, what happens) for a `--gpus` value as the docker and nerdctl CLIs parse it
     (docker/cli opts/gpus.go): CSV fields of `key=value`, or a bare count (`all` or a number),
     each key once."""
+    import csv  # only here: a run without a `--gpus` value does not pay for importing it
+
     try:
         fields = next(csv.reader([value]), [])
     except csv.Error:

@@ -7,7 +7,7 @@ kinds' registry, or a kind reading another file of its own kind).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from gpulint.formats.errors import ParseError
 from gpulint.formats.template import (

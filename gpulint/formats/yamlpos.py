@@ -17,11 +17,36 @@ from __future__ import annotations
 import yaml
 
 from gpulint.formats.errors import ParseError
-from gpulint.model import LineIndex, Node, SharedText, Span, place
+from gpulint.model import LineIndex, Node, SharedText, Span
 from gpulint.record import Frozen, Record, freeze
 from gpulint.resources import yaml_loader
 
-_LOADER = yaml_loader()
+_STR = "tag:yaml.org,2002:str"
+_QUOTES = ("'", '"')
+
+
+_SAFE = yaml_loader()
+
+
+class _Loader(_SAFE):
+    """The safe loader with its tag resolver's per-scalar work cut to a dict look-up and the
+    patterns for the scalar's first character (the resolver's own tables; the safe loader has
+    no path resolvers): the composer asks it for every node of every file."""
+
+    _by_first = {first: tuple(resolvers) + tuple(_SAFE.yaml_implicit_resolvers.get(None, ()))
+                 for first, resolvers in _SAFE.yaml_implicit_resolvers.items() if first is not None}
+
+    def resolve(self, kind, value, implicit):
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                for tag, pattern in self._by_first.get(value[:1], ()):
+                    if pattern.match(value):
+                        return tag
+            return _STR
+        return super().resolve(kind, value, implicit)
+
+
+_LOADER = _Loader
 _TAGS = {
     "tag:yaml.org,2002:int": "int",
     "tag:yaml.org,2002:float": "float",
@@ -88,9 +113,6 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
     reading = reading if reading is not None else YamlReading()
     noted: set[int] = set()  # the later keys already noted (an aliased mapping is built again)
 
-    def at(node: yaml.Node) -> int:
-        return place(node.start_mark.index, node.end_mark.index, trim=True)
-
     def duplicate(key: str, first: yaml.Node, second: yaml.Node) -> None:
         if second.start_mark.index not in noted:
             noted.add(second.start_mark.index)
@@ -123,7 +145,9 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
             if key in keys:
                 duplicate(key, keys[key], key_node)
             keys[key] = key_node
-            own[key] = build(value_node, at(key_node), depth + 1)
+            # the key's place (`model.place(start, end, trim=True)`, written out: every key pays it)
+            own[key] = build(value_node, key_node.start_mark.index << 33 | key_node.end_mark.index << 1 | 1,
+                             depth + 1)
         if not merges:
             return own
         # the mapping's own keys first, then what the merge sources add, earlier sources
@@ -139,16 +163,18 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
         left -= 1
         if left < 0:
             raise _over_budget(node)
-        span = at(node)
+        span = node.start_mark.index << 33 | node.end_mark.index << 1 | 1  # as a key's place
         if depth > 200:  # recursive aliases
-            return Node(None, span, key_span, "null", index=index)
+            return Node(None, span, key_span, "null", False, index)
         kind = type(node)
+        if kind is scalar:
+            if node.tag == _STR:  # most scalars: nothing to construct
+                return Node(node.value, span, key_span, "str", node.style in _QUOTES, index)
+            value, tag = _scalar(node)
+            return Node(value, span, key_span, tag, node.style in _QUOTES, index)
         if kind is mapping:
-            return Node(build_mapping(node, depth), span, key_span, "map", index=index)
-        if kind is sequence:
-            return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq", index=index)
-        value, tag = _scalar(node)
-        return Node(value, span, key_span, tag, quoted=node.style in ("'", '"'), index=index)
+            return Node(build_mapping(node, depth), span, key_span, "map", False, index)
+        return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq", False, index)
 
     try:
         return build(root, None, 0)

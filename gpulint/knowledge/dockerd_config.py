@@ -16,10 +16,16 @@ _PLAIN = {"string": "string", "bool": "bool", "*bool": "bool", "int": "int", "*i
 
 
 @functools.lru_cache(maxsize=None)
+def _model() -> dict:
+    """The transcribed model, read once: `key_span` is asked for every key of every daemon.json."""
+    return load_yaml(DATA)
+
+
+@functools.lru_cache(maxsize=None)
 def option_types() -> dict[str, str]:
     """daemon.json key -> the Go type its value decodes into, for the types gpulint judges."""
     out = {}
-    for key, spec in load_yaml(DATA)["keys"].items():
+    for key, spec in _model()["keys"].items():
         plain = _PLAIN.get(spec.get("type") or "")
         if plain is not None:
             out[key] = plain
@@ -43,7 +49,7 @@ def _release_key(name: str) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=None)
 def releases() -> tuple[tuple[str, dict], ...]:
     """The transcribed releases, oldest first: (name, its section of the model)."""
-    data = load_yaml(DATA)["releases"]
+    data = _model()["releases"]
     return tuple(sorted(((str(name), spec) for name, spec in data.items()), key=lambda r: _release_key(r[0])))
 
 
@@ -62,7 +68,7 @@ def _decoded(release: str) -> frozenset[str]:
     """Top-level keys `release` both lets through its unknown-directive check and decodes."""
     at = _release_key(release)
     out = set()
-    for key, spec in load_yaml(DATA)["keys"].items():
+    for key, spec in _model()["keys"].items():
         until = spec.get("until")
         if spec.get("accepted_as") and _release_key(spec["since"]) <= at \
                 and (until is None or at < _release_key(until)):
@@ -113,7 +119,7 @@ def skip_duplicates(release: str) -> frozenset[str]:
 def duplicates_refused_by(version: tuple[int, int] | None) -> frozenset[str]:
     """The keys of `skip_duplicates` that a release older than the transcribed ones still
     refused beside their flag (`runtimes` before 18.09); none when the release is not stated."""
-    since = (load_yaml(DATA).get("before_coverage") or {}).get("skip_duplicates_since") or {}
+    since = (_model().get("before_coverage") or {}).get("skip_duplicates_since") or {}
     if version is None:
         return frozenset()
     return frozenset(key for key, first in since.items() if tuple(version) < _release_key(str(first)))
@@ -135,7 +141,7 @@ def flag_names(release: str) -> frozenset[str]:
     for part in ("flag_names_without_json_tag", "bool_flags", "hidden_flags", "flag_named_options",
                  "deprecated_flags"):
         out.update(spec.get(part) or ())
-    for key, found in load_yaml(DATA)["keys"].items():
+    for key, found in _model()["keys"].items():
         accepted = found.get("accepted_as")
         accepted = accepted.get(release) if isinstance(accepted, dict) else accepted
         until = found.get("until")
@@ -147,7 +153,7 @@ def flag_names(release: str) -> frozenset[str]:
 def key_span(key: str) -> tuple[str | None, str | None] | None:
     """(since, until) of a daemon.json key the model records, as written there; None for a key
     it does not record."""
-    spec = load_yaml(DATA)["keys"].get(key)
+    spec = _model()["keys"].get(key)
     if spec is None:
         return None
     return (str(spec["since"]) if spec.get("since") else None, str(spec["until"]) if spec.get("until") else None)

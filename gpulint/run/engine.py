@@ -111,7 +111,7 @@ class Options(Record):
 
 
 def enabled_codes(settings: Settings) -> frozenset[str]:
-    rules = catalog.load_catalog()
+    rules = catalog.rule_index()
     if settings.select is None:
         codes = set(rules)
     else:
@@ -572,8 +572,10 @@ class _Step(Record):
         produced: list[Finding] = []
         errors: list[str] = []
         if own and not doc.unread:
-            fresh, early = load(source, self.forced_kind, self.max_bytes)
-            if fresh is None or fresh.unread:  # changed or gone since it was first read
+            # its kind was told when it was first read (or by its name): telling it again from
+            # the content would cost more than reading the file
+            fresh, early = load(source, doc.kind or self.forced_kind, self.max_bytes)
+            if fresh is None or fresh.unread:  # gone or unreadable since it was first read
                 produced.extend([early] if early is not None else [])
                 doc.unread = True
             else:
@@ -645,7 +647,7 @@ def _ignored_by_path(finding: Finding, settings: Settings) -> bool:
 
 def postprocess(raw: list[Finding], docs: list[Document], settings: Settings, options: Options,
                 enabled: frozenset[str]) -> list[Finding]:
-    rules = catalog.load_catalog()
+    rules = catalog.rule_index()
     by_path = {d.path: d for d in docs}
     severities = catalog.severity_by_code(settings.severity)
     out: list[Finding] = []
@@ -686,7 +688,7 @@ def _codes_of(sup: Suppression) -> set[str]:
 
 def _resolve_one(name: str) -> list[str]:
     """A code or slug named in a suppression; an unknown one resolves to nothing."""
-    if name.upper() in catalog.load_catalog():
+    if name.upper() in catalog.rule_index():
         return [name.upper()]
     code = catalog.by_slug().get(name)
     return [code] if code else []

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 # The default budget for one file, in seconds (`--file-timeout`, `file-timeout`).
 DEFAULT_SECONDS = 10.0

@@ -18,7 +18,7 @@ def wants(lower: str) -> bool:
 
 def by_content(lower: str, text: str) -> bool | None:
     if lower.endswith((".yaml", ".yml")):
-        if lower == ".gitlab-ci.yml" or _WORKFLOW.search(text):
+        if lower == ".gitlab-ci.yml" or ("jobs:" in text and _WORKFLOW.search(text)):
             return _worth_reading(text, ci=True)
         return None
     if lower.endswith(SCRIPT_SUFFIXES) or lower in MAKEFILES or "." not in lower:

@@ -16,9 +16,10 @@ _TOP_API = lazy(r"^apiVersion:", re.MULTILINE)
 _CHART_CONFIG = lazy(r"^config:[ \t]*(#.*)?$", re.MULTILINE)
 _CHART_MAP = lazy(r"^[ \t]+map:[ \t]*(#.*)?$", re.MULTILINE)
 # the chart's values that become the plugin's environment (rules/device-plugin.yaml chart_values)
-_CHART_FLAGS = lazy(r"^(migStrategy|failOnInitError|compatWithCPUManager|deviceListStrategy|deviceIDStrategy"
-                    r"|nvidiaDriverRoot|nvidiaDevRoot|gdrcopyEnabled|gdsEnabled|mofedEnabled"
-                    r"|deviceDiscoveryStrategy):", re.MULTILINE)
+_FLAG_NAMES = ("migStrategy", "failOnInitError", "compatWithCPUManager", "deviceListStrategy", "deviceIDStrategy",
+               "nvidiaDriverRoot", "nvidiaDevRoot", "gdrcopyEnabled", "gdsEnabled", "mofedEnabled",
+               "deviceDiscoveryStrategy")
+_CHART_FLAGS = lazy(rf"^({'|'.join(_FLAG_NAMES)}):", re.MULTILINE)
 
 
 def wants(lower: str) -> bool:
@@ -26,6 +27,9 @@ def wants(lower: str) -> bool:
 
 
 def _looks_like_config(text: str) -> bool:
+    # every YAML file is asked: the patterns' one literal, looked for first, rules out most
+    if "version:" not in text:
+        return False
     indents = {m[1] for m in _VERSION.finditer(text)}
     return any(m[1] in indents for m in _SECTION.finditer(text)) or _QUOTED.search(text) is not None
 
@@ -35,7 +39,8 @@ def by_content(lower: str, text: str) -> bool | None:
         return None
     if not _looks_like_config(text):
         # the chart's values without a config: two of its flag values at the top level
-        chart = len({m[1] for m in _CHART_FLAGS.finditer(text)}) >= 2
+        chart = sum(name + ":" in text for name in _FLAG_NAMES) >= 2 \
+            and len({m[1] for m in _CHART_FLAGS.finditer(text)}) >= 2
         return True if chart and not _TOP_API.search(text) and not _TOP_KIND.search(text) else None
     kinds = {m[1] for m in _TOP_KIND.finditer(text)}
     if _TOP_API.search(text):

@@ -17,7 +17,7 @@ and memoised on `doc.cache`.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpulint import numbers
 from gpulint.kinds.dockerfile.parse import (

@@ -24,8 +24,10 @@ def wants(lower: str) -> bool:
 def by_content(lower: str, text: str) -> bool | None:
     if not wants(lower):
         return None
-    if _OWN_KEY.search(text) or (_RESOURCES.search(text) and _COMPUTE_DOMAINS.search(text)):
+    # every YAML file is asked: the literals the patterns need, looked for first, rule out most
+    if ("gpuResourcesEnabledOverride:" in text and _OWN_KEY.search(text)) or ("computeDomains:" in text and _RESOURCES.search(text)
+                                 and _COMPUTE_DOMAINS.search(text)):
         return True
-    if _KUBELET_PLUGIN.search(text) and _CHART_KEYS.search(text):
+    if "kubeletPlugin:" in text and _KUBELET_PLUGIN.search(text) and _CHART_KEYS.search(text):
         return True
     return None

@@ -6,6 +6,8 @@ name, and the driver's opaque configuration.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.kubernetes.dra import (
     cel_references,
@@ -353,6 +355,7 @@ def _claim_sources(doc: Document, ctx: Context) -> tuple[dict, dict]:
     """(templates, claims): name -> (document, object) of the ResourceClaimTemplates (also
     those a ComputeDomain creates) and ResourceClaims in the file and the linted set."""
     templates = _with_shared(doc, ctx, "templates", lambda docs: defined_names(docs, ("ResourceClaimTemplate",)))
+    # a template the file or a shared manifest defines wins over one a ComputeDomain creates
     for name, found in _with_shared(doc, ctx, "domains", _domain_templates).items():
         templates.setdefault(name, found)
     return templates, _with_shared(doc, ctx, "claims", lambda docs: defined_names(docs, ("ResourceClaim",)))

@@ -27,6 +27,9 @@ def _named(lower: str) -> bool:
 
 
 def _looks_like_config(text: str) -> bool:
+    # every YAML file is asked: the patterns' literals, looked for first, rule out most
+    if "version:" not in text or "mig-configs:" not in text:
+        return False
     indents = {m[1] for m in _VERSION.finditer(text)}
     return any(m[1] in indents for m in _CONFIGS.finditer(text)) or _QUOTED.search(text) is not None
 
@@ -34,15 +37,16 @@ def _looks_like_config(text: str) -> bool:
 def by_content(lower: str, text: str) -> bool | None:
     if not wants(lower):
         return None
-    if _TOP_API.search(text):
+    # every YAML file is asked: the literals the patterns need, looked for first, rule out most
+    if "apiVersion:" in text and _TOP_API.search(text):
         # a manifest: a file of ConfigMaps only is this kind's; beside other objects (the MIG
         # manager's DaemonSet) the file stays a Kubernetes manifest and its ConfigMaps are
         # judged from there
         kinds = {m[1] for m in _TOP_KIND.finditer(text)}
         return True if kinds == {"ConfigMap"} and _looks_like_config(text) else None
-    if _TOP_KIND.search(text):
+    if "kind:" in text and _TOP_KIND.search(text):
         return None
-    if any(m[1] == "" for m in _CONFIGS.finditer(text)) and _looks_like_config(text):
+    if "mig-configs:" in text and any(m[1] == "" for m in _CONFIGS.finditer(text)) and _looks_like_config(text):
         return True
     # a file named for a MIG config is read as one when it has either key at its top level,
     # so a config that lacks `version` (which mig-parted refuses) is still judged

@@ -15,9 +15,10 @@ _OPERATOR_PARTS = lazy(
 
 # top-level keys of the gpu-operator chart that no other chart's values are known to share
 # (the device plugin chart has `gfd` and `nfd`, many charts `operator` and `driver`)
-_OPERATOR_ONLY = lazy(
-    r"^(toolkit|devicePlugin|dcgmExporter|migManager|nodeStatusExporter|vgpuManager|vgpuDeviceManager"
-    r"|sandboxDevicePlugin|kataManager|vfioManager|ccManager|sandboxWorkloads):\s*(#.*)?$", re.MULTILINE)
+_ONLY_NAMES = ("toolkit", "devicePlugin", "dcgmExporter", "migManager", "nodeStatusExporter", "vgpuManager",
+               "vgpuDeviceManager", "sandboxDevicePlugin", "kataManager", "vfioManager", "ccManager",
+               "sandboxWorkloads")
+_OPERATOR_ONLY = lazy(rf"^({'|'.join(_ONLY_NAMES)}):\s*(#.*)?$", re.MULTILINE)
 
 
 def wants(lower: str) -> bool:
@@ -27,8 +28,11 @@ def wants(lower: str) -> bool:
 def by_content(lower: str, text: str) -> bool | None:
     if not wants(lower):
         return None
-    if _OPERATOR_DRIVER.search(text) and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
+    # every YAML file is asked: the literals the patterns need, looked for first, rule out most
+    if "driver:" in text and _OPERATOR_DRIVER.search(text) \
+            and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
         return True
-    if len({m[1] for m in _OPERATOR_ONLY.finditer(text)}) >= 2:
+    if sum(name + ":" in text for name in _ONLY_NAMES) >= 2 \
+            and len({m[1] for m in _OPERATOR_ONLY.finditer(text)}) >= 2:
         return True
     return None
