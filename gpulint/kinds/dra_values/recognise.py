@@ -25,8 +25,9 @@ def by_content(lower: str, text: str) -> bool | None:
     if not wants(lower):
         return None
     # every YAML file is asked: the literals the patterns need, looked for first, rule out most
-    if ("gpuResourcesEnabledOverride:" in text and _OWN_KEY.search(text)) or ("computeDomains:" in text and _RESOURCES.search(text)
-                                 and _COMPUTE_DOMAINS.search(text)):
+    if "gpuResourcesEnabledOverride:" in text and _OWN_KEY.search(text):
+        return True
+    if "computeDomains:" in text and _RESOURCES.search(text) and _COMPUTE_DOMAINS.search(text):
         return True
     if "kubeletPlugin:" in text and _KUBELET_PLUGIN.search(text) and _CHART_KEYS.search(text):
         return True

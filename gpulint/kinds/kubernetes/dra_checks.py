@@ -6,8 +6,6 @@ name, and the driver's opaque configuration.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.kubernetes.dra import (
     cel_references,
