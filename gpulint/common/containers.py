@@ -181,6 +181,8 @@ def without_compute_message(named: list[str], fix: str) -> str:
 def gpus_capabilities(value: str) -> list[str]:
     """The capabilities a `--gpus` value asks for (docker/cli opts/gpus.go: the `capabilities`
     field split at commas, `gpu` added; `[gpu]` without one)."""
+    import csv  # only where a command line has `--gpus`: a Dockerfile run does not load it
+
     try:
         fields = next(csv.reader([value]), [])
     except csv.Error:
