@@ -461,16 +461,20 @@ def test_gl918_cdi_devices_of_a_service_need_dockers_cdi_feature(tmp_path):
     assert run_gpulint("--format", "json", "--select", "GL918", ".", cwd=tmp_path).findings == []
 
 
-@pytest.mark.parametrize("caps, expected", [
+@pytest.mark.parametrize("image, caps, expected", [
     # NVIDIA capabilities without compute replace the image's: no libcuda (docker/compose#8583)
-    ("[gpu, utility]", [("GL919", 9, 29)]),
-    ('["gpu", "video"]', [("GL919", 9, 29)]),
+    ("nvcr.io/nvidia/pytorch:24.05-py3", "[gpu, utility]", [("GL919", 9, 29)]),
+    ("example/trainer-cuda:1", "[gpu, utility]", [("GL919", 9, 29)]),
+    # NVENC/NVDEC load libcuda whatever the image
+    ("app:1", '["gpu", "video"]', [("GL919", 9, 29)]),
+    # NVML alone, as a GPU exporter asks for it
+    ("utkuozdemir/nvidia_gpu_exporter:1.2.0", "[gpu, utility]", []),
     # compute among them, or none named: the image's capabilities or the default apply
-    ("[gpu, compute, utility]", []),
-    ("[gpu]", []),
+    ("nvcr.io/nvidia/pytorch:24.05-py3", "[gpu, compute, utility]", []),
+    ("nvcr.io/nvidia/pytorch:24.05-py3", "[gpu]", []),
 ])
-def test_gpu_capabilities_without_compute(tmp_path, caps, expected):
-    write_files(tmp_path, {"compose.yaml": "services:\n  app:\n    image: app:1\n    deploy:\n      resources:\n"
+def test_gpu_capabilities_without_compute(tmp_path, image, caps, expected):
+    write_files(tmp_path, {"compose.yaml": f"services:\n  app:\n    image: {image}\n    deploy:\n      resources:\n"
                                            "        reservations:\n          devices:\n            - driver: nvidia\n"
                                            f"              capabilities: {caps}\n"})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL919", ".", cwd=tmp_path)

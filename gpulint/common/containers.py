@@ -6,6 +6,8 @@ and privileged containers with GPUs.
 
 from __future__ import annotations
 
+import re
+
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
@@ -158,14 +160,32 @@ def limited_gpus_note(limited: str) -> str:
 NVIDIA_CAPABILITIES = ("compute", "compat32", "graphics", "utility", "video", "display")
 
 
-def capabilities_without_compute(capabilities) -> list[str]:
-    """The NVIDIA driver capabilities of a device request when they leave out `compute`:
-    Docker then sets NVIDIA_DRIVER_CAPABILITIES to exactly these, so the container gets no
-    CUDA driver library (libcuda). Empty when the request names none (the image's own
-    NVIDIA_DRIVER_CAPABILITIES stays) or names `compute`."""
+def capabilities_without_compute(capabilities, image: str | None = None) -> list[str]:
+    """The NVIDIA driver capabilities of a device request when they leave out `compute` where
+    the container needs it: Docker then sets NVIDIA_DRIVER_CAPABILITIES to exactly these, so
+    the container gets no CUDA driver library (libcuda). Empty when the request names none (the
+    image's own NVIDIA_DRIVER_CAPABILITIES stays) or names `compute`, and for a list without
+    `video` (NVENC/NVDEC load libcuda) unless `image` is one gpulint knows to run CUDA: `[gpu,
+    utility]` is how a GPU exporter asks for NVML alone."""
     caps = [c.strip().lower() for c in capabilities]
     named = [c for c in caps if c in NVIDIA_CAPABILITIES]
-    return [] if not named or "compute" in named else named
+    if not named or "compute" in named:
+        return []
+    if "video" in named or (image and _runs_cuda(image)):
+        return named
+    return []
+
+
+# names of images built to run CUDA (a `-cuda`/`cu121` variant, the frameworks)
+_CUDA_NAME = lazy(r"(^|[/:._-])(cuda|cu1\d{2}|pytorch|torch|tensorflow|jax|vllm|sglang|tritonserver)([/:._-]|\d|$)",
+                  re.IGNORECASE)
+
+
+def _runs_cuda(image: str) -> bool:
+    """An image gpulint knows to run CUDA (its tables), or one whose name says it does."""
+    from gpulint.knowledge.images import cuda_image, tag_cuda
+
+    return bool(cuda_image(image) or tag_cuda(image) or _CUDA_NAME.search(image))
 
 
 def without_compute_message(named: list[str], fix: str) -> str:

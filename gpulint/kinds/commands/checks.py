@@ -79,7 +79,8 @@ def gpus_capabilities_without_compute(doc: Document, ctx: Context, command: Cont
     for value in _gpus_values(command):
         if gpus_problem(value.text):
             continue  # GL913's
-        named = capabilities_without_compute(gpus_capabilities(value.text))
+        named = capabilities_without_compute(gpus_capabilities(value.text),
+                                             command.image.text if command.image is not None else None)
         if named:
             yield finding(doc, "GL919", _span(doc, value),
                           f"{command.label} with `--gpus {value.text}` asks for " + without_compute_message(

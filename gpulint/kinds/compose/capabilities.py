@@ -13,7 +13,7 @@ from gpulint.common.containers import (
     capabilities_without_compute,
     without_compute_message,
 )
-from gpulint.kinds.compose.facts import device_requests, is_gpu_device, services
+from gpulint.kinds.compose.facts import device_requests, image, is_gpu_device, services
 from gpulint.model import Document, sequence
 from gpulint.registry import Context, check, finding
 
@@ -23,7 +23,9 @@ def gpu_capabilities_without_compute(doc: Document, ctx: Context):
     for service in services(doc):
         for item in device_requests(service):
             caps = item.get("capabilities") if is_gpu_device(item) else None
-            named = capabilities_without_compute(str(c.value) for c in sequence(caps))
+            written = image(doc, service)
+            named = capabilities_without_compute((str(c.value) for c in sequence(caps)),
+                                                 written[1] if written else None)
             if not named:
                 continue
             listed = ",".join(named)
