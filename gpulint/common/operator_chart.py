@@ -19,6 +19,9 @@ _HELM_KEYS = ("global",)
 _INDEX = re.compile(r"\[(\d+)\]")
 _DOT = re.compile(r"(?<!\\)\.")  # Helm's `--set` path separator; `\.` is a dot in a key
 _INTEGER = re.compile(r"[-+]?(0|[1-9]\d*)")
+# how a chart reference names the gpu-operator chart (`nvidia/gpu-operator`, an OCI path, a
+# packaged `gpu-operator-v25.3.4.tgz`)
+OPERATOR_CHART = re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
 
 
 class UnknownKey(Frozen):

@@ -16,10 +16,12 @@ import re
 
 from gpulint.common.device_lists import CDI_DEFAULT_FROM, Env, mismatch
 from gpulint.common.operator_chart import (
+    OPERATOR_CHART,
     gpu_cluster_refusals,
     judge_setting,
     refusal_words,
 )
+from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.common.toolkit_env import (
     Toolkit,
     emit,
@@ -28,7 +30,6 @@ from gpulint.common.toolkit_env import (
     set_entries,
     values_toolkit,
 )
-from gpulint.common.runtimes import plugin_runtime_gap
 from gpulint.formats.shell import Word, split_commands
 from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
@@ -42,7 +43,7 @@ CACHE = "commands.helm"
 CHARTS = {
     # `nvidia-dra-driver-gpu` until v25.12, `dra-driver-nvidia-gpu` from v0.4
     "dra-driver": re.compile(r"(^|/)(nvidia-dra-driver-gpu|dra-driver-nvidia-gpu)(-v?[\d.]+\.tgz)?$"),
-    "gpu-operator": re.compile(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$"),
+    "gpu-operator": OPERATOR_CHART,
     "nvidia-device-plugin": re.compile(r"(^|/)nvidia-device-plugin(-v?[\d.]+\.tgz)?$"),
 }
 _ENV = re.compile(r"(toolkit|devicePlugin)\.env\[(\d+)\]\.(name|value)")

@@ -4,22 +4,20 @@ each `set`/`setString` entry as Helm's `--set`/`--set-string`."""
 
 from __future__ import annotations
 
-from gpulint.common.operator_chart import judge_setting, judge_values
+from gpulint.common.operator_chart import OPERATOR_CHART, judge_setting, judge_values
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.helmfile.facts import releases
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document, str_value
-from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding
 
 _TYPING = "Helmfile hands `set:` entries to `helm --set`, which, YAML quotes or not, makes"
-_OPERATOR_CHART = lazy(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$")
 
 
 @check("GL483", "GL484", kinds=("helmfile",))
 def release_values(doc: Document, ctx: Context):
     for release in releases(doc):
-        if not _OPERATOR_CHART.search(release.chart):
+        if not OPERATOR_CHART.search(release.chart):
             continue
         stated = str_value(release.version)
         judged = gpu_operator.judged_release(ctx.settings, stated, f"`version: {stated}` of the Helmfile release")

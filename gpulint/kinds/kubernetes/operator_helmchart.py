@@ -4,13 +4,10 @@ judged by the chart release `spec.version` names (GL483, GL484)."""
 
 from __future__ import annotations
 
-import re
-
 from gpulint.common.operator_chart import (
-    first_unread,
+    OPERATOR_CHART,
+    judge_setting,
     judge_values,
-    known_keys,
-    unknown_key_message,
 )
 from gpulint.formats.embedded import embedded_roots
 from gpulint.formats.errors import ParseError
@@ -19,10 +16,6 @@ from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
 from gpulint.registry import Context, check, finding
-from gpulint.spelling import closest_key
-
-_INDEX = re.compile(r"\[\d+\]")
-_DOT = re.compile(r"(?<!\\)\.")  # Helm's `--set` path separator; `\.` is a dot in a key
 
 
 def _operator_charts(doc: Document):
@@ -30,7 +23,7 @@ def _operator_charts(doc: Document):
         api = scalar_str(obj.get("apiVersion")) or ""
         chart = scalar_str(obj.get("spec", "chart")) or ""
         if object_kind(obj) == "HelmChart" and api.startswith("helm.cattle.io/") \
-                and re.search(r"(^|/)gpu-operator(-v?[\d.]+\.tgz)?$", chart):
+                and OPERATOR_CHART.search(chart):
             yield obj
 
 
@@ -62,15 +55,9 @@ def helmchart_values(doc: Document, ctx: Context):
         if content is not None:
             for code, where, message in judge_values(content, judged):
                 yield finding(doc, code, where, message)
-        values = gpu_operator.release_data(judged.tag)["values"]
         sets = obj.get("spec", "set")
         for key, node in sets.items() if sets is not None else ():
-            path = tuple(_DOT.split(_INDEX.sub("", key)))
-            if not all(path) or path[0] == "global":
-                continue  # no key Helm can set, or Helm's own
-            depth = first_unread(values, path)
-            if depth is None:
-                continue
-            near = closest_key(path[depth], known_keys(values, path[:depth]) or ())
-            yield finding(doc, "GL483", node.anchor,
-                          unknown_key_message(".".join(path[:depth + 1]), judged, near))
+            # the key against the chart; the value's type is the HelmChart schema's to judge
+            said = judge_setting(key, None, False, judged)
+            if said is not None:
+                yield finding(doc, said[0], node.anchor, said[2])
