@@ -242,3 +242,49 @@ def test_a_mix_with_no_layout_on_the_memory_slices_names_the_profile_left_out(tm
     assert "on A100-40GB, no layout of these MIG devices leaves room for `1g.5gb`" in a100
     assert "start at memory slice 0 to 6 and take 1" in a100 and "take 9 of the 8 memory slices" in a100
     assert "on H100-80GB, no layout of these MIG devices leaves room for `1g.10gb`" in h100
+
+
+def test_newer_gpus_profiles_and_counts_are_judged_by_their_device_filter():
+    result = lint(MIG / "newer-gpus-mig-config.yaml")
+    # per GPU: the config that fits is clean, another GPU's profile is GL462, counts that do
+    # not fit are GL463
+    assert result.at() == [("GL462", 18, 9), ("GL463", 26, 9), ("GL462", 40, 9), ("GL463", 48, 9),
+                           ("GL462", 62, 9), ("GL463", 68, 9), ("GL462", 82, 9), ("GL463", 88, 9),
+                           ("GL462", 102, 9), ("GL463", 108, 9), ("GL462", 122, 9), ("GL463", 128, 9)]
+    messages = [f["message"] for f in result.findings]
+    assert "names (GH200-144GB) have no profile `3g.71gb`" in messages[0]
+    # the memory slices of the GH200 144GB and the GB200: 6 + 2 + 1 of 8, though 6 compute slices fit
+    assert "on GH200-144GB, no layout of these MIG devices leaves room for `1g.18gb`" in messages[1]
+    assert "take 9 of the 8 memory slices" in messages[1]
+    assert "names (GB200) have no profile `3g.90gb`; `3g.90gb` is a profile of B200" in messages[2].replace(
+        ", so applying the config fails on them", "")
+    assert "on GB200, no layout of these MIG devices leaves room for `1g.23gb`" in messages[3]
+    assert "names (H100-96GB) have no profile `1g.10gb`" in messages[4]
+    assert "`1g.24gb: 5` asks for more than the 4 instance(s)" in messages[5]
+    assert "names (B300) have no profile `1g.35gb`" in messages[6]
+    assert "on B300, `1g.67gb: 5` asks for more than the 4" in messages[7]
+    assert "names (GB300) have no profile `3g.135gb`" in messages[8]
+    assert "on GB300, these MIG devices take 8 compute slices, more than the 7" in messages[9]
+    # the Workstation Editions' device IDs stand for the RTX PRO 6000's profiles
+    assert "names (RTX-PRO-6000-Blackwell) have no profile `7g.96gb`" in messages[10]
+    assert "on RTX-PRO-6000-Blackwell, these MIG devices take 5 compute slices, more than the 4" in messages[11]
+
+
+def test_gpulint_mig_shows_the_newer_gpus():
+    for model, profile, memory, starts in (("GH200-144GB", "1g.36gb", 2, [0, 2, 4, 6]),
+                                           ("0x294110DE", "3g.93gb", 4, [0, 4]),
+                                           ("GB200", "1g.23gb+me", 1, [0, 1, 2, 3, 4, 5, 6])):
+        shown = run_gpulint("mig", model, "--format", "json")
+        assert shown.rc == 0, shown.err
+        assert shown.json["memory_slices"] == 8
+        profiles = {p["name"]: p for p in shown.json["profiles"]}
+        assert (profiles[profile]["memory"], profiles[profile]["starts"]) == (memory, starts)
+        assert "nvidia-smi mig -lgip" in shown.json["source"]
+    for model, name in (("0x2BB410DE", "RTX-PRO-6000-Blackwell"), ("0x2BB110DE", "RTX-PRO-6000-Blackwell"),
+                        ("H100 96GB", "H100-96GB"), ("h20", "H100-96GB"), ("0x318210DE", "B300"),
+                        ("0x31C210DE", "GB300")):
+        shown = run_gpulint("mig", model, "--format", "json")
+        assert shown.rc == 0 and shown.json["model"] == name, (model, shown.err)
+    # no source gives the B300's memory slices: gpulint shows none
+    b300 = run_gpulint("mig", "B300")
+    assert "7 compute slices\n" in b300.out and "1g.67gb                 1       -        4  -" in b300.out
