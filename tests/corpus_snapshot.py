@@ -2,7 +2,9 @@
 
 Every finding gpulint makes on ../shared/corpus/ and on the real files of tests/corpus/files/
 (kinds the shared corpus lacks, each with its source in tests/corpus/files/SOURCES.tsv; their
-paths are recorded under `project/`), in each of the runs below, has one record in
+paths are recorded under `project/`; the files of each source repository are linted as a
+project of their own, as their authors' projects hold them, so no file is judged by another
+repository's), in each of the runs below, has one record in
 tests/corpus/findings.tsv with a verdict: `tp` (a real problem, message right) or `judgement`
 (defensible either way; the evidence says why). A record with `fp` or `unreviewed` fails the
 test, as does any finding that appears, disappears or changes severity.
@@ -19,7 +21,9 @@ import csv
 import io
 import json
 import os
+import shutil
 import sys
+import tempfile
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -78,9 +82,31 @@ def lint(run: str, corpus: Path = CORPUS, prefix: str = "") -> list[Record]:
     ]
 
 
+def sources(corpus: Path = PROJECT_CORPUS) -> list[dict[str, str]]:
+    """The rows of SOURCES.tsv: each real file with its repository, commit, path and license."""
+    with (corpus / "SOURCES.tsv").open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def lint_by_repository(run: str, corpus: Path = PROJECT_CORPUS, prefix: str = PROJECT_PREFIX) -> list[Record]:
+    """One gpulint run per source repository over its files, copied apart at their paths."""
+    by_repo: dict[str, list[str]] = {}
+    for row in sources(corpus):
+        by_repo.setdefault(row["repo"], []).append(row["file"])
+    records = []
+    for files in by_repo.values():
+        with tempfile.TemporaryDirectory(prefix="gpulint-corpus-") as folder:
+            for name in files:
+                target = Path(folder) / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(corpus / name, target)
+            records += lint(run, Path(folder), prefix)
+    return records
+
+
 def current() -> list[Record]:
     records = [record for run in RUNS for record in lint(run)]
-    return records + [record for run in RUNS for record in lint(run, PROJECT_CORPUS, PROJECT_PREFIX)]
+    return records + [record for run in RUNS for record in lint_by_repository(run)]
 
 
 def load(path: Path = SNAPSHOT) -> list[Record]:
