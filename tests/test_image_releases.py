@@ -72,8 +72,16 @@ def _image(ref: str, *args: str) -> dict | None:
     ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "13.0.1", True, "ngc"),  # the month is 13.0.0
     ("nvcr.io/nvidia/tritonserver:25.04-trtllm-python-py3", "12.8.1", True, "ngc"),
     ("nvcr.io/nvidia/tritonserver:26.07-trtllm-python-py3", "13.1.0", True, "ngc"),
+    # months whose CUDA only NVIDIA's tag of the month's CUDA DL base names (X.Y, no patch)
+    ("nvcr.io/nvidia/pytorch:25.09-py3", "13.0", True, "ngc"),
+    ("nvcr.io/nvidia/tensorflow:25.11-py3", "13.0", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:24.11-py3", "12.6", True, "ngc"),
+    # Triton's vLLM table keeps its own 25.11 build
+    ("nvcr.io/nvidia/tritonserver:25.11-vllm-python-py3", "13.0.2", True, "ngc"),
     # a month without notes still takes the month before as a lower bound
     ("nvcr.io/nvidia/pytorch:26.07-py3", "13.3", False, "ngc"),
+    ("nvcr.io/nvidia/pytorch:25.07-py3", "12.9", False, "ngc"),
+    ("nvcr.io/nvidia/pytorch:26.11-py3", "13.4", False, "ngc"),
 ])
 def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     data = _image(ref)
