@@ -55,6 +55,10 @@ def _image(ref: str, *args: str) -> dict | None:
     # `-gpu` aliases the release's default CUDA: 12.1 for 2.47.1, whatever the Python or architecture
     ("rayproject/ray:2.47.1-py310-gpu", "12.1", True, "serving"),
     ("rayproject/ray:2.47.1-py311-gpu-aarch64", "12.1", True, "serving"),
+    # JAX-Toolbox's dated nightlies: the base of the span of dates the nightly falls in
+    ("ghcr.io/nvidia/jax:maxtext-2025-10-05", "13.0", True, "serving"),
+    ("ghcr.io/nvidia/jax:jax-2024-08-01", "12.5.0", True, "serving"),
+    ("ghcr.io/nvidia/jax:jax-staging-2026-07-07", "13.2.1", True, "serving"),
     # NGC's vLLM container and months whose CUDA only its release notes state
     ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
     ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),
@@ -99,6 +103,9 @@ def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     "lmsysorg/sglang:v0.5.5",  # no source ties this release's unsuffixed tag to a CUDA build
     "nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6",  # release candidates are not in the notes
     "nvcr.io/nvidia/tensorrt-llm/release:0.20.0",  # its notes name no base image
+    "ghcr.io/nvidia/jax:jax-2026-07-08",  # the last span of the container history has no end
+    "ghcr.io/nvidia/jax:jax-2024-07-01",  # before the first base the history lists
+    "ghcr.io/nvidia/jax:maxtext",  # the latest nightly, whichever day that is
     "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0",  # NIM states a minimum driver, not its CUDA
     "ghcr.io/llm-d/llm-d-cuda:v0.3.0",  # later llm-d releases were not read
     "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
