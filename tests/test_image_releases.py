@@ -42,6 +42,8 @@ def _image(ref: str, *args: str) -> dict | None:
     ("vllm/vllm-openai:v0.11.1", "12.9", True, "serving"),
     ("vllm/vllm-openai:v0.19.1", "12.9", True, "serving"),
     ("vllm/vllm-openai:v0.20.0", "13.0", True, "serving"),
+    # the Dockerfile at the v0.28.0 release commit
+    ("vllm/vllm-openai:v0.28.0", "13.0", True, "serving"),
     # a `-cuXYZ` tag is the release built on nvidia/cuda of that CUDA, whichever is the default
     ("vllm/vllm-openai:v0.19.1-cu130", "13.0", True, "serving"),
     ("vllm/vllm-openai:v0.22.1-cu129", "12.9", True, "serving"),
