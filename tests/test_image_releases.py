@@ -57,10 +57,11 @@ def _image(ref: str, *args: str) -> dict | None:
     # `-gpu` aliases the release's default CUDA: 12.1 for 2.47.1, whatever the Python or architecture
     ("rayproject/ray:2.47.1-py310-gpu", "12.1", True, "serving"),
     ("rayproject/ray:2.47.1-py311-gpu-aarch64", "12.1", True, "serving"),
-    # JAX-Toolbox's dated nightlies: the base of the span of dates the nightly falls in
-    ("ghcr.io/nvidia/jax:maxtext-2025-10-05", "13.0", True, "serving"),
+    # JAX-Toolbox's dated nightlies: the base of the span of dates the nightly falls in, an
+    # NGC CUDA DL base (its entrypoint's driver check comes with it) or nvidia/cuda
+    ("ghcr.io/nvidia/jax:maxtext-2025-10-05", "13.0", True, "ngc"),
     ("ghcr.io/nvidia/jax:jax-2024-08-01", "12.5.0", True, "serving"),
-    ("ghcr.io/nvidia/jax:jax-staging-2026-07-07", "13.2.1", True, "serving"),
+    ("ghcr.io/nvidia/jax:jax-staging-2026-07-07", "13.2.1", True, "ngc"),
     # NGC's vLLM container and months whose CUDA only its release notes state
     ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
     ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),

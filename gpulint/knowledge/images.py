@@ -565,7 +565,13 @@ def _serving_image(ref: ImageRef) -> CudaImage | None:
             release = f"{entry['name']} {tag[len(prefix):]}"
         elif "base" in row:
             base = cuda_image(row["base"])
-            return replace(base, ref=ref, family="serving", release=f"{entry['name']} {named}") if base else None
+            if base is None:
+                return None
+            # built on an NGC image (a JAX-Toolbox nightly on cuda-dl-base), the image keeps
+            # that image's entrypoint and driver check, as BioNeMo's do; on nvidia/cuda, its
+            # NVIDIA_REQUIRE_CUDA start check
+            family = base.family if base.family == "ngc" else "serving"
+            return replace(base, ref=ref, family=family, release=f"{entry['name']} {named}")
         else:
             cuda, release = str(row["cuda"]), f"{entry['name']} {named}"
         if cuda is None:
