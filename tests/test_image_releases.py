@@ -42,27 +42,53 @@ def _image(ref: str, *args: str) -> dict | None:
     ("vllm/vllm-openai:v0.11.1", "12.9", True, "serving"),
     ("vllm/vllm-openai:v0.19.1", "12.9", True, "serving"),
     ("vllm/vllm-openai:v0.20.0", "13.0", True, "serving"),
+    # the Dockerfile at the v0.28.0 release commit
+    ("vllm/vllm-openai:v0.28.0", "13.0", True, "serving"),
     # a `-cuXYZ` tag is the release built on nvidia/cuda of that CUDA, whichever is the default
     ("vllm/vllm-openai:v0.19.1-cu130", "13.0", True, "serving"),
     ("vllm/vllm-openai:v0.22.1-cu129", "12.9", True, "serving"),
-    ("lmsys/sglang:v0.5.5-cu129", "12.9", True, "serving"),
+    ("lmsysorg/sglang:v0.5.5-cu129", "12.9", True, "serving"),
+    # SGLang v0.5.11 moved the default build of its images to CUDA 13.0
+    ("lmsysorg/sglang:v0.5.11", "13.0", True, "serving"),
+    ("lmsysorg/sglang:v0.5.11-cu129", "12.9", True, "serving"),
     ("rayproject/ray:2.9.0-py310-cu121", "12.1", True, "serving"),
     ("rayproject/ray-ml:2.9.0-py310-cu118", "11.8", True, "serving"),
     ("rayproject/ray-llm:2.52.0-py311-cu128", "12.8", True, "serving"),
     # `-gpu` aliases the release's default CUDA: 12.1 for 2.47.1, whatever the Python or architecture
     ("rayproject/ray:2.47.1-py310-gpu", "12.1", True, "serving"),
     ("rayproject/ray:2.47.1-py311-gpu-aarch64", "12.1", True, "serving"),
+    # JAX-Toolbox's dated nightlies: the base of the span of dates the nightly falls in, an
+    # NGC CUDA DL base (its entrypoint's driver check comes with it) or nvidia/cuda
+    ("ghcr.io/nvidia/jax:maxtext-2025-10-05", "13.0", True, "ngc"),
+    ("ghcr.io/nvidia/jax:jax-2024-08-01", "12.5.0", True, "serving"),
+    ("ghcr.io/nvidia/jax:jax-staging-2026-07-07", "13.2.1", True, "ngc"),
     # NGC's vLLM container and months whose CUDA only its release notes state
     ("nvcr.io/nvidia/vllm:25.10-py3", "13.0.2", True, "ngc"),
     ("nvcr.io/nvidia/vllm:26.01-py3", "13.1.1", True, "ngc"),
     ("nvcr.io/nvidia/pytorch:26.05-py3", "13.2.1", True, "ngc"),
+    # 25.05: the build Triton's matrix gives the TensorRT-LLM 0.21.0 image, built on the 25.05 month
+    ("nvcr.io/nvidia/pytorch:25.05-py3", "12.9.0", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:25.05-py3", "12.9.0", True, "ngc"),
+    # TensorRT-LLM release images: the PyTorch month its release notes name as the base
+    ("nvcr.io/nvidia/tensorrt-llm/release:0.21.0", "12.9.0", True, "ngc"),
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.0.0", "12.9.1", True, "ngc"),
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.1.0", "13.0.2", True, "ngc"),
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.2.0", "13.1.0", True, "ngc"),
     # Triton's vLLM and TensorRT-LLM images have CUDA tables of their own (Triton's matrix)
     ("nvcr.io/nvidia/tritonserver:25.06-vllm-python-py3", "12.9.0", True, "ngc"),  # the month is 12.9.1
     ("nvcr.io/nvidia/tritonserver:25.08-vllm-python-py3", "13.0.1", True, "ngc"),  # the month is 13.0.0
     ("nvcr.io/nvidia/tritonserver:25.04-trtllm-python-py3", "12.8.1", True, "ngc"),
     ("nvcr.io/nvidia/tritonserver:26.07-trtllm-python-py3", "13.1.0", True, "ngc"),
+    # months whose CUDA only NVIDIA's tag of the month's CUDA DL base names (X.Y, no patch)
+    ("nvcr.io/nvidia/pytorch:25.09-py3", "13.0", True, "ngc"),
+    ("nvcr.io/nvidia/tensorflow:25.11-py3", "13.0", True, "ngc"),
+    ("nvcr.io/nvidia/tritonserver:24.11-py3", "12.6", True, "ngc"),
+    # Triton's vLLM table keeps its own 25.11 build
+    ("nvcr.io/nvidia/tritonserver:25.11-vllm-python-py3", "13.0.2", True, "ngc"),
     # a month without notes still takes the month before as a lower bound
     ("nvcr.io/nvidia/pytorch:26.07-py3", "13.3", False, "ngc"),
+    ("nvcr.io/nvidia/pytorch:25.07-py3", "12.9", False, "ngc"),
+    ("nvcr.io/nvidia/pytorch:26.11-py3", "13.4", False, "ngc"),
 ])
 def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     data = _image(ref)
@@ -76,8 +102,13 @@ def test_release_tables_give_the_image_cuda(ref, cuda, exact, family):
     "vllm/vllm-openai:v0.6.3",  # a release without a row is not guessed from its neighbours
     "vllm/vllm-openai:latest",
     "rayproject/ray:2.46.0-py311-gpu",  # `-gpu` aliases a `-cuXYZ` image Ray does not name per release
-    "lmsys/sglang:latest",
-    "lmsys/sglang:v0.5.5",  # only the `-cuXYZ` tags say which CUDA they were built on
+    "lmsysorg/sglang:latest",
+    "lmsysorg/sglang:v0.5.5",  # no source ties this release's unsuffixed tag to a CUDA build
+    "nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6",  # release candidates are not in the notes
+    "nvcr.io/nvidia/tensorrt-llm/release:0.20.0",  # its notes name no base image
+    "ghcr.io/nvidia/jax:jax-2026-07-08",  # the last span of the container history has no end
+    "ghcr.io/nvidia/jax:jax-2024-07-01",  # before the first base the history lists
+    "ghcr.io/nvidia/jax:maxtext",  # the latest nightly, whichever day that is
     "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.8.0",  # NIM states a minimum driver, not its CUDA
     "ghcr.io/llm-d/llm-d-cuda:v0.3.0",  # later llm-d releases were not read
     "ghcr.io/huggingface/text-generation-inference:0.6.0",  # shipped on debian, no nvidia/cuda base
@@ -150,6 +181,9 @@ def test_dockerfile_on_a_serving_image_is_judged_by_what_its_release_is_built_on
     ("vllm/vllm-openai:v0.21.0-cu129", "unsatisfied condition: cuda>=12.9"),
     ("rayproject/ray:2.9.0-py310-cu121", "unsatisfied condition: cuda>=12.1"),
     ("nvcr.io/nvidia/vllm:26.05-py3", "needs CUDA 13.2,"),
+    ("nvcr.io/nvidia/pytorch:25.05-py3", "needs CUDA 12.9,"),
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.1.0", "needs CUDA 13.0,"),
+    ("lmsysorg/sglang:v0.5.11", "needs CUDA 13.0,"),
 ])
 def test_newly_tabled_images_are_refused_by_a_too_old_driver(ref, demand):
     run = run_gpulint("image", ref, "--driver", "525.60.13", "--gpu-class", "consumer", "--format", "json")
@@ -173,3 +207,15 @@ def test_a_gpu_image_still_unknown_is_said_not_judged_once(lint_files):
     run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
     assert [(f["code"], f["line"]) for f in run.findings] == [("GL605", 7)]
     assert "not judged" in run.findings[0]["message"]
+
+
+def test_lint_judges_newly_tabled_images_and_still_names_the_untabled_one(lint_files):
+    """A pod's TensorRT-LLM release and SGLang v0.5.11 images are judged against driver 535;
+    SGLang's v0.5.5 tag, tied by no source to a CUDA build, is said not judged."""
+    text = _gpu_pod(("trtllm", "nvcr.io/nvidia/tensorrt-llm/release:1.0.0"),
+                    ("sglang", "lmsysorg/sglang:v0.5.11"),
+                    ("old", "lmsysorg/sglang:v0.5.5"))
+    run = lint_files({"pod.yaml": text}, "--driver", "535.104.05")
+    assert [(f["code"], f["line"]) for f in run.findings] == [("GL601", 7), ("GL601", 10), ("GL605", 13)]
+    assert "needs CUDA 12.9" in run.findings[0]["message"]
+    assert "needs CUDA 13.0" in run.findings[1]["message"]

@@ -546,9 +546,9 @@ def _ngc_image(ref: ImageRef) -> CudaImage | None:
 
 
 def _serving_image(ref: ImageRef) -> CudaImage | None:
-    """A serving image versioned by its own release (TGI `3.3.7`, vLLM `v0.9.0`) whose
-    release has a row: the nvidia/cuda base its final stage is FROM, or the X.Y its
-    start check demands. An image whose Dockerfile builds FROM the nvidia/cuda of the
+    """A serving image versioned by its own release (TGI `3.3.7`, vLLM `v0.9.0`) or by the
+    date of a nightly (JAX-Toolbox `jax-2025-10-05`) whose release or span of dates has a
+    row: the base its final stage is FROM, or the X.Y its start check demands. An image whose Dockerfile builds FROM the nvidia/cuda of the
     CUDA its tag names (`cuda_suffix`: vLLM `v0.21.0-cu129`, Ray `2.9.0-py310-cu121`)
     demands that X.Y. Releases without a row are not described."""
     for entry in _data()["serving"]:
@@ -559,15 +559,21 @@ def _serving_image(ref: ImageRef) -> CudaImage | None:
         if not tag.startswith(prefix):
             return None
         named = _release_in_tag(entry, tag[len(prefix):])
-        row = next((r for r in entry.get("releases") or () if r["release"] == named), None)
+        row = _release_row(entry, named)
         if row is None:
             cuda = _cuda_in_tag(tag) if entry.get("cuda_suffix") else None
             release = f"{entry['name']} {tag[len(prefix):]}"
         elif "base" in row:
             base = cuda_image(row["base"])
-            return replace(base, ref=ref, family="serving", release=f"{entry['name']} {row['release']}") if base else None
+            if base is None:
+                return None
+            # built on an NGC image (a JAX-Toolbox nightly on cuda-dl-base), the image keeps
+            # that image's entrypoint and driver check, as BioNeMo's do; on nvidia/cuda, its
+            # NVIDIA_REQUIRE_CUDA start check
+            family = base.family if base.family == "ngc" else "serving"
+            return replace(base, ref=ref, family=family, release=f"{entry['name']} {named}")
         else:
-            cuda, release = str(row["cuda"]), f"{entry['name']} {row['release']}"
+            cuda, release = str(row["cuda"]), f"{entry['name']} {named}"
         if cuda is None:
             return None
         # what else the image holds is not told by a start check: no flavor, no libraries
@@ -585,6 +591,18 @@ def _release_in_tag(entry: dict[str, Any], tag: str) -> str | None:
         return tag
     m = re.fullmatch(pattern, tag)
     return m.group("release") if m else None
+
+
+def _release_row(entry: dict[str, Any], named: str | None) -> dict[str, Any] | None:
+    """The row of a serving entry that describes the release a tag names: the row of that
+    release, or, for images published nightly under a date (`jax-2025-10-05`), the row of the
+    span of dates `[from, until)` built on one base (ISO dates compare as strings)."""
+    if named is None:
+        return None
+    for row in entry.get("releases") or ():
+        if row.get("release") == named or ("from" in row and row["from"] <= named < row["until"]):
+            return row
+    return None
 
 
 def _serving_repositories(entry: dict[str, Any]) -> tuple[str, ...]:
