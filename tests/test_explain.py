@@ -169,6 +169,9 @@ def test_image_text_and_errors():
     assert "verdict:         GL601 warning" in text
     unknown = run_gpulint("image", "ubuntu:22.04")
     assert unknown.rc == 1 and "ubuntu:22.04" in unknown.err
+    # the date given is the image catalog's, the data the answer was looked up in
+    from gpulint.knowledge.images import images_as_of
+    assert f"data as of {images_as_of()}" in unknown.err
     bad = run_gpulint("image", "nvidia/cuda:12.4.1-base-ubuntu22.04", "--driver", "five")
     assert bad.rc == 2 and "--driver five" in bad.err
 

@@ -35,10 +35,12 @@ def _print(data: dict, fmt: str, lines: list[str]) -> None:
     print(json.dumps(data, indent=2) if fmt == "json" else "\n".join(lines))
 
 
-def _unknown(message: str) -> int:
-    from gpulint.knowledge.cuda import cuda_as_of
+def _unknown(message: str, as_of=None) -> int:
+    """Say what gpulint does not know, and the date of the data it looked in."""
+    if as_of is None:
+        from gpulint.knowledge.cuda import cuda_as_of as as_of
 
-    print(f"gpulint: {message} (CUDA data as of {cuda_as_of()})", file=sys.stderr)
+    print(f"gpulint: {message} (data as of {as_of()})", file=sys.stderr)
     return EXIT_UNKNOWN
 
 
@@ -269,13 +271,14 @@ def image_command(argv: list[str]) -> int:
     p.add_argument("--gpu-class", choices=GPU_CLASSES, help="GPU class of the nodes")
     args = p.parse_args(argv)
     from gpulint.crossfile.fleet import driver_version
+    from gpulint.knowledge.images import images_as_of
 
     if args.driver and _bad_driver("image", args.driver, "--driver "):
         return EXIT_USAGE
     data = image_facts(args.value, driver_version(args.driver) if args.driver else None, args.gpu_class)
     if data is None:
         return _unknown(f"`{args.value}` is not an image whose CUDA gpulint knows (nvidia/cuda, NGC, "
-                        f"pytorch/pytorch, the serving images of its release tables, Jetson L4T)")
+                        f"pytorch/pytorch, the serving images of its release tables, Jetson L4T)", images_as_of)
     _print(data, args.format, image_lines(data))
     verdict = data.get("verdict")
     return EXIT_UNKNOWN if verdict and verdict["severity"] == "error" else EXIT_OK
