@@ -261,3 +261,106 @@ def limited_gpus(values) -> str | None:
                 and not any(field.split("=")[-1] == "all" for field in value.split(",")):
             return f"the ones `--gpus {value}` selects"
     return None
+
+
+# ---------------------------------------------------------------- GL920 device list values
+
+# One entry of NVIDIA_VISIBLE_DEVICES as the toolkit and nvidia-container-cli read it
+# (nvidia-container-toolkit internal/config/image/cuda_image.go devicesFromEnvvars: split at
+# commas, each entry trimmed, empty entries skipped, from v1.12.0; libnvidia-container
+# src/cli/common.c select_devices: `all`, a GPU UUID, a PCI bus ID, a decimal index, a MIG
+# UUID or a `<gpu>:<mig>` index), or a fully qualified CDI name, which the toolkit's CDI mode
+# takes as it is.
+_NVIDIA_DEVICE = lazy(r"(?i:all|none|void)$|\d+$|(?i:GPU|MIG)-[\w/-]+$|\d+:\d+$"
+                      r"|[0-9a-fA-F]{1,8}:[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.0$"
+                      r"|[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*=\S+$")
+# One entry of CUDA_VISIBLE_DEVICES as CUDA documents it: an index (a negative one ends the
+# list: `-1` is how a process is kept off every GPU), a GPU UUID (CUDA takes a prefix), a MIG
+# device, or the Slurm placeholder `NoDevFiles`, which hides every GPU on purpose.
+_CUDA_DEVICE = lazy(r"-?\d+$|(?i:GPU|MIG)-[\w/-]*$|NoDevFiles$")
+_RANGE = lazy(r"(\d+)\s*-\s*(\d+)$")
+_NAMED = lazy(r"(?i:gpu|cuda|device|nvidia)\s*[:#_-]?\s*(\d+)$")
+VISIBLE_DEVICES_NAMES = ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+
+
+def _entries(value: str):
+    """(entry trimmed, its start offset in value) for each comma-separated entry."""
+    start = 0
+    for part in value.split(","):
+        stripped = part.strip()
+        if stripped:
+            yield stripped, start + part.index(stripped)
+        start += len(part) + 1
+
+
+def visible_devices_unreadable(name: str, value: str | None) -> tuple[str, str, int, int] | None:
+    """(severity, message, start, end) for a value of NVIDIA_VISIBLE_DEVICES or
+    CUDA_VISIBLE_DEVICES that names no device its reader knows; start/end are offsets of
+    the wrong part in `value`. None for a good value, an empty one, or one holding a
+    variable or template gpulint cannot resolve."""
+    if name not in VISIBLE_DEVICES_NAMES or value is None or "$" in value or "{{" in value:
+        return None
+    nvidia = name == "NVIDIA_VISIBLE_DEVICES"
+    for quote in ('"', "'"):
+        at = value.find(quote)
+        if at >= 0:
+            reader = ("the NVIDIA runtime reads a device named with the quote in it and refuses to "
+                      "start the container (`nvidia-container-cli: device error: ...: unknown device`)"
+                      if nvidia else "CUDA reads no device from it and the process sees no GPU")
+            return ("error" if nvidia else "warning",
+                    f"`{name}={value}` holds quote characters: where it is written the quotes are "
+                    f"part of the value, not around it; {reader}; write the value without quotes",
+                    at, len(value))
+    pattern = _NVIDIA_DEVICE if nvidia else _CUDA_DEVICE
+    for entry, at in _entries(value):
+        if pattern.match(entry):
+            if not nvidia and entry.startswith("-"):
+                return None  # CUDA stops at a negative index: the rest is hidden on purpose
+            continue
+        return ("error" if nvidia else "warning", _unreadable_message(name, value, entry, nvidia),
+                at, at + len(entry))
+    return None
+
+
+def _unreadable_message(name: str, value: str, entry: str, nvidia: bool) -> str:
+    if nvidia:
+        happens = (f"the NVIDIA runtime refuses to start the container (`nvidia-container-cli: device "
+                   f"error: {entry}: unknown device`; in CDI mode `unresolvable CDI devices "
+                   f"nvidia.com/gpu={entry}`)")
+        wanted = ("comma-separated GPU indexes (`0,1`), GPU or MIG UUIDs, PCI bus IDs, `all`, "
+                  "`none` or `void`")
+    else:
+        happens = ("CUDA makes visible only the devices listed before an entry that is not a device "
+                   "index or UUID, so the process sees fewer GPUs than meant, or none (`no "
+                   "CUDA-capable device is detected`)")
+        wanted = "comma-separated device indexes (`0,1`) or GPU/MIG UUIDs"
+    ranged = _RANGE.match(entry)
+    named = _NAMED.match(entry)
+    if ranged:
+        listed = ",".join(str(i) for i in range(int(ranged[1]), int(ranged[2]) + 1)) \
+            if int(ranged[1]) <= int(ranged[2]) <= int(ranged[1]) + 16 else None
+        what = f"`{entry}` is a range, which is not read" + (f" (list them: `{listed}`)" if listed else "")
+    elif named:
+        what = f"`{entry}` is a device's name, not its index (`{named[1]}`) or UUID"
+    elif any(ch.isspace() for ch in entry):
+        what = f"`{entry}` is separated by spaces, and only commas separate entries"
+    elif ";" in entry:
+        what = f"`{entry}` is not a device identifier (entries are separated by commas)"
+    elif nvidia and entry.startswith("-"):
+        what = (f"`{entry}` is not a device identifier (a negative index keeps CUDA off the GPUs in "
+                f"`CUDA_VISIBLE_DEVICES`; the NVIDIA runtime's way to hand out no GPU is `void`)")
+    else:
+        what = f"`{entry}` is not a device identifier"
+    return f"`{name}={value}`: {what}: {happens}; give {wanted}"
+
+
+def visible_devices_span(doc, span, value: str, start: int, end: int):
+    """The span of value[start:end] inside `span`, where the value is written as it reads
+    (no quotes or escapes inside it); `span` itself otherwise."""
+    if span is None:
+        return span
+    first, last = doc.index.offsets(span)
+    at = doc.text.find(value, first, last)
+    if at < 0 or not value:
+        return span
+    return doc.index.span(at + start, at + max(end, start + 1))

@@ -20,6 +20,8 @@ from gpulint.common.containers import (
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
+    visible_devices_span,
+    visible_devices_unreadable,
     without_compute_message,
 )
 from gpulint.common.imagetags import image_tag_findings
@@ -229,3 +231,22 @@ def matrix_not_expanded(doc: Document, ctx: Context):
                       f"job `{command.job}`: {why}, so the words of GPU command lines and images that use it, "
                       f"such as {command.label} at line {doc.index.position(command.first_word.start)[0]}, are "
                       "not judged")
+
+
+# ---------------------------------------------------------------- GL920 device list values
+
+
+@check("GL920", kinds=KINDS)
+@per_command
+def command_visible_devices_unreadable(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool not in ("docker", "nerdctl", "podman", "nvidia-docker"):
+        return
+    for flag in command.flag("-e", "--env"):
+        if flag.value is None or flag.value.expands:
+            continue
+        name, eq, value = flag.value.text.partition("=")
+        problem = visible_devices_unreadable(name, value) if eq else None
+        if problem is not None:
+            severity, message, start, end = problem
+            yield finding(doc, "GL920", visible_devices_span(doc, _span(doc, flag.value), value, start, end),
+                          f"{command.label}: {message}", severity=severity)

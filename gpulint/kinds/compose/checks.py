@@ -18,6 +18,8 @@ from gpulint.common.containers import (
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
+    visible_devices_span,
+    visible_devices_unreadable,
 )
 from gpulint.common.imagetags import image_tag_findings
 from gpulint.kinds.compose.facts import (
@@ -590,3 +592,29 @@ def devel_image_in_service(doc: Document, ctx: Context):
             f"headers and static libraries (gigabytes to pull) that running an application does "
             f"not need; use the `runtime` (or `cudnn-runtime`) flavour of the same tag unless the "
             f"service really compiles CUDA code")
+
+
+# ---------------------------------------------------------------- GL920 device list values
+
+
+@check("GL920", kinds=KINDS)
+def visible_devices_unreadable_value(doc: Document, ctx: Context):
+    for service in services(doc):
+        env = service.get("environment")
+        if env is None:
+            continue
+        entries = []
+        if env.is_map:
+            entries = [(name, value, value.str() if value.is_scalar and value.value is not None else None)
+                       for name, value in env.items()]
+        for item in sequence(env):
+            name, eq, raw = (item.str() or "").partition("=")
+            entries.append((name.strip(), item, raw if eq else None))
+        for name, node, raw in entries:
+            if raw is None or "$" in raw:
+                continue  # a value interpolated from elsewhere is judged where it is set
+            problem = visible_devices_unreadable(name, raw)
+            if problem is not None:
+                severity, message, start, end = problem
+                yield finding(doc, "GL920", visible_devices_span(doc, node.span, raw, start, end),
+                              f"{_label(service)}: {message}", severity=severity)

@@ -4,6 +4,7 @@ variables, privileges and host paths, GPU quantities in the wrong place.
 
 from __future__ import annotations
 
+from gpulint.common.containers import visible_devices_span, visible_devices_unreadable
 from gpulint.kinds.kubernetes.facts import (
     LEGACY_GPU_RESOURCE,
     Container,
@@ -429,3 +430,19 @@ def _rename_resource_key(doc: Document, container: Container, entry: Node, meant
     return replace_edit(doc, entry.key_span, meant, f"rename the key to `{meant}`")
 
 
+
+
+# ---------------------------------------------------------------- GL920 device list values
+
+
+@check("GL920", kinds=("kubernetes",))
+def visible_devices_unreadable_value(doc: Document, ctx: Context):
+    for _pod, container in containers_of(doc):
+        for name, _name_node, value_node in env_vars(container):
+            value = scalar_str(value_node) if value_node is not None else None
+            # `$(VAR)` is expanded by the kubelet from the container's other variables
+            problem = visible_devices_unreadable(name, value) if value and "$(" not in value else None
+            if problem is not None:
+                severity, message, start, end = problem
+                yield finding(doc, "GL920", visible_devices_span(doc, value_node.span, value, start, end),
+                              f"{container_label(container)}: {message}", severity=severity)
