@@ -379,9 +379,14 @@ def test_a_linted_environment_file_sets_the_variables_it_holds(lint_files, folde
         f"etc/{folder}/docker": '# options for dockerd\nDOCKER_OPTS="--default-runtime=runc"\n',
         "etc/docker/daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n',
     })
-    # the file's value wins over Environment=, and is refused beside daemon.json's key
-    assert run.at() == [("GL208", 5, 29)]
+    # the file's value wins over Environment=, and is refused beside daemon.json's key; the
+    # finding is where the flag is written, in the environment file, and names the unit's variable
+    assert [(f["path"], f["line"], f["column"], f["end_column"]) for f in run.findings] == [
+        (f"etc/{folder}/docker", 2, 14, 35)]
     assert "default-runtime: (from flag: runc, from file: nvidia)" in run.findings[0]["message"]
+    assert "passes it to dockerd as `$DOCKER_OPTS`" in run.findings[0]["message"]
+    assert [(r["path"], r["line"], r["column"]) for r in run.findings[0]["related"]][1:] == [
+        (UNIT, 5, 29)]
     assert run.json["summary"]["files_checked"] == 3
 
 
@@ -392,7 +397,8 @@ def test_a_drop_ins_environment_file_is_read_last_whatever_the_packaged_unit_set
         "etc/default/docker": "DOCKER_OPTS=--default-runtime=runc\n",
         "etc/docker/daemon.json": '{"default-runtime": "nvidia", "runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n',
     }
-    assert lint_files(files).at() == [("GL208", 4, 28)]
+    assert [(f["path"], f["line"], f["column"]) for f in lint_files(files).findings] == [
+        ("etc/default/docker", 1, 13)]
     # a line read otherwise than systemd may read it, or a file that is not linted: nothing is known
     files["etc/default/docker"] = "DOCKER_OPTS=--default-runtime=runc \\\n  --debug\n"
     assert lint_files(files).findings == []
@@ -431,3 +437,32 @@ def test_a_runtime_a_unit_adds_without_a_daemon_json_is_known_to_compose(lint_fi
     assert run.codes() == ["GL908"]
     run = lint_files({f"b/{UNIT}": _unit("/usr/bin/dockerd --add-runtime nvidia-legacy=/usr/bin/nvidia-container-runtime")})
     assert "GL908" not in run.codes()
+
+
+def test_red_hats_storage_and_network_environment_files_give_dockerd_flags(lint_files):
+    # the docker package of RHEL/CentOS 7 passes $DOCKER_STORAGE_OPTIONS (written by
+    # docker-storage-setup) and $DOCKER_NETWORK_OPTIONS to dockerd-current (moby/moby#30726)
+    unit = ("[Service]\nType=notify\nEnvironmentFile=-/run/containers/registries.conf\n"
+            "EnvironmentFile=-/etc/sysconfig/docker\nEnvironmentFile=-/etc/sysconfig/docker-storage\n"
+            "EnvironmentFile=-/etc/sysconfig/docker-network\n"
+            "ExecStart=/usr/bin/dockerd-current $OPTIONS $DOCKER_STORAGE_OPTIONS $DOCKER_NETWORK_OPTIONS $ADD_REGISTRY\n")
+    files = {
+        "usr/lib/systemd/system/docker.service": unit,
+        "etc/sysconfig/docker": "# /etc/sysconfig/docker\nOPTIONS='--selinux-enabled --log-driver=journald'\n",
+        "etc/sysconfig/docker-storage": 'DOCKER_STORAGE_OPTIONS="--storage-driver overlay2 "\n',
+        "etc/sysconfig/docker-network": "DOCKER_NETWORK_OPTIONS=--mtu=1450\n",
+        "etc/docker/daemon.json": '{"storage-driver": "overlay2", "mtu": 1500, "log-driver": "json-file"}\n',
+    }
+    run = lint_files(files)
+    assert [(f["code"], f["path"], f["line"], f["column"], f["end_column"]) for f in run.findings] == [
+        ("GL208", "etc/sysconfig/docker", 2, 28, 48),
+        ("GL208", "etc/sysconfig/docker-network", 1, 24, 33),
+        ("GL208", "etc/sysconfig/docker-storage", 1, 25, 49),
+    ]
+    assert all("log-driver: (from flag: journald, from file: json-file), mtu: (from flag: 1450, from file: "
+               "1500), storage-driver: (from flag: overlay2, from file: overlay2)" in f["message"]
+               for f in run.findings)
+    # without the EnvironmentFile= line the unit does not read the file, and nothing is known of it
+    files["usr/lib/systemd/system/docker.service"] = unit.replace(
+        "EnvironmentFile=-/etc/sysconfig/docker-storage\n", "")
+    assert "etc/sysconfig/docker-storage" not in {f["path"] for f in lint_files(files).findings}

@@ -166,10 +166,17 @@ def flag_also_in_daemon_json(ctx: Context):
                     "`ExecStart=` and `ExecStart=/usr/bin/dockerd` without `-H`, or keep the sockets on the "
                     "command line only)" if key == "hosts" and any(f.value == "fd://" for f in flags) else "")
             for flag in flags:
-                yield finding(command.doc, "GL208", flag.span,
-                              f"`{flag.written}` sets `{key}`, which {doc.path} sets too: dockerd refuses to "
-                              f"start (\"{refusal}\"); set it in one place only{hint}",
-                              related=[related(doc, value.key_span or value.span, f"`{key}` in daemon.json")])
+                where_doc, where = flag.written_in
+                places = [related(doc, value.key_span or value.span, f"`{key}` in daemon.json")]
+                via = ""
+                if where_doc is not command.doc:  # from a variable an environment file sets
+                    variable = command.doc.text[flag.word.start:flag.word.end]
+                    via = f" (the unit's `ExecStart=` passes it to dockerd as `{variable}`)"
+                    places.append(related(command.doc, flag.span, f"`{variable}` in {unit.name}"))
+                yield finding(where_doc, "GL208", where,
+                              f"`{flag.written}` sets `{key}`{via}, which {doc.path} sets too: dockerd refuses "
+                              f"to start (\"{refusal}\"); set it in one place only{hint}",
+                              related=places)
 
 
 def dockerd_nodes(ctx: Context) -> list[NodeConfig]:

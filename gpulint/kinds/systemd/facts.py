@@ -11,7 +11,7 @@ from gpulint.kinds.systemd.parse import (
     Setting,
     UnitFile,
     Word,
-    split_text,
+    split_places,
 )
 from gpulint.knowledge import dockerd_config
 from gpulint.model import Document, Node, Span
@@ -112,6 +112,19 @@ class Flag(Record):
         return self.doc.index.span(self.word.start, end)
 
     @property
+    def written_in(self) -> tuple[Document, Span]:
+        """Where the flag is written: in the unit (`span`), or, for a flag systemd took from a
+        variable an environment file sets (`$OPTIONS` of /etc/sysconfig/docker), in that file."""
+        origin = self.word.origin
+        if origin is None:
+            return self.doc, self.span
+        doc, start, end = origin
+        value = self.value_word.origin if self.value_word is not None else None
+        if value is not None and value[0] is doc:
+            end = value[2]
+        return doc, doc.index.span(start, end)
+
+    @property
     def value_span(self) -> Span:
         word = self.value_word or self.word
         return self.doc.index.span(word.start, word.end)
@@ -160,8 +173,8 @@ class DaemonUnit(Record):
     """One unit of a node as systemd merges it: its file and drop-ins in load order."""
 
     __slots__ = ("name", "root", "docs", "starts", "unit_linted", "reset", "in_node_tree", "env_files",
-                 "_command", "_environment")
-    _memo = ("_command", "_environment")
+                 "_command", "_environment", "_origins")
+    _memo = ("_command", "_environment", "_origins")
 
     name: str
     root: str
@@ -183,7 +196,7 @@ class DaemonUnit(Record):
         self.reset = reset
         self.in_node_tree = in_node_tree
         self.env_files = {} if env_files is None else env_files
-        self._command = self._environment = _UNSET
+        self._command = self._environment = self._origins = _UNSET
 
     @property
     def command(self) -> Command | None:
@@ -197,7 +210,7 @@ class DaemonUnit(Record):
             return None
         doc, setting = self.starts[-1]
         env, complete = self.environment
-        return read_command(doc, setting, env, complete)
+        return read_command(doc, setting, env, complete, self._origins)
 
     @property
     def environment(self) -> tuple[dict[str, str], bool]:
@@ -207,20 +220,25 @@ class DaemonUnit(Record):
         may set any variable, and so may the packaged unit when it is not linted; only what
         a linted drop-in's last environment file sets is known then (it is read last)."""
         if self._environment is _UNSET:
+            self._origins = {}
             self._environment = self._read_environment()
         return self._environment
 
     def _read_environment(self) -> tuple[dict[str, str], bool]:
+        """(environment, complete); the places of the values the environment files set go
+        into `_origins` (name -> (file, start, end))."""
         env: dict[str, str] = {}
         files: list[str] = []
         for doc in self.docs:
             for setting in doc.tree.get("Service", "Environment"):
                 if not setting.value.strip():
                     env = {}  # an empty Environment= clears the list
+                    self._origins = {}
                 for word in setting.words():
                     name, equals, value = word.text.partition("=")
                     if equals and name:
                         env[name] = value
+                        self._origins.pop(name, None)
             for setting in doc.tree.get("Service", "EnvironmentFile"):
                 files = files + [setting.value.strip()] if setting.value.strip() else []
         complete = self.unit_linted
@@ -232,6 +250,8 @@ class DaemonUnit(Record):
                 complete = False
                 continue
             env.update((name, value) for name, (value, _, _) in found.tree.values.items())
+            self._origins.update((name, (found, start, end))
+                                 for name, (_, start, end) in found.tree.values.items())
         return env, complete
 
 
@@ -292,13 +312,14 @@ CONTAINERD_VALUED = {"config", "address", "root", "state", "log-level"}
 
 
 def read_command(doc: Document, setting: Setting, env: dict[str, str] | None = None,
-                 complete: bool = True) -> Command:
+                 complete: bool = True, origins: dict | None = None) -> Command:
     """The command of an ExecStart= line, with the flags of dockerd or containerd read as
     each reads its command line; with `env`, the variables systemd substitutes (all of
-    them when `complete`: another is unset)."""
+    them when `complete`: another is unset), and with `origins` where environment files
+    set them."""
     words = setting.words()
     if env is not None and not _unsubstituted(words):
-        words = substitute(words, env, complete)
+        words = substitute(words, env, complete, origins)
     program = program_name(words)
     command = Command(doc, setting, program, fork=_file_name(words) in FORKS)
     if program == "dockerd":
@@ -318,12 +339,14 @@ _WHOLE = lazy(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _BRACED = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def substitute(words: list[Word], env: dict[str, str], complete: bool = True) -> list[Word]:
+def substitute(words: list[Word], env: dict[str, str], complete: bool = True,
+               origins: dict | None = None) -> list[Word]:
     """The words after systemd's substitution (systemd.service(5), "Command lines"): a word
     that is `$NAME` becomes the value split into words (quotes respected, then removed),
     `${NAME}` the value as it is; an unset variable is empty (unless `env` is not
     `complete`: a word naming one it lacks is left as written). Substituted words keep
-    the place of what was written."""
+    the place of what was written, and a word of a value an environment file sets (`origins`)
+    the place it has in that file."""
     out: list[Word] = []
     for word in words:
         if not word.expands or "%" in word.text or not complete and not _names(word.text) <= env.keys():
@@ -331,7 +354,11 @@ def substitute(words: list[Word], env: dict[str, str], complete: bool = True) ->
             continue
         whole = _WHOLE.fullmatch(word.text)
         if whole is not None:
-            out.extend(Word(part, word.start, word.end) for part in split_text(env.get(whole.group(1), "")))
+            name = whole.group(1)
+            origin = (origins or {}).get(name)
+            for part, start, end in split_places(env.get(name, "")):
+                out.append(Word(part, word.start, word.end, False,
+                                (origin[0], origin[1] + start, origin[1] + end) if origin is not None else None))
             continue
         text = _BRACED.sub(lambda m: env.get(m.group(1), ""), word.text)
         out.append(Word(text, word.start, word.end, "$" in text))

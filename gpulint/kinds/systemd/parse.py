@@ -23,17 +23,20 @@ BLANKS = " \t"
 class Word(Frozen):
     """A command-line word: `text` after systemd's unquoting, `start`/`end` the 0-based
     offsets in the file of what was written; `expands` when it holds `$NAME` or `${NAME}`
-    (an environment variable systemd substitutes) or a `%` specifier."""
+    (an environment variable systemd substitutes) or a `%` specifier. A word systemd put in
+    place of a variable an environment file sets keeps the place of the variable, and has
+    `origin`: that file and the offsets of the word in it."""
 
-    __slots__ = ("text", "start", "end", "expands")
+    __slots__ = ("text", "start", "end", "expands", "origin")
 
     text: str
     start: int
     end: int
     expands: bool
+    origin: tuple | None  # (the environment file's Document, start, end) of a substituted word
 
-    def __init__(self, text: str, start: int, end: int, expands: bool = False) -> None:
-        freeze(self, text, start, end, expands)
+    def __init__(self, text: str, start: int, end: int, expands: bool = False, origin: tuple | None = None) -> None:
+        freeze(self, text, start, end, expands, origin)
 
 
 class Setting(Record):
@@ -198,7 +201,13 @@ def split_words(setting: Setting) -> list[Word]:
 
 def split_text(text: str) -> list[str]:
     """`text` split into words as a command line is (quotes grouped, then removed)."""
-    return [m.group() if _PLAIN.fullmatch(m.group()) else _unquote(m.group()) for m in _WORD.finditer(text)]
+    return [word for word, _, _ in split_places(text)]
+
+
+def split_places(text: str) -> list[tuple[str, int, int]]:
+    """split_text, each word with the offsets in `text` of what is written."""
+    return [(m.group() if _PLAIN.fullmatch(m.group()) else _unquote(m.group()), m.start(), m.end())
+            for m in _WORD.finditer(text)]
 
 
 def _unquote(written: str) -> str:

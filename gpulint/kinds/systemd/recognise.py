@@ -21,7 +21,9 @@ def by_name(lower: str) -> bool:
 
 # the folders Debian and Red Hat packages keep a daemon's environment file in, and its names
 ENV_FOLDERS = ("default", "sysconfig")
-ENV_NAMES = ("docker", "containerd")
+# (Red Hat's docker package also reads `docker-storage`, which docker-storage-setup writes,
+# and `docker-network`)
+ENV_NAMES = ("docker", "docker-storage", "docker-network", "containerd")
 
 
 def by_folder(folder: str, lower: str) -> bool:
