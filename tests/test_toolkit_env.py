@@ -134,3 +134,41 @@ def test_the_refused_source_in_a_quoted_list_is_pointed_at(tmp_path):
     assert [(f["code"], f["line"], f["column"], f["end_column"]) for f in result.findings] == [
         ("GL492", 6, 46, 51)]
     assert "(did you mean `command`?)" in result.findings[0]["message"]
+
+
+def test_a_script_that_installs_rke2_says_the_nodes_run_it():
+    # no toolkit.env at all: the finding is on the chart the line installs, past the flags before it
+    result = lint(HERE / "rke2-install.sh")
+    assert [(f["code"], f["line"], f["column"], f["end_column"]) for f in result.findings] == [
+        ("GL491", 6, 72, 90)]
+    assert "this file installs RKE2 (`https://get.rke2.io`, line 3)" in result.findings[0]["message"]
+    assert "`CONTAINERD_SOCKET` unset, the operator's default /run/containerd/containerd.sock" in \
+        result.findings[0]["message"]
+
+
+def test_the_k3s_socket_values_files_a_disabled_toolkit_or_k3s_on_docker_are_left_alone():
+    assert lint(HERE / "k3s-install-good.sh").findings == []
+    assert lint(HERE / "k3s-docker-install.sh").findings == []  # `--docker`: k3s runs no containerd of its own
+
+
+def test_a_markdown_guide_that_installs_k3s_in_one_block_and_the_operator_in_another(tmp_path):
+    write_files(tmp_path, {"GPU.md": "# GPU nodes\n\n```bash\ncurl -sfL https://get.k3s.io | sh -\n```\n\n"
+                                     "Then the operator:\n\n```bash\nhelm upgrade -i gpu-operator nvidia/gpu-operator \\\n"
+                                     "  -n gpu-operator --create-namespace --set toolkit.env[0].name=CONTAINERD_CONFIG \\\n"
+                                     "  --set toolkit.env[0].value=/etc/containerd/config.toml\n```\n"
+                                     "A k3s install mentioned in prose (`curl https://get.k3s.io`) is no command.\n"})
+    result = lint(tmp_path)
+    assert layout_findings(result) == [("GL491", 11, 64)]  # at the first toolkit.env entry
+    assert "this file installs k3s (`https://get.k3s.io`, line 4)" in result.findings[0]["message"]
+
+
+def test_the_chart_is_the_argument_after_the_release_whatever_flags_come_first(tmp_path):
+    write_files(tmp_path, {"install.sh": "#!/bin/sh\ncurl -sfL https://get.k3s.io | sh -\n"
+                           # a release named gpu-operator installing another chart is not the operator
+                           "helm install gpu-operator ./charts/stack -n gpu-operator\n"
+                           # the namespace gpu-operator is not the chart: the chart word is
+                           "helm upgrade --install --namespace gpu-operator --create-namespace gpu-operator nvidia/gpu-operator\n"
+                           # a chart held in a variable is known by the release name
+                           "helm upgrade -i gpu-operator -n gpu-operator \"$CHART\"\n"})
+    result = lint(tmp_path)
+    assert [(f["code"], f["line"], f["column"]) for f in result.findings] == [("GL491", 4, 81), ("GL491", 5, 17)]

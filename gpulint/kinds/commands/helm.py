@@ -30,7 +30,7 @@ from gpulint.common.toolkit_env import (
     set_entries,
     values_toolkit,
 )
-from gpulint.formats.shell import Word, split_commands
+from gpulint.formats.shell import Word
 from gpulint.formats.template import is_placeholder
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
@@ -86,22 +86,87 @@ class HelmCommand(Frozen):
         return next((s for s in reversed(self.settings) if s.key == key), None)
 
 
-def helm_commands(text: str, regions) -> list[HelmCommand]:
-    """The `helm install|upgrade` lines of the gpu-operator and DRA driver charts in the
-    shell regions."""
-    return helm_lines(words for start, end, newline_ends in regions
-                      for words in split_commands(text, start, end, newline_ends))
+# where the file installs k3s or RKE2 itself (their install scripts, or the variables they read)
+RANCHER = "commands.rancher"
+_INSTALLER = re.compile(r"https?://get\.(k3s|rke2)\.io/?")
+_INSTALL_ENV = re.compile(r"INSTALL_(K3S|RKE2)_[A-Z_]+=")
+# k3s/RKE2 told to use Docker or a containerd of the node's own: their socket is not theirs then
+_OWN_RUNTIME = ("--docker", "container-runtime-endpoint")
+
+
+def rancher_install(commands) -> tuple[str, Word] | None:
+    """("k3s" or "rke2", the word that says so) where the commands install k3s or RKE2 with the
+    containerd they bring (`curl -sfL https://get.k3s.io | sh -`, `INSTALL_RKE2_VERSION=...`);
+    None where they do not, or tell it to use another runtime."""
+    found = None
+    for words in commands:
+        for word in words:
+            if any(own in word.text for own in _OWN_RUNTIME):
+                return None
+            match = _INSTALLER.fullmatch(word.text) or _INSTALL_ENV.match(word.text)
+            if match is not None and found is None:
+                found = (match[1].lower(), word)
+    return found
 
 
 def helm_lines(commands) -> list[HelmCommand]:
     """The `helm install|upgrade` lines of the gpu-operator and DRA driver charts among the
-    commands' words; a line read once per CI matrix combination with the same words counts once."""
+    commands' words; a line read once per CI matrix combination with the same words counts once
+    (two lines alike are two)."""
     out: dict[tuple, HelmCommand] = {}
     for words in commands:
         command = _helm(words)
         if command is not None:
-            out.setdefault((command.chart, command.version, command.settings), command)
+            out.setdefault((command.chart, command.chart_word.start, command.version, command.settings), command)
     return list(out.values())
+
+
+# `helm install|upgrade` flags that take no value (helm v3 and v4 `install --help`, `upgrade
+# --help`; `--dry-run`, `--wait` of v4 and `--server-side` take one only as `--flag=value`):
+# every other flag takes the next word unless written `--flag=value`
+_BOOLS = frozenset({
+    "--atomic", "--create-namespace", "--dependency-update", "--devel", "--disable-openapi-validation",
+    "--dry-run", "--enable-dns", "--force", "--force-replace", "--force-conflicts", "-g", "--generate-name",
+    "--hide-notes", "--hide-secret", "--insecure-skip-tls-verify", "--no-hooks", "--pass-credentials",
+    "--plain-http", "--render-subchart-notes", "--replace", "--skip-crds", "--skip-schema-validation",
+    "--take-ownership", "--verify", "--wait", "--wait-for-jobs", "--debug", "--kube-insecure-skip-tls-verify",
+    "-i", "--install", "--cleanup-on-fail", "--reset-values", "--reuse-values", "--reset-then-reuse-values",
+    "--rollback-on-failure", "--server-side", "--help", "-h",
+})
+
+
+def _arguments(words: list[Word]) -> list[Word]:
+    """The words of a helm command line that are not flags or flag values (release, chart)."""
+    out, j = [], 0
+    while j < len(words):
+        text = words[j].text
+        if text == "--":
+            return out + words[j + 1:]
+        if text.startswith("-") and len(text) > 1:
+            flag = text.partition("=")[0]
+            # `--flag=value`, `-nNAMESPACE` and the flags without a value stand alone
+            alone = "=" in text or flag in _BOOLS or (not text.startswith("--") and len(text) > 2)
+            j += 1 if alone else 2
+            continue
+        out.append(words[j])
+        j += 1
+    return out
+
+
+def chart_word(words: list[Word]) -> tuple[str | None, Word | None]:
+    """(chart name of CHARTS, the word naming it) of `helm install|upgrade` with the words after
+    the subcommand: `install [NAME] CHART` (no NAME with `--generate-name`), `upgrade RELEASE
+    CHART`; flags and their values may come anywhere. A chart reference held in a variable is
+    known by the release name instead (`helm upgrade -i gpu-operator "$CHART"`)."""
+    arguments = _arguments(words)
+    generated = any(w.text in ("-g", "--generate-name") for w in words)
+    at = 0 if generated else 1
+    chart = arguments[at] if len(arguments) > at else arguments[-1] if arguments else None
+    if chart is not None and "$" not in chart.text:
+        return next(((name, chart) for name, pattern in CHARTS.items() if pattern.search(chart.text)),
+                    (None, None))
+    return next(((name, w) for name, pattern in CHARTS.items() for w in arguments if pattern.search(w.text)),
+                (None, None))
 
 
 def _helm(words: list[Word]) -> HelmCommand | None:
@@ -111,8 +176,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
     i = texts.index("helm")
     if i + 1 >= len(words) or texts[i + 1] not in ("install", "upgrade"):
         return None
-    chart, chart_word = next(((name, w) for name, pattern in CHARTS.items() for w in words[i + 2:]
-                              if pattern.search(w.text)), (None, None))
+    chart, chart_word_ = chart_word(words[i + 2:])
     if chart is None:
         return None
     settings, version, version_word, values_files = [], None, None, False
@@ -137,7 +201,7 @@ def _helm(words: list[Word]) -> HelmCommand | None:
                 settings.append(Setting(key, val, offset + at, flag == "--set", (written.start, written.end)))
             continue
         j += 1
-    return HelmCommand(chart, chart_word, version, version_word, tuple(settings), values_files)
+    return HelmCommand(chart, chart_word_, version, version_word, tuple(settings), values_files)
 
 
 def _pairs(value: str) -> list[tuple[int, str]]:
@@ -187,14 +251,34 @@ def helm_toolkit_env(doc: Document, ctx: Context):
             start = setting.start + len(setting.key) + 1
             pairs.append((setting.key, setting.value, doc.index.span(start, start + len(setting.value))))
         entries = set_entries(pairs)
-        if not entries:
-            continue
+        rancher = rancher_nodes(ctx) or _installed(doc)
+        missing_at = entries[0].name_at if entries else doc.index.span(command.chart_word.start,
+                                                                        command.chart_word.end)
+        if not entries and (rancher is None or command.values_files or not _configures_runtime(command)):
+            continue  # values files may set toolkit.env; a toolkit that configures no runtime needs none
         judged = gpu_operator.judged_release(ctx.settings, command.version,
                                              f"`--version {command.version}` of the helm command")
         stated = [s.value for s in command.settings if s.key == "toolkit.version"]
         deployed = Toolkit(stated[-1], "`--set toolkit.version`") if stated else values_toolkit(None, judged)
-        # a line that sets no toolkit.env has nothing to point a missing socket at
-        yield from emit(doc, ctx, judge_env(entries, deployed, rancher_nodes(ctx), entries[0].name_at))
+        yield from emit(doc, ctx, judge_env(entries, deployed, rancher, missing_at))
+
+
+def _installed(doc: Document) -> str | None:
+    """Words on how the file shows its nodes run k3s/RKE2: it installs them."""
+    found = doc.cache.get(RANCHER)
+    if found is None:
+        return None
+    name, word = found
+    line = doc.index.span(word.start, word.end).line
+    return f"this file installs {'k3s' if name == 'k3s' else 'RKE2'} (`{word.text}`, line {line})"
+
+
+def _configures_runtime(command: HelmCommand) -> bool:
+    """Whether the line's toolkit configures the node's containerd: not when it is disabled,
+    in NRI plugin mode, or told the nodes run another runtime."""
+    said = {s.key: s.value.strip().lower() for s in command.settings}
+    return said.get("toolkit.enabled") != "false" and said.get("cdi.nriPluginEnabled") != "true" \
+        and said.get("operator.defaultRuntime", "containerd") == "containerd"
 
 
 @check("GL495", kinds=("commands",))

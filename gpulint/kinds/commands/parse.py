@@ -182,15 +182,29 @@ def parse_commands(doc: Document, text: str) -> list[ContainerCommand]:
         lines: list | None = [] if helm else None
         commands = ci_commands(text, doc.index, lines)
         if lines:
-            from gpulint.kinds.commands.helm import CACHE, helm_lines
+            from gpulint.kinds.commands.helm import (
+                CACHE,
+                RANCHER,
+                helm_lines,
+                rancher_install,
+            )
 
             doc.cache[CACHE] = helm_lines(lines)
+            doc.cache[RANCHER] = rancher_install(lines)
         return commands
     regions = shell_regions(doc.path, text, doc.index)
     if helm:
-        from gpulint.kinds.commands.helm import CACHE, helm_commands
+        from gpulint.kinds.commands.helm import (
+            CACHE,
+            RANCHER,
+            helm_lines,
+            rancher_install,
+        )
 
-        doc.cache[CACHE] = helm_commands(text, regions)
+        lines = [words for start, end, newline_ends in regions
+                 for words in split_commands(text, start, end, newline_ends)]
+        doc.cache[CACHE] = helm_lines(lines)
+        doc.cache[RANCHER] = rancher_install(lines)
     return container_commands(text, regions)
 
 
