@@ -13,7 +13,9 @@ def _gl920(run):
 
 def test_each_unreadable_value_is_found_at_the_wrong_entry():
     run = lint_fixture("visible-devices/bad")
-    assert _gl920(run) == [
+    assert sorted(_gl920(run)) == sorted([
+        ("devcontainer.json", 4, 57, 59, "warning"),  # runArgs `-e CUDA_VISIBLE_DEVICES=0 1`
+        ("devcontainer.json", 5, 47, 50, "error"),    # containerEnv GPU1
         ("Dockerfile", 2, 29, 31, "error"),      # "0 1": spaces, not commas
         ("Dockerfile", 2, 55, 57, "warning"),    # CUDA_VISIBLE_DEVICES=all
         ("compose.yaml", 6, 32, 36, "error"),    # the quotes of the list form stay in the value
@@ -22,7 +24,7 @@ def test_each_unreadable_value_is_found_at_the_wrong_entry():
         ("pod.yaml", 10, 19, 23, "error"),       # '"0,1"'
         ("run.sh", 2, 62, 64, "error"),          # 1-2 after a good 0
         ("run.sh", 2, 91, 95, "warning"),        # gpu:1
-    ]
+    ])
 
 
 def test_messages_say_what_the_reader_does():

@@ -1,6 +1,7 @@
 """devcontainer.json checks: the CUDA image tag a dev container runs (GL301, GL302), a
 second CUDA the `nvidia-cuda` Feature adds to a CUDA image (GL306), the GPU flags of
-`runArgs` judged as those of a `docker run` line (GL908, GL910, GL912, GL913), and a
+`runArgs` judged as those of a `docker run` line (GL908, GL910, GL912, GL913), the device
+lists `runArgs` and `containerEnv` set (GL920), and a
 `runArgs` GPU request that keeps the dev container from starting without GPUs (GL606), and a
 `runArgs` item that holds a flag and its value, which the docker CLI refuses (GL607).
 
@@ -17,6 +18,8 @@ from gpulint.common.containers import (
     limited_gpus_note,
     runtime_problem,
     visible_devices_problem,
+    visible_devices_span,
+    visible_devices_unreadable,
 )
 from gpulint.common.imagetags import image_tag_findings
 from gpulint.kinds.devcontainer.facts import (
@@ -129,6 +132,16 @@ def run_args_visible_devices(doc: Document, ctx: Context):
         if problem is not None:
             yield finding(doc, "GL910", span, f"the dev container: {problem[1]}", severity=problem[0],
                           related=problem[2])
+
+
+@check("GL920", kinds=KINDS)
+def visible_devices_unreadable_env(doc: Document, ctx: Context):
+    for name, value, span in _environment(doc):
+        problem = visible_devices_unreadable(name, value)
+        if problem is not None:
+            severity, message, start, end = problem
+            yield finding(doc, "GL920", visible_devices_span(doc, span, value, start, end),
+                          f"the dev container: {message}", severity=severity)
 
 
 @check("GL912", kinds=KINDS)
