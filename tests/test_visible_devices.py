@@ -21,9 +21,11 @@ def test_each_unreadable_value_is_found_at_the_wrong_entry():
         ("compose.yaml", 6, 32, 36, "error"),    # the quotes of the list form stay in the value
         ("compose.yaml", 7, 30, 32, "warning"),  # CUDA_VISIBLE_DEVICES=0-3
         ("compose.yaml", 11, 31, 34, "error"),   # GPU0
+        ("compose.yaml", 20, 34, 44, "error"),   # device_ids entry {GPU_ID:-1}, a variable without its $
         ("pod.yaml", 10, 19, 23, "error"),       # '"0,1"'
         ("run.sh", 2, 62, 64, "error"),          # 1-2 after a good 0
         ("run.sh", 2, 91, 95, "warning"),        # gpu:1
+        ("run.sh", 3, 35, 38, "error"),          # --gpus '"device=0,GPU1"'
     ])
 
 
@@ -33,6 +35,8 @@ def test_messages_say_what_the_reader_does():
     assert "quotes are part of the value" in messages[6]
     assert "`0-3` is a range" in messages[7] and "`0,1,2,3`" in messages[7]
     assert "nvidia-container-cli: device error: GPU0: unknown device" in messages[11]
+    assert "`device_ids` entry `{GPU_ID:-1}` (Docker hands the IDs to the NVIDIA runtime as " \
+        "`NVIDIA_VISIBLE_DEVICES`): `{GPU_ID:-1}` is a variable reference without its `$`" in messages[20]
 
 
 def test_values_the_readers_take_are_clean():

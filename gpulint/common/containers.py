@@ -293,14 +293,17 @@ def _entries(value: str):
         start += len(part) + 1
 
 
-def visible_devices_unreadable(name: str, value: str | None) -> tuple[str, str, int, int] | None:
+def visible_devices_unreadable(name: str, value: str | None, shown: str | None = None
+                               ) -> tuple[str, str, int, int] | None:
     """(severity, message, start, end) for a value of NVIDIA_VISIBLE_DEVICES or
     CUDA_VISIBLE_DEVICES that names no device its reader knows; start/end are offsets of
     the wrong part in `value`. None for a good value, an empty one, or one holding a
-    variable or template gpulint cannot resolve."""
+    variable or template gpulint cannot resolve. `shown`: how the message names the value
+    (`NAME=value`), for a value that becomes the variable (Docker's device IDs)."""
     if name not in VISIBLE_DEVICES_NAMES or value is None or "$" in value or "{{" in value:
         return None
     nvidia = name == "NVIDIA_VISIBLE_DEVICES"
+    shown = shown or f"`{name}={value}`"
     for quote in ('"', "'"):
         at = value.find(quote)
         if at >= 0:
@@ -308,7 +311,7 @@ def visible_devices_unreadable(name: str, value: str | None) -> tuple[str, str, 
                       "start the container (`nvidia-container-cli: device error: ...: unknown device`)"
                       if nvidia else "CUDA reads no device from it and the process sees no GPU")
             return ("error" if nvidia else "warning",
-                    f"`{name}={value}` holds quote characters: where it is written the quotes are "
+                    f"{shown} holds quote characters: where it is written the quotes are "
                     f"part of the value, not around it; {reader}; write the value without quotes",
                     at, len(value))
     pattern = _NVIDIA_DEVICE if nvidia else _CUDA_DEVICE
@@ -317,12 +320,15 @@ def visible_devices_unreadable(name: str, value: str | None) -> tuple[str, str, 
             if not nvidia and entry.startswith("-"):
                 return None  # CUDA stops at a negative index: the rest is hidden on purpose
             continue
-        return ("error" if nvidia else "warning", _unreadable_message(name, value, entry, nvidia),
+        return ("error" if nvidia else "warning", _unreadable_message(shown, entry, nvidia),
                 at, at + len(entry))
     return None
 
 
-def _unreadable_message(name: str, value: str, entry: str, nvidia: bool) -> str:
+_UNEXPANDED = lazy(r"\{[A-Za-z_][A-Za-z0-9_]*(:?[-+?][^}]*)?\}$")
+
+
+def _unreadable_message(shown: str, entry: str, nvidia: bool) -> str:
     if nvidia:
         happens = (f"the NVIDIA runtime refuses to start the container (`nvidia-container-cli: device "
                    f"error: {entry}: unknown device`; in CDI mode `unresolvable CDI devices "
@@ -336,7 +342,9 @@ def _unreadable_message(name: str, value: str, entry: str, nvidia: bool) -> str:
         wanted = "comma-separated device indexes (`0,1`) or GPU/MIG UUIDs"
     ranged = _RANGE.match(entry)
     named = _NAMED.match(entry)
-    if ranged:
+    if _UNEXPANDED.match(entry):
+        what = f"`{entry}` is a variable reference without its `$`, passed on as written"
+    elif ranged:
         listed = ",".join(str(i) for i in range(int(ranged[1]), int(ranged[2]) + 1)) \
             if int(ranged[1]) <= int(ranged[2]) <= int(ranged[1]) + 16 else None
         what = f"`{entry}` is a range, which is not read" + (f" (list them: `{listed}`)" if listed else "")
@@ -351,7 +359,24 @@ def _unreadable_message(name: str, value: str, entry: str, nvidia: bool) -> str:
                 f"`CUDA_VISIBLE_DEVICES`; the NVIDIA runtime's way to hand out no GPU is `void`)")
     else:
         what = f"`{entry}` is not a device identifier"
-    return f"`{name}={value}`: {what}: {happens}; give {wanted}"
+    return f"{shown}: {what}: {happens}; give {wanted}"
+
+
+def gpus_device_ids(value: str) -> tuple[str, int] | None:
+    """The `device=` list of a `--gpus` value and where it starts in the value (docker/cli
+    opts/gpus.go: CSV fields; Docker passes the list on as NVIDIA_VISIBLE_DEVICES)."""
+    import csv
+
+    try:
+        fields = next(csv.reader([value]), [])
+    except csv.Error:
+        return None
+    for field in fields:
+        key, eq, val = field.partition("=")
+        if eq and key.strip() == "device":
+            at = value.find(val)
+            return val, max(at, 0)
+    return None
 
 
 def visible_devices_span(doc, span, value: str, start: int, end: int):

@@ -14,6 +14,7 @@ from gpulint.common.containers import (
     capabilities_without_compute,
     cdi_problem,
     gpus_capabilities,
+    gpus_device_ids,
     gpus_problem,
     is_cdi_device,
     limited_gpus,
@@ -249,4 +250,16 @@ def command_visible_devices_unreadable(doc: Document, ctx: Context, command: Con
         if problem is not None:
             severity, message, start, end = problem
             yield finding(doc, "GL920", visible_devices_span(doc, _span(doc, flag.value), value, start, end),
+                          f"{command.label}: {message}", severity=severity)
+    for word in _gpus_values(command):
+        found = gpus_device_ids(word.text)
+        if found is None or gpus_problem(word.text) is not None:
+            continue  # a value the CLI refuses is GL913's
+        ids, at = found
+        problem = visible_devices_unreadable(
+            "NVIDIA_VISIBLE_DEVICES", ids,
+            f"`--gpus` device `{ids}` (Docker hands the IDs to the NVIDIA runtime as `NVIDIA_VISIBLE_DEVICES`)")
+        if problem is not None:
+            severity, message, start, end = problem
+            yield finding(doc, "GL920", visible_devices_span(doc, _span(doc, word), ids, start, end),
                           f"{command.label}: {message}", severity=severity)

@@ -618,3 +618,28 @@ def visible_devices_unreadable_value(doc: Document, ctx: Context):
                 severity, message, start, end = problem
                 yield finding(doc, "GL920", visible_devices_span(doc, node.span, raw, start, end),
                               f"{_label(service)}: {message}", severity=severity)
+
+
+@check("GL920", kinds=KINDS)
+def device_ids_unreadable(doc: Document, ctx: Context):
+    """Docker hands a reservation's `device_ids` to the NVIDIA runtime as NVIDIA_VISIBLE_DEVICES
+    (moby daemon/nvidia_linux.go setNvidiaGPUs: the IDs joined with commas)."""
+    seen = set()
+    for service in services(doc):
+        for item in _gpu_devices(service):
+            driver = item.get("driver")
+            if item.span in seen or driver is not None and str(driver.value).strip().lower() != "nvidia":
+                continue
+            seen.add(item.span)
+            for entry in sequence(item.get("device_ids")):
+                text = entry.str() if entry.tag == "str" else None
+                if not text or "$" in text:
+                    continue  # numbers are GL904's; an interpolated ID is judged where it is set
+                problem = visible_devices_unreadable(
+                    "NVIDIA_VISIBLE_DEVICES", text,
+                    f"`device_ids` entry `{text}` (Docker hands the IDs to the NVIDIA runtime as "
+                    f"`NVIDIA_VISIBLE_DEVICES`)")
+                if problem is not None:
+                    severity, message, start, end = problem
+                    yield finding(doc, "GL920", visible_devices_span(doc, entry.span, text, start, end),
+                                  f"{_label(service)}: {message}", severity=severity)
