@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.capabilities import DOCKER_CAPABILITIES
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
@@ -155,9 +156,6 @@ def limited_gpus_note(limited: str) -> str:
             f"add only the capabilities it needs")
 
 
-# The NVIDIA driver capabilities (NVIDIA_DRIVER_CAPABILITIES) Docker's `nvidia` device driver
-# recognises among a device request's capabilities (moby daemon/nvidia_linux.go allNvidiaCaps).
-NVIDIA_CAPABILITIES = ("compute", "compat32", "graphics", "utility", "video", "display")
 
 
 def capabilities_without_compute(capabilities, image: str | None = None) -> list[str]:
@@ -168,7 +166,7 @@ def capabilities_without_compute(capabilities, image: str | None = None) -> list
     `video` (NVENC/NVDEC load libcuda) unless `image` is one gpulint knows to run CUDA: `[gpu,
     utility]` is how a GPU exporter asks for NVML alone."""
     caps = [c.strip().lower() for c in capabilities]
-    named = [c for c in caps if c in NVIDIA_CAPABILITIES]
+    named = [c for c in caps if c in DOCKER_CAPABILITIES]
     if not named or "compute" in named:
         return []
     if "video" in named or (image and _runs_cuda(image)):
