@@ -82,6 +82,17 @@ def video_use(words) -> str | None:
     return text[start:end if end >= 0 else len(text)]
 
 
+def video_without_capability(words, decide):
+    """(the NVENC/NVDEC use, the capabilities, where they are decided) for a GPU container
+    whose command (`words`) uses video while its capabilities leave `video` out; `decide()`
+    gives (Effective, where) or None, and is asked only when the command uses video."""
+    used = video_use(words)
+    found = decide() if used is not None else None
+    if found is None or "video" in found[0].names:
+        return None
+    return used, found[0], found[1]
+
+
 def without_video_message(what: str, used: str, effective: Effective, fix: str) -> str:
     """What a container that encodes or decodes video on the GPU without `video` meets."""
     source = {"request": "Docker sets exactly the NVIDIA capabilities its GPU request names",

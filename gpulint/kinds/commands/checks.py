@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gpulint.common.capabilities import (
     effective_capabilities,
-    video_use,
+    video_without_capability,
     without_video_message,
 )
 from gpulint.common.containers import (
@@ -246,13 +246,10 @@ def command_video_capability(doc: Document, ctx: Context, command: ContainerComm
             or command.image is None or command.image not in command.words:
         return
     after = command.words[command.words.index(command.image) + 1:]
-    used = video_use(word.text for word in after)
-    if used is None:
+    found = video_without_capability((word.text for word in after), lambda: _effective(command))
+    if found is None:
         return
-    found = _effective(command)
-    if found is None or "video" in found[0].names:
-        return
-    effective, word = found
+    used, effective, word = found
     fix = {"request": f"add `video` to `capabilities=` (`--gpus '\"capabilities={effective.written},video\"'`)",
            "environment": f"pass `-e NVIDIA_DRIVER_CAPABILITIES={effective.written},video`",
            "image": "pass `-e NVIDIA_DRIVER_CAPABILITIES=compute,utility,video`"}[effective.source]

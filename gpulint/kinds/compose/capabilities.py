@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gpulint.common.capabilities import (
     effective_capabilities,
-    video_use,
+    video_without_capability,
     without_video_message,
 )
 from gpulint.common.containers import (
@@ -55,14 +55,12 @@ def video_capability_missing(doc: Document, ctx: Context):
         if not requests_gpus(doc, service):
             continue
         commands = [node for node in (service.get("entrypoint"), service.get("command")) if node is not None]
-        used = video_use(str(part.value) for node in commands
-                         for part in ([node] if node.is_scalar else sequence(node)))
-        if used is None:
+        found = video_without_capability((str(part.value) for node in commands
+                                          for part in ([node] if node.is_scalar else sequence(node))),
+                                         lambda: _effective(doc, service))
+        if found is None:
             continue
-        found = _effective(doc, service)
-        if found is None or "video" in found[0].names:
-            continue
-        effective, where = found
+        used, effective, where = found
         fix = {"request": f"add `video` to the reservation's `capabilities` (`[gpu, {effective.written.replace(',', ', ')}, video]`)",
                "environment": f"set `NVIDIA_DRIVER_CAPABILITIES={effective.written},video`",
                "image": "set `NVIDIA_DRIVER_CAPABILITIES=compute,utility,video` in `environment`"}[effective.source]

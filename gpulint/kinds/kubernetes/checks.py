@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpulint.common.capabilities import (
     effective_capabilities,
-    video_use,
+    video_without_capability,
     without_video_message,
 )
 from gpulint.kinds.kubernetes.facts import (
@@ -445,13 +445,11 @@ def video_capability_missing(doc: Document, ctx: Context):
         if not requests_gpus(container):
             continue
         commands = [node for node in (container.node.get("command"), container.node.get("args")) if node is not None]
-        used = video_use(str(part.value) for node in commands for part in sequence(node))
-        if used is None:
+        found = video_without_capability((str(part.value) for node in commands for part in sequence(node)),
+                                         lambda: _capabilities_of(container))
+        if found is None:
             continue
-        found = _capabilities_of(container)
-        if found is None or "video" in found[0].names:
-            continue
-        effective, where = found
+        used, effective, where = found
         fix = (f"set `NVIDIA_DRIVER_CAPABILITIES` to `{effective.written},video`" if effective.source == "environment"
                else "add `NVIDIA_DRIVER_CAPABILITIES=compute,utility,video` to its `env`")
         yield finding(doc, "GL921", where.span,
