@@ -822,3 +822,25 @@ def test_gpu_quota_entries_the_quota_never_counts(tmp_path):
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL518", ".", cwd=tmp_path)
     # the bare name and a `limits.` entry alone; beside `requests.` of the same resource it is redundant
     assert [(f["line"], f["column"]) for f in result.findings] == [(7, 5), (8, 5)]
+
+
+def test_gpu_resource_types_of_one_container(tmp_path):
+    """k8s-device-plugin#728: each resource's allocation sets NVIDIA_VISIBLE_DEVICES and kubelet
+    keeps one, so a container asking for two MIG types (or a MIG type and full GPUs) sees one."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+           "  - name: a\n    image: registry.example.com/a:1\n    resources:\n      requests:\n"
+           "        nvidia.com/mig-2g.20gb: 1\n        nvidia.com/gpu: '{{ .Values.gpus }}'\n"
+           "  - name: b\n    image: registry.example.com/b:1\n    resources:\n      limits:\n"
+           "        nvidia.com/gpu: 1\n        nvidia.com/gpu.shared: 1\n        alpha.kubernetes.io/nvidia-gpu: 1\n"
+           "        nvidia.com/mlnxics: 1\n"
+           "  - name: c\n    image: registry.example.com/c:1\n    resources:\n      limits:\n"
+           "        nvidia.com/mig-1g.5gb: 1\n        nvidia.com/mig-1g.10gb: null\n")
+    write_files(tmp_path, {"pod.yaml": pod})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL519", ".", cwd=tmp_path)
+    # requests alone are read when there are no limits, and a templated count asks for GPUs;
+    # a pair without a MIG type, the legacy name, NICs and a null (zero) quantity are left alone
+    assert [(f["line"], f["column"]) for f in result.findings] == [(12, 9)]
+    finding = result.findings[0]
+    assert finding["severity"] == "warning"
+    assert "`nvidia.com/gpu` besides `nvidia.com/mig-2g.20gb`" in finding["message"]
+    assert "k8s-device-plugin#728" in finding["message"]

@@ -1,5 +1,6 @@
-"""Kubernetes manifest rules (GL501-GL508, GL515): GPU requests and limits, NVIDIA
-variables, privileges and host paths, GPU quantities in the wrong place.
+"""Kubernetes manifest rules (GL501-GL508, GL515, GL519): GPU requests and limits, NVIDIA
+variables, privileges and host paths, GPU quantities in the wrong place, GPU resource types
+one container cannot hold together.
 """
 
 from __future__ import annotations
@@ -267,6 +268,48 @@ def _name_outcome(name: str) -> str:
         return (f"the API server rejects the pod (\"{name}\": \"must be a standard resource for "
                 f"containers\")")
     return f"the API server accepts the pod and it stays Pending with \"Insufficient {name}\""
+
+
+# The resources the NVIDIA GPU device plugin serves with one device list each: a full GPU
+# (`nvidia.com/gpu`) and every MIG profile of the mixed strategy.
+_PLUGIN_GPU = "nvidia.com/gpu"
+
+
+def _device_lists(container: Container) -> list[tuple[str, Node]]:
+    """(name, entry) of each GPU device plugin resource the container asks for at least
+    one of, in file order (limits, then requests the limits lack)."""
+    found: dict[str, Node] = {}
+    for section in ("limits", "requests"):
+        for name, value in device_plugin_resources(container, section).items():
+            if name in found or (name != _PLUGIN_GPU and not _MIG.match(name)):
+                continue
+            amount = quantity(value)
+            if value.tag == "null" or (amount is not None and amount <= 0):
+                continue  # asks for none of it
+            found[name] = value
+    return list(found.items())
+
+
+@check("GL519", kinds=("kubernetes",))
+def gpu_resource_types_mixed(doc: Document, ctx: Context):
+    for _, container in containers_of(doc):
+        asked = _device_lists(container)
+        if len(asked) < 2 or not any(_MIG.match(name) for name, _ in asked):
+            continue
+        (first, first_node), second_node = asked[0], asked[1][1]
+        if second_node.key_span is None:
+            continue
+        names = ", ".join(f"`{name}`" for name, _ in asked[1:])
+        yield finding(
+            doc, "GL519", second_node.key_span,
+            f"{container_label(container)} asks for {names} besides `{first}`: the device plugin "
+            f"allocates each resource on its own and, with its default device list strategy "
+            f"(envvar), answers each with its own NVIDIA_VISIBLE_DEVICES; kubelet keeps only the "
+            f"first one it merges (\"Environment variable has conflicting setting\"), so the "
+            f"container sees one resource's devices while the others stay allocated to it, unused "
+            f"(k8s-device-plugin#728), and a CUDA process enumerates one MIG device at most anyway; "
+            f"ask for one GPU resource type per container, or give each type a container of its own",
+            related=[related(doc, first_node.key_span or first_node, f"`{first}` asked for here")])
 
 
 # ---------------------------------------------------------------- NVIDIA env, privileges, host paths
