@@ -30,6 +30,7 @@ from gpulint.kinds.kubernetes.support import (
     is_cuda_image,
     misplaced_gpu_resources,
     no_fix_in_patches,
+    privilege,
     rename_key,
     replace_edit,
     source_text,
@@ -372,7 +373,7 @@ def privileged_gpu(doc: Document, ctx: Context):
     for pod, container in containers_of(doc):
         if is_gpu_management(pod):
             continue
-        where = _privilege(container)
+        where = privilege(container)
         reason = _gpu_reason(container) if where is not None else None
         if reason is None:
             continue
@@ -382,21 +383,6 @@ def privileged_gpu(doc: Document, ctx: Context):
             f"{container_label(container)} {reason} and is privileged (`{setting}`): it sees every GPU on "
             f"the node, not only those the device plugin assigned, so it can use or disturb "
             f"other pods' GPUs")
-
-
-def _privilege(container: Container) -> Node | None:
-    """The `privileged: true` or `SYS_ADMIN` capability node of a container."""
-    context = container.node.get("securityContext")
-    if context is None:
-        return None
-    privileged = context.get("privileged")
-    if privileged is not None and privileged.value is True:
-        return privileged
-    added = context.get("capabilities", "add")
-    for item in sequence(added):
-        if (scalar_str(item) or "").upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
-            return item
-    return None
 
 
 _HOST_GPU_PATH = lazy(
