@@ -5,6 +5,8 @@ consult no containerd config, pays for none of them."""
 
 from __future__ import annotations
 
+import os
+
 from gpulint.model import Document
 from gpulint.paths import display_path
 
@@ -27,8 +29,9 @@ class Stored:
         if self._at is None:
             return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
         handle, offset, length = self._at
-        handle.seek(offset)
-        return handle.read(length)
+        # pread, not seek + read: forked workers share the open file and its position, so a
+        # seek in one process moves the position another process is about to read from.
+        return os.pread(handle.fileno(), length, offset)
 
     @property
     def path(self) -> str:
