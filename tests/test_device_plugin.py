@@ -115,8 +115,10 @@ def test_pods_against_the_linted_plugin_configs():
     result = lint(FIXTURES / "device_plugin" / "mps-pool")
     assert [(f["path"].rsplit("/", 1)[1], f["code"], f["line"], f["column"], f["severity"])
             for f in result.findings] == [("training.yaml", "GL457", 14, 31, "error"),
-                                          ("training.yaml", "GL457", 27, 11, "warning")]
-    refused, mig = result.findings
+                                          ("training.yaml", "GL457", 27, 11, "warning"),
+                                          # a full GPU and a MIG type in one container
+                                          ("training.yaml", "GL519", 27, 11, "warning")]
+    refused, mig, _ = result.findings
     assert "`maximum request size for shared resources is 1; found 2`" in refused["message"]
     assert refused["related"][0]["line"] == 14
     assert mig["related"][0]["line"] == 10 and mig["related"][0]["column"] == 20
@@ -130,7 +132,9 @@ def test_a_pool_without_sharing_serves_several_gpus(tmp_path):
                    "          - {name: nvidia.com/gpu, replicas: 2}\n",
         "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
                     "  - name: a\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
-                    "      limits: {nvidia.com/gpu: 2, nvidia.com/mig-1g.10gb: 1}\n"})
+                    "      limits: {nvidia.com/gpu: 2}\n"
+                    "  - name: b\n    image: nvcr.io/nvidia/pytorch:24.05-py3\n    resources:\n"
+                    "      limits: {nvidia.com/mig-1g.10gb: 1}\n"})
     assert lint(tmp_path).findings == []
 
 

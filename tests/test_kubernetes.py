@@ -822,3 +822,56 @@ def test_gpu_quota_entries_the_quota_never_counts(tmp_path):
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL518", ".", cwd=tmp_path)
     # the bare name and a `limits.` entry alone; beside `requests.` of the same resource it is redundant
     assert [(f["line"], f["column"]) for f in result.findings] == [(7, 5), (8, 5)]
+
+
+def test_gpu_resource_types_of_one_container(tmp_path):
+    """k8s-device-plugin#728: each resource's allocation sets NVIDIA_VISIBLE_DEVICES and kubelet
+    keeps one, so a container asking for two MIG types (or a MIG type and full GPUs) sees one."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+           "  - name: a\n    image: registry.example.com/a:1\n    resources:\n      requests:\n"
+           "        nvidia.com/mig-2g.20gb: 1\n        nvidia.com/gpu: '{{ .Values.gpus }}'\n"
+           "  - name: b\n    image: registry.example.com/b:1\n    resources:\n      limits:\n"
+           "        nvidia.com/gpu: 1\n        nvidia.com/gpu.shared: 1\n        alpha.kubernetes.io/nvidia-gpu: 1\n"
+           "        nvidia.com/mlnxics: 1\n"
+           "  - name: c\n    image: registry.example.com/c:1\n    resources:\n      limits:\n"
+           "        nvidia.com/mig-1g.5gb: 1\n        nvidia.com/mig-1g.10gb: null\n")
+    write_files(tmp_path, {"pod.yaml": pod})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL519", ".", cwd=tmp_path)
+    # requests alone are read when there are no limits, and a templated count asks for GPUs;
+    # a pair without a MIG type, the legacy name, NICs and a null (zero) quantity are left alone
+    assert [(f["line"], f["column"]) for f in result.findings] == [(12, 9)]
+    finding = result.findings[0]
+    assert finding["severity"] == "warning"
+    assert "`nvidia.com/gpu` besides `nvidia.com/mig-2g.20gb`" in finding["message"]
+    assert "k8s-device-plugin#728" in finding["message"]
+
+
+def test_mig_strategy_of_a_device_plugin_without_the_monitor_capability(tmp_path):
+    """k8s-device-plugin#229, #399: a MIG strategy without NVIDIA_MIG_MONITOR_DEVICES=all stops
+    the plugin; the variable without SYS_ADMIN is refused by the runtime hook."""
+    head = ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n"
+            "      containers:\n")
+    plugin = head + ("      - name: plugin\n        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0\n"
+                     "        env:\n        - name: MIG_STRATEGY\n          value: single\n")
+    gfd = head + ("      - name: gfd\n        image: nvcr.io/nvidia/gpu-feature-discovery:v0.8.2\n"
+                  "        env:\n        - name: GFD_MIG_STRATEGY\n          value: mixed\n"
+                  "        - name: NVIDIA_MIG_MONITOR_DEVICES\n          value: all\n")
+    chart = head + ("      - name: plugin\n        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0\n"
+                    "        env:\n        - name: MIG_STRATEGY\n          value: {{ .Values.migStrategy }}\n"
+                    "      - name: literal\n        image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0\n"
+                    "        args: [--mig-strategy=mixed]\n        env:\n        - name: NVIDIA_MIG_MONITOR_DEVICES\n"
+                    "          value: all\n        securityContext:\n"
+                    "          {{- include \"plugin.securityContext\" . | nindent 10 }}\n")
+    other = head + ("      - name: other\n        image: registry.example.com/tools/probe:1\n"
+                    "        args: [--mig-strategy=mixed]\n")
+    write_files(tmp_path, {"plugin.yaml": plugin, "gfd.yaml": gfd, "templates/ds.yaml": chart, "other.yaml": other})
+    result = run_gpulint("--isolated", "--format", "json", "--select", "GL521", ".", cwd=tmp_path)
+    got = sorted((f["path"], f["line"], f["column"], f["severity"]) for f in result.findings)
+    # a templated strategy, a templated security context and an image that is neither the
+    # plugin nor GFD are left alone
+    assert got == [("gfd.yaml", 14, 17, "error"), ("plugin.yaml", 13, 18, "error")]
+    by_path = {f["path"]: f["message"] for f in result.findings}
+    assert "GPU feature discovery container `gfd`" in by_path["gfd.yaml"]
+    assert "cannot set MIG_MONITOR_DEVICES in non privileged container" in by_path["gfd.yaml"]
+    assert "MIG strategy `single` (MIG_STRATEGY)" in by_path["plugin.yaml"]
+    assert "set NVIDIA_MIG_MONITOR_DEVICES=all and add the SYS_ADMIN capability" in by_path["plugin.yaml"]

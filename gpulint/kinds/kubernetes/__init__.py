@@ -9,6 +9,7 @@ KIND = Kind("kubernetes", precedence=50, wants=recognise.wants, by_content=recog
                                                                 "gpulint.kinds.kubernetes.operator_objects",
                                                                 "gpulint.kinds.kubernetes.operator_helmchart",
                                                                 "gpulint.kinds.kubernetes.operator_toolkit_env",
-                                                                "gpulint.kinds.kubernetes.quota"),
+                                                                "gpulint.kinds.kubernetes.quota",
+                                                                "gpulint.kinds.kubernetes.plugin_pods"),
             templated=True, shared="if-defines",
             defines_shared="gpulint.kinds.kubernetes.facts:may_define_shared_object", block_strings=True)

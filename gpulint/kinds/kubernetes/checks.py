@@ -1,5 +1,11 @@
+<<<<<<< HEAD
 """Kubernetes manifest rules (GL501-GL508, GL515, GL920, GL921): GPU requests and limits, NVIDIA
 variables and driver capabilities, privileges and host paths, GPU quantities in the wrong place.
+=======
+"""Kubernetes manifest rules (GL501-GL508, GL515, GL519, GL921): GPU requests and limits,
+NVIDIA variables and driver capabilities, privileges and host paths, GPU quantities in the
+wrong place, GPU resource types one container cannot hold together.
+>>>>>>> recalla
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from gpulint.kinds.kubernetes.support import (
     is_cuda_image,
     misplaced_gpu_resources,
     no_fix_in_patches,
+    privilege,
     rename_key,
     replace_edit,
     source_text,
@@ -275,6 +282,48 @@ def _name_outcome(name: str) -> str:
     return f"the API server accepts the pod and it stays Pending with \"Insufficient {name}\""
 
 
+# The resources the NVIDIA GPU device plugin serves with one device list each: a full GPU
+# (`nvidia.com/gpu`) and every MIG profile of the mixed strategy.
+_PLUGIN_GPU = "nvidia.com/gpu"
+
+
+def _device_lists(container: Container) -> list[tuple[str, Node]]:
+    """(name, entry) of each GPU device plugin resource the container asks for at least
+    one of, in file order (limits, then requests the limits lack)."""
+    found: dict[str, Node] = {}
+    for section in ("limits", "requests"):
+        for name, value in device_plugin_resources(container, section).items():
+            if name in found or (name != _PLUGIN_GPU and not _MIG.match(name)):
+                continue
+            amount = quantity(value)
+            if value.tag == "null" or (amount is not None and amount <= 0):
+                continue  # asks for none of it
+            found[name] = value
+    return list(found.items())
+
+
+@check("GL519", kinds=("kubernetes",))
+def gpu_resource_types_mixed(doc: Document, ctx: Context):
+    for _, container in containers_of(doc):
+        asked = _device_lists(container)
+        if len(asked) < 2 or not any(_MIG.match(name) for name, _ in asked):
+            continue
+        (first, first_node), second_node = asked[0], asked[1][1]
+        if second_node.key_span is None:
+            continue
+        names = ", ".join(f"`{name}`" for name, _ in asked[1:])
+        yield finding(
+            doc, "GL519", second_node.key_span,
+            f"{container_label(container)} asks for {names} besides `{first}`: the device plugin "
+            f"allocates each resource on its own and, with its default device list strategy "
+            f"(envvar), answers each with its own NVIDIA_VISIBLE_DEVICES; kubelet keeps only the "
+            f"first one it merges (\"Environment variable has conflicting setting\"), so the "
+            f"container sees one resource's devices while the others stay allocated to it, unused "
+            f"(k8s-device-plugin#728), and a CUDA process enumerates one MIG device at most anyway; "
+            f"ask for one GPU resource type per container, or give each type a container of its own",
+            related=[related(doc, first_node.key_span or first_node, f"`{first}` asked for here")])
+
+
 # ---------------------------------------------------------------- NVIDIA env, privileges, host paths
 
 _NVIDIA_ENV = lazy(r"^NVIDIA_(VISIBLE_DEVICES|DRIVER_CAPABILITIES|REQUIRE_\w+|DISABLE_REQUIRE)$")
@@ -335,7 +384,7 @@ def privileged_gpu(doc: Document, ctx: Context):
     for pod, container in containers_of(doc):
         if is_gpu_management(pod):
             continue
-        where = _privilege(container)
+        where = privilege(container)
         reason = _gpu_reason(container) if where is not None else None
         if reason is None:
             continue
@@ -345,21 +394,6 @@ def privileged_gpu(doc: Document, ctx: Context):
             f"{container_label(container)} {reason} and is privileged (`{setting}`): it sees every GPU on "
             f"the node, not only those the device plugin assigned, so it can use or disturb "
             f"other pods' GPUs")
-
-
-def _privilege(container: Container) -> Node | None:
-    """The `privileged: true` or `SYS_ADMIN` capability node of a container."""
-    context = container.node.get("securityContext")
-    if context is None:
-        return None
-    privileged = context.get("privileged")
-    if privileged is not None and privileged.value is True:
-        return privileged
-    added = context.get("capabilities", "add")
-    for item in sequence(added):
-        if (scalar_str(item) or "").upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
-            return item
-    return None
 
 
 _HOST_GPU_PATH = lazy(

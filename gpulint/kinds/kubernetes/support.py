@@ -10,9 +10,10 @@ from gpulint.kinds.kubernetes.facts import (
     is_gpu_resource,
     is_kustomize_patch,
     pod_specs,
+    scalar_str,
 )
 from gpulint.knowledge.images import cuda_image
-from gpulint.model import Document, Edit, Fix, Node, Span
+from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.registry import Context
 
 # ---------------------------------------------------------------- text edits
@@ -90,6 +91,22 @@ def containers_of(doc: Document):
     for pod in pod_specs(doc):
         for container in pod.containers:
             yield pod, container
+
+
+def privilege(container: Container) -> Node | None:
+    """The `privileged: true` or `SYS_ADMIN` capability node of a container: what puts
+    CAP_SYS_ADMIN in its bounding set, the NVIDIA runtime's test of a privileged container."""
+    context = container.node.get("securityContext")
+    if context is None:
+        return None
+    privileged = context.get("privileged")
+    if privileged is not None and privileged.value is True:
+        return privileged
+    added = context.get("capabilities", "add")
+    for item in sequence(added):
+        if (scalar_str(item) or "").upper() in ("SYS_ADMIN", "CAP_SYS_ADMIN", "ALL"):
+            return item
+    return None
 
 
 def container_label(container: Container) -> str:
