@@ -1,11 +1,7 @@
-<<<<<<< HEAD
-"""Kubernetes manifest rules (GL501-GL508, GL515, GL920, GL921): GPU requests and limits, NVIDIA
-variables and driver capabilities, privileges and host paths, GPU quantities in the wrong place.
-=======
 """Kubernetes manifest rules (GL501-GL508, GL515, GL519, GL921): GPU requests and limits,
-NVIDIA variables and driver capabilities, privileges and host paths, GPU quantities in the
-wrong place, GPU resource types one container cannot hold together.
->>>>>>> recalla
+resource types mixed in one container, NVIDIA variables and driver capabilities, privileges and
+host paths, GPU quantities in the wrong place.
+"""
 """
 
 from __future__ import annotations
