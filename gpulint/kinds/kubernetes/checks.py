@@ -1,7 +1,6 @@
-"""Kubernetes manifest rules (GL501-GL508, GL515, GL519, GL921): GPU requests and limits,
+"""Kubernetes manifest rules (GL501-GL508, GL515, GL519, GL920, GL921): GPU requests and limits,
 resource types mixed in one container, NVIDIA variables and driver capabilities, privileges and
 host paths, GPU quantities in the wrong place.
-"""
 """
 
 from __future__ import annotations
