@@ -5,6 +5,8 @@ consult no containerd config, pays for none of them."""
 
 from __future__ import annotations
 
+import os
+
 from gpulint.model import Document
 from gpulint.paths import display_path
 
@@ -27,6 +29,9 @@ class Stored:
         if self._at is None:
             return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
         handle, offset, length = self._at
+        # forked workers share the open file and its offset: a read at an offset moves none
+        if hasattr(os, "pread"):
+            return os.pread(handle.fileno(), length, offset)
         handle.seek(offset)
         return handle.read(length)
 
