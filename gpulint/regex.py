@@ -48,31 +48,38 @@ try:
 except ImportError:  # Python 3.10
     import sre_parse as _sre  # type: ignore[no-redef]
 
-# what a pattern needs: None (nothing known), or literals one of which every match holds,
-# each with whether it matches in any case (then looked for in the lowered text)
-Needs = "tuple[tuple[str, bool], ...] | None"
+# what a pattern needs: None (nothing known), or groups of literals: every match holds one
+# literal of each group, each literal with whether it matches in any case (then looked for
+# in the lowered text)
+Needs = "tuple[tuple[tuple[str, bool], ...], ...] | None"
 _NEEDS: dict = {}
 _REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT)}
 _ATOMIC = getattr(_sre, "ATOMIC_GROUP", None)
+# the groups of a whole pattern that are looked for, the ones of the longest literals first
+_GROUPS = 2
 
 
-def _weight(needs) -> int:
-    """How much a requirement sieves: the length of its shortest literal (0 for none)."""
-    return min(len(literal) for literal, _ in needs) if needs else 0
+def _weight(group) -> int:
+    """How much a group sieves: the length of its shortest literal (0 for none)."""
+    return min(len(literal) for literal, _ in group) if group else 0
 
 
 def _sequence(items, folded: bool):
-    """The best requirement of a sequence of parsed items: every match holds the text of each
-    run of plain literals, and what each group, branch or repeated item needs."""
-    best, run = None, []
+    """The best group of a sequence of parsed items (see `_groups`)."""
+    groups = _groups(items, folded)
+    return max(groups, key=_weight) if groups else None
+
+
+def _groups(items, folded: bool) -> list:
+    """Groups of literals a sequence of parsed items needs, each a tuple of alternatives:
+    every match holds the text of each run of plain literals, and one of the literals each
+    group, branch or repeated item needs."""
+    out, run = [], []
 
     def close():
-        nonlocal best, run
         if run:
-            need = (("".join(run), folded),)
-            if _weight(need) > _weight(best):
-                best = need
-            run = []
+            out.append((("".join(run), folded),))
+            run.clear()
 
     for op, arg in items:
         if op is _sre.LITERAL and (not folded or arg < 128):
@@ -80,16 +87,16 @@ def _sequence(items, folded: bool):
             continue
         if run and op is _sre.BRANCH:  # `lib(?:cuda|nvidia-ml)`: the run goes on into each alternative
             leads = [_lead(alternative, folded) for alternative in arg[1]]
-            if all(leads):
-                joined = tuple(dict.fromkeys(("".join(run) + lead, folded) for lead in leads))
-                if _weight(joined) > _weight(best):
-                    best = joined
+            if all(leads):  # which says all the run and the branch's own group say
+                out.append(tuple(dict.fromkeys(("".join(run) + lead, folded) for lead in leads)))
+                run.clear()
+                continue
         close()
         need = _item(op, arg, folded)
-        if _weight(need) > _weight(best):
-            best = need
+        if need:
+            out.append(need)
     close()
-    return best
+    return out
 
 
 def _char(code: int, folded: bool) -> str:
@@ -133,7 +140,8 @@ def _item(op, arg, folded: bool):
 
 
 def needs(pattern) -> Needs:
-    """The literals one of which every match of `pattern` (compiled, or a `lazy` one) holds."""
+    """The groups of literals every match of `pattern` (compiled, or a `lazy` one) holds one
+    literal of each of."""
     if isinstance(pattern, Lazy):
         pattern = pattern.compiled()
     try:
@@ -144,7 +152,8 @@ def needs(pattern) -> Needs:
     flags = pattern.flags
     if isinstance(pattern.pattern, str) and not flags & (re.LOCALE | re.ASCII):
         try:
-            found = _sequence(_sre.parse(pattern.pattern, flags), bool(flags & re.IGNORECASE))
+            groups = _groups(_sre.parse(pattern.pattern, flags), bool(flags & re.IGNORECASE))
+            found = tuple(sorted(groups, key=_weight, reverse=True)[:_GROUPS]) or None
         except Exception:  # a parser this code does not know: no sieve
             found = None
     _NEEDS[pattern] = found
@@ -153,7 +162,7 @@ def needs(pattern) -> Needs:
 
 def may_match(pattern, text: str) -> bool:
     """False only where `pattern` (compiled, or a `lazy` one) cannot match anywhere in `text`:
-    the text holds none of the literals every match needs."""
+    the text lacks every literal of a group that each match needs one of."""
     found = _NEEDS.get(pattern._compiled if isinstance(pattern, Lazy) and pattern._compiled is not None
                        else pattern, False)
     if found is False:
@@ -161,14 +170,17 @@ def may_match(pattern, text: str) -> bool:
     if not found:
         return True
     lowered = None
-    for literal, folded in found:
-        if folded:
-            if lowered is None:
-                if not text.isascii():
-                    return True  # case folding beyond ASCII is not followed here
-                lowered = text.lower()
-            if literal in lowered:
-                return True
-        elif literal in text:
-            return True
-    return False
+    for group in found:
+        for literal, folded in group:
+            if folded:
+                if lowered is None:
+                    if not text.isascii():
+                        return True  # case folding beyond ASCII is not followed here
+                    lowered = text.lower()
+                if literal in lowered:
+                    break
+            elif literal in text:
+                break
+        else:
+            return False
+    return True

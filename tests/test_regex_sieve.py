@@ -82,12 +82,15 @@ def test_the_literals_a_pattern_needs_are_in_every_text_it_matches(pattern, flag
 
 def test_what_the_sieve_looks_for():
     assert needs(re.compile(r"(?<![\w.])/(?:[\w.+-]+/)*(?:libcuda|libnvidia-ml)\.so")) == \
-        (("libcuda", False), ("libnvidia-ml", False))
+        ((("libcuda", False), ("libnvidia-ml", False)), ((".so", False),))
     assert needs(re.compile(r"nvidia-driver|vgpu-manager", re.I)) == \
-        (("nvidia-driver", True), ("vgpu-manager", True))
-    assert needs(re.compile(r"a(?i:Bc)")) == (("bc", True),)
+        ((("nvidia-driver", True), ("vgpu-manager", True)),)
+    assert needs(re.compile(r"a(?i:Bc)")) == ((("bc", True),), (("a", False),))
+    assert needs(re.compile(r"\bkind\W+(?:Node|RuntimeClass)\b")) == \
+        ((("kind", False),), (("Node", False), ("RuntimeClass", False)))
     assert needs(re.compile(r"x?|abc")) is None  # an alternative needs nothing
     assert needs(re.compile(r"(?:abc)*")) is None
+    assert not may_match(re.compile(r"\bkind\W+(?:Node|RuntimeClass)\b"), "kind: Pod")
     assert not may_match(re.compile(r"\bdevice-plugin\b"), "RUN make install")
     assert may_match(re.compile(r"\bdevice-plugin\b"), "RUN ./k8s-device-plugin")
     assert not may_match(re.compile("nvidia-driver", re.I), "RUN apt-get install -y NVIDIA-DRIVEX")
@@ -127,7 +130,7 @@ def test_the_sieve_keeps_every_text_a_project_pattern_matches(data):
     """Each of gpulint's own patterns, on texts made of its literals, their case changed, and
     the characters its classes match or refuse."""
     compiled = data.draw(st.sampled_from(PROJECT_PATTERNS))
-    literals = [literal for literal, _ in needs(compiled) or ()]
+    literals = [literal for group in needs(compiled) or () for literal, _ in group]
     pieces = literals + [literal[:3] for literal in literals] + list("aZ9 -._/:=\n\"'$\\ſKİ")
     words = st.lists(st.sampled_from(pieces), max_size=12).map("".join)
     text = data.draw(st.one_of(words, words.map(str.upper), words.map(str.swapcase)))
