@@ -119,7 +119,7 @@ def scalar_str(node: Node | None) -> str | None:
     if node is None or not node.is_scalar:
         return None
     text = node.str()
-    if text is None or is_placeholder(text) or _SUBSTITUTED.match(text):
+    if text is None or is_placeholder(text) or (text[:1] in ("$", "F") and _SUBSTITUTED.match(text)):
         return None
     return text
 
