@@ -29,11 +29,9 @@ class Stored:
         if self._at is None:
             return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
         handle, offset, length = self._at
-        # forked workers share the open file and its offset: a read at an offset moves none
-        if hasattr(os, "pread"):
-            return os.pread(handle.fileno(), length, offset)
-        handle.seek(offset)
-        return handle.read(length)
+        # pread, not seek + read: forked workers share the open file and its position, so a
+        # seek in one process moves the position another process is about to read from.
+        return os.pread(handle.fileno(), length, offset)
 
     @property
     def path(self) -> str:

@@ -231,22 +231,21 @@ def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
     assert index.read_bytes() == data  # written again whole
 
 
-def test_workers_read_the_documents_of_a_warm_index_each_whole(tmp_path):
-    """Forked workers share the index's open file, and with it the file's offset: each reads
-    its documents at their offsets, never by seeking the shared one, so none reads another's
-    bytes."""
-    files = {f"k8s/pod-{n}.yaml": POD.format(name=f"nvidia-{n % 40}") for n in range(200)}
-    for n in range(40):
-        files[f"k8s/classes/rc-{n}.yaml"] = RUNTIME_CLASS.format(name=f"nvidia-{n}", handler=f"nvidia-{n}")
-        files[f"nodes/{n}/config.toml"] = CONTAINERD.format(handler=f"nvidia-{n}")
-    repo, cache = _repo(tmp_path / "repo", files), tmp_path / "cache"
+def test_parallel_workers_read_the_index_each_at_its_own_position(tmp_path):
+    """Workers forked from one process share its open index file: each must read a document
+    at its own offset, never at a position another worker's read has just moved."""
+    files = {f"nodes/n{i}/etc/docker/daemon.json":
+             '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}, "log-opts": {"max-size": "%dm"}}\n' % i
+             for i in range(60)}
+    files.update({f"apps/a{i}/compose.yaml":
+                  "services:\n  app:\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    runtime: nvidia\n"
+                  for i in range(400)})
+    repo = _repo(tmp_path / "repo", files)
     for path in [*repo.rglob("*"), repo]:
         _age(path, 60)
-    pods = sorted(str(p.relative_to(repo)) for p in (repo / "k8s").glob("pod-*.yaml"))
-    lint = ["--format", "json", "--cache-dir", str(cache), "--jobs", "2", *pods]
-    afresh = run_gpulint(*lint, "--no-cache", cwd=repo)
-    run_gpulint(*lint, cwd=repo)  # writes the index
-    assert len(_indexes(cache)) == 1
-    for _ in range(3):
-        warm = run_gpulint(*lint, cwd=repo)
-        assert (warm.out, warm.rc, warm.err) == (afresh.out, afresh.rc, "")
+    cache = tmp_path / "cache"
+    first = run_gpulint("--format", "json", "--cache-dir", str(cache), "--jobs", "4", "apps", cwd=repo)
+    assert first.rc == 0, first.err
+    for _ in range(2):  # documents now come from the index, read by four processes at once
+        again = run_gpulint("--format", "json", "--cache-dir", str(cache), "--jobs", "4", "apps", cwd=repo)
+        assert (again.rc, again.err) == (0, "")
