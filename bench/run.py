@@ -211,7 +211,8 @@ def files_of(tree: Path) -> list[str]:
     return sorted(str(p) for p in tree.rglob("*") if p.is_file())
 
 
-def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None, work: Path) -> list[Row]:
+def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None, work: Path,
+        source: Path | None = None) -> list[Row]:
     from gpulint.run.discover import DEFAULT_EXCLUDES
 
     rows: list[Row] = []
@@ -220,8 +221,8 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
     for name in DEFAULT_EXCLUDES:
         floor += ["--exclude", name]
     if 1 in sizes:
-        one_df = generate(work / "one-dockerfile", 1, ["dockerfile"])
-        one_k8s = generate(work / "one-manifest", 1, ["k8s"])
+        one_df = generate(work / "one-dockerfile", 1, ["dockerfile"], source)
+        one_k8s = generate(work / "one-manifest", 1, ["k8s"], source)
         df = Row("one Dockerfile, cold", Sample(), "hadolint", Sample() if hadolint else None, 1.3, 40)
         k8s = Row("one manifest, cold", Sample(), goal_rss=40)
         commands = [(gpulint + [str(one_df)], df.gpulint), (gpulint + [str(one_k8s)], k8s.gpulint)]
@@ -233,14 +234,14 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
     for n in sorted(s for s in sizes if s > 1):
         times = max(1, min(repeat, 3)) if n >= 20000 else repeat
         if n <= 200:  # the peers' budgets are set at 200 files; hadolint takes minutes beyond
-            dfs = generate(work / f"dockerfiles-{n}", n, ["dockerfile"])
+            dfs = generate(work / f"dockerfiles-{n}", n, ["dockerfile"], source)
             row = Row(f"{n} Dockerfiles, one call", Sample(), "hadolint", Sample() if hadolint else None, 0.05)
             commands = [(gpulint + [str(dfs)], row.gpulint)]
             if hadolint:
                 commands.append(([hadolint, "--no-fail", *files_of(dfs)], row.reference))
             interleaved(commands, times, row)
             rows.append(row)
-            manifests = generate(work / f"manifests-{n}", n, ["k8s"])
+            manifests = generate(work / f"manifests-{n}", n, ["k8s"], source)
             row = Row(f"{n} manifests, one call", Sample(), "checkov", Sample() if checkov else None, 0.1)
             commands = [(gpulint + [str(manifests)], row.gpulint)]
             if checkov:
@@ -248,7 +249,7 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
                                   "--compact", "--skip-download"], row.reference))
             interleaved(commands, max(1, min(times, 3)), row)
             rows.append(row)
-        mixed = generate(work / f"mixed-{n}", n)
+        mixed = generate(work / f"mixed-{n}", n, source=source)
         row = Row(f"{n} mixed files", Sample(), "parse floor", Sample(), 2.0, 150 if n >= 20000 else None)
         serial = Row(f"{n} mixed files, --jobs 1", Sample(), "parse floor", row.reference, 3.5,
                      150 if n >= 20000 else None)
@@ -296,12 +297,14 @@ def main() -> int:
     parser.add_argument("--checkov")
     parser.add_argument("--no-peers", action="store_true", help="measure gpulint and the parse floor only")
     parser.add_argument("--write", action="store_true", help="record the table in bench/README.md")
+    parser.add_argument("--source", type=Path, help="the corpus the trees are built from (default: "
+                        "../shared/corpus beside the checkout, else tests/fixtures; see generate.py)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     hadolint = None if args.no_peers else tool("hadolint", args.hadolint)
     checkov = None if args.no_peers else tool("checkov", args.checkov)
     with tempfile.TemporaryDirectory(prefix="gpulint-bench-") as work:
-        rows = run(sizes, args.repeat, hadolint, checkov, Path(work))
+        rows = run(sizes, args.repeat, hadolint, checkov, Path(work), args.source)
     print(table(rows))
     missing = [name for name, path in (("hadolint", hadolint), ("checkov", checkov)) if not path]
     note = (f"Not installed, so not measured: {', '.join(missing)}." if missing

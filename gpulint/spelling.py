@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 
 def loose(key: str) -> str:
@@ -14,6 +15,14 @@ def closest_key(key: str, known: Iterable[str], normal: Callable[[str], str] = l
     """The one known key that `key` is a spelling variant (same `normal` form) or a near miss
     of; None where there is none or more than one."""
     known = tuple(known)
+    try:
+        return _closest(key, known, normal)
+    except TypeError:  # something unhashable: worked out without the memo
+        return _closest.__wrapped__(key, known, normal)
+
+
+@lru_cache(maxsize=8192)  # the same keys are asked about in file after file
+def _closest(key: str, known: tuple[str, ...], normal: Callable[[str], str]) -> str | None:
     same = [k for k in known if normal(k) == normal(key)]
     if same:
         return same[0] if len(same) == 1 else None

@@ -34,8 +34,6 @@ def held_configs(doc: Document) -> list[Config]:
 
 
 def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
-    # the text the tree was read from: a template's expressions set aside
-    text = neutralise(doc.text) if doc.templated else doc.text
     if doc.kind == "gpu-operator-values":
         config = chart_config(doc)
         name = config.get("name") if config is not None else None
@@ -45,6 +43,9 @@ def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
         holders = [(obj.get("data"), configmap_name(obj)) for obj in doc.tree or ()
                    if obj.is_map and configmap_name(obj)]
     found, errors = [], []
+    # the text the tree was read from: a template's expressions set aside (only where a
+    # config may be held: most manifests hold none)
+    text = (neutralise(doc.text) if doc.templated else doc.text) if holders else ""
     for data, configmap in holders:
         try:
             found.extend(held(text, doc, data, configmap))

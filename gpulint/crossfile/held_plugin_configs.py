@@ -44,12 +44,11 @@ def _holders(doc: Document) -> list:
 def _read(doc: Document) -> tuple[list[Config], list[ParseError]]:
     found, errors = [], []
     pairs = [(configmap, name, value) for configmap, data in _holders(doc) if data is not None and data.is_map
-             for name, value in data.items()]
-    # the text the tree was read from: a template's expressions set aside
-    text = neutralise(doc.text) if doc.templated else doc.text
+             for name, value in data.items() if isinstance(value.value, str) and may_hold_config(value.value)]
+    # the text the tree was read from: a template's expressions set aside (only where a
+    # config may be held: most manifests hold none)
+    text = (neutralise(doc.text) if doc.templated else doc.text) if pairs else ""
     for configmap, name, value in pairs:
-        if not isinstance(value.value, str) or not may_hold_config(value.value):
-            continue
         try:
             root = embedded(text, doc, value)
         except ParseError as exc:

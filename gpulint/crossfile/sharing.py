@@ -80,12 +80,19 @@ def _operator_strategies(ctx: Context) -> list[_Strategy]:
 
 def _strategies(ctx: Context, plugin_configs: list) -> list[_Strategy]:
     """The MIG strategy of every linted device plugin deployment: the operators', and each
-    config's own where no operator overrides it."""
-    operators = _operator_strategies(ctx)
-    overridden = {id(s.doc) for s in operators if s.doc.kind == "gpu-operator-values"}
-    return operators + [_Strategy(d, flag(root, "migStrategy") or root, mig_strategy(root),
-                                  f"`migStrategy: {mig_strategy(root)}`")
-                        for d, root in plugin_configs if id(d) not in overridden]
+    config's own where no operator overrides it. Worked out once per run: `plugin_configs`
+    is the run's own list (`_plugin_configs`)."""
+    def compute() -> list[_Strategy]:
+        operators = _operator_strategies(ctx)
+        overridden = {id(s.doc) for s in operators if s.doc.kind == "gpu-operator-values"}
+        out = list(operators)
+        for d, root in plugin_configs:
+            if id(d) not in overridden:
+                strategy = mig_strategy(root)
+                out.append(_Strategy(d, flag(root, "migStrategy") or root, strategy, f"`migStrategy: {strategy}`"))
+        return out
+
+    return ctx.memo("crossfile.device-plugin-strategies", compute)
 
 
 def _plugin_configs(ctx: Context) -> list:

@@ -226,7 +226,7 @@ def parse_yaml_documents(text: str, index: LineIndex, reading: YamlReading | Non
         docs = []
         for root in yaml.compose_all(text, Loader=_LOADER):
             docs.append(None if root is None else convert(root, index, reading))
-        if reading is not None and "*" in text:
+        if reading is not None and "*" in text and "&" in text:  # an alias needs an anchor
             reading.shared = _shared(text)
         return docs
     except yaml.MarkedYAMLError as exc:

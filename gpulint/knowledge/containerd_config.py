@@ -83,6 +83,7 @@ def fields(release: str, name: str) -> dict[str, dict]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every value of every config, of a few hundred types
 def resolve_type(release: str, container: str, type_name: str) -> str | None:
     """The struct a field's Go type names (`Registry` in package cri -> `cri.Registry`)."""
     name = type_name.lstrip("*")

@@ -81,7 +81,19 @@ def _real(path: Path, real_dirs: dict[str, str]) -> str:
     if os.path.islink(text):
         return os.path.realpath(text)
     folder, name = os.path.split(text)
-    if folder not in real_dirs:
-        real_dirs[folder] = os.path.realpath(folder or ".")
-    return os.path.join(real_dirs[folder], name)
+    return os.path.join(_real_dir(folder, real_dirs), name)
+
+
+def _real_dir(folder: str, real_dirs: dict[str, str]) -> str:
+    """`os.path.realpath(folder)`, from its parent's where the parent's is known and the
+    folder is no symbolic link: one `lstat` per folder, not one per folder of its path."""
+    found = real_dirs.get(folder)
+    if found is None:
+        parent, name = os.path.split(folder)
+        if name in ("", ".", "..") or not parent or parent == folder or os.path.islink(folder):
+            found = os.path.realpath(folder or ".")
+        else:
+            found = os.path.join(_real_dir(parent, real_dirs), name)
+        real_dirs[folder] = found
+    return found
 

@@ -103,6 +103,10 @@ def _problems(doc: Document, settings) -> list[_Problem]:
     return out
 
 
+# (structs, k3s) -> what `_Walker._fields` gives: the structs are the bundled model's
+_FIELDS: dict = {}
+
+
 class _Walker:
     def __init__(self, release: str, major: int, found: dict, migrating: bool, k3s: bool) -> None:
         self.release, self.major, self.found = release, major, found
@@ -114,18 +118,23 @@ class _Walker:
         problem.releases.add(self.release)
         problem.detail.setdefault(self.major, detail)
 
-    def _fields(self, structs) -> dict[str, tuple[str, str, dict]]:
-        """key -> (release, struct, field) over the structs a table is decoded into."""
+    def _fields(self, structs) -> tuple[dict[str, tuple[str, str, dict]], dict[str, dict]]:
+        """key -> (release, struct, field) over the structs a table is decoded into, and
+        key -> field; worked out once per run for each list of structs (read only)."""
+        memo_key = (tuple(structs), self._k3s)
+        found = _FIELDS.get(memo_key)
+        if found is not None:
+            return found
         out: dict[str, tuple[str, str, dict]] = {}
         for release, name in structs:
             extra = K3S_FIELDS.get(name, {}) if self._k3s else {}
             for key, spec in {**model.fields(release, name), **extra}.items():
                 out.setdefault(key, (release, name, spec))
-        return out
+        found = _FIELDS[memo_key] = (out, {key: spec for key, (_, _, spec) in out.items()})
+        return found
 
     def table(self, node: Node, structs, path: str, top: bool = False) -> None:
-        fields = self._fields(structs)
-        plain = {key: spec for key, (_, _, spec) in fields.items()}
+        fields, plain = self._fields(structs)
         for key, child in node.items():
             if is_unknown_value(key):
                 continue

@@ -6,6 +6,8 @@ makes on a version 2 file).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gpulint.kinds.containerd.facts import (
     ALL_CRI_IDS,
     containerd_file,
@@ -199,6 +201,11 @@ def _hint(key: str, meant: str | None, rest: str) -> str:
 def _one_part_off(key: str, known) -> str | None:
     """The one known ID that `key` is in another case, or with one dot-separated part
     misspelt (swapped, missing, extra or wrong letter): `io.containerd.grpc.v1.cir`."""
+    return _one_of(key, frozenset(known))
+
+
+@lru_cache(maxsize=4096)  # the same IDs are written in config after config
+def _one_of(key: str, known: frozenset) -> str | None:
     found = {pid for pid in known if pid != key and _part_off(key, pid)}
     return found.pop() if len(found) == 1 else None
 

@@ -27,8 +27,8 @@ def wants(lower: str) -> bool:
 
 
 def _looks_like_config(text: str) -> bool:
-    # every YAML file is asked: the patterns' one literal, looked for first, rules out most
-    if "version:" not in text:
+    # every YAML file is asked: the literals the patterns need, looked for first, rule out most
+    if "version:" not in text or ("flags:" not in text and "sharing:" not in text):
         return False
     indents = {m[1] for m in _VERSION.finditer(text)}
     return any(m[1] in indents for m in _SECTION.finditer(text)) or _QUOTED.search(text) is not None

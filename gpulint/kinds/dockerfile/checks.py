@@ -46,7 +46,7 @@ from gpulint.kinds.dockerfile.parse import expand
 from gpulint.knowledge.images import parse_cuda_tag, parse_image_ref, tag_status
 from gpulint.model import Document, Edit, Fix, Span
 from gpulint.numbers import whole
-from gpulint.regex import lazy
+from gpulint.regex import lazy, may_match
 from gpulint.registry import Context, check, finding, related
 
 KINDS = ("dockerfile",)
@@ -420,6 +420,8 @@ _GPU_SEGMENT_END = lazy(r"[;\n]")
 
 
 def _gpu_assert(text: str) -> str | None:
+    if not may_match(_GPU_CALL, text):
+        return None
     segment_end, last_word = -1, None  # the `;`/newline ending the call's segment, its last word
     for call in _GPU_CALL.finditer(text):
         word_start = call.start()  # the call's word starts here: `[\w.]*` cannot start earlier
@@ -449,7 +451,7 @@ _FILE_EDIT = lazy(r"(?:^|[\s;&|(])(?:ln|rm|cp|mv|touch)\s")
 
 
 def _driver_library(text: str) -> str | None:
-    if "stubs" in text or _FILE_EDIT.search(text):
+    if not may_match(_DRIVER_LIBRARY, text) or "stubs" in text or _FILE_EDIT.search(text):
         return None
     found = _DRIVER_LIBRARY.search(text)
     return found[0] if found else None
@@ -489,7 +491,7 @@ def gpu_at_build_time(doc: Document, ctx: Context):
                               f"`{asserted}` is asserted at build time, but {why}, so it is "
                               f"{'false without them' if jetson else 'always false there'} and the "
                               f"build fails")
-            match = _NATIVE_ARCH.search(ins.value)
+            match = _NATIVE_ARCH.search(ins.value) if may_match(_NATIVE_ARCH, ins.value) else None
             if match:
                 reported.add(ins.start)
                 yield finding(doc, "GL310", locate(doc, ins, match[0]),

@@ -32,7 +32,7 @@ from gpulint.knowledge.images import jetson_image as jetson_reference
 from gpulint.model import Document, Span
 from gpulint.numbers import whole
 from gpulint.record import Frozen, Record, freeze, replace
-from gpulint.regex import lazy
+from gpulint.regex import lazy, may_match
 
 _CACHE_KEY = "dockerfile_facts"
 _VAR = lazy(r"\$\{?[A-Za-z_]")
@@ -1100,7 +1100,7 @@ def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
 def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instruction, re.Match]]:
     """(RUN instruction, what `pattern` finds first in it) for each of a stage's RUNs it finds something in."""
     for ins in stage.instructions:
-        match = pattern.search(ins.value) if ins.keyword == "RUN" else None
+        match = pattern.search(ins.value) if ins.keyword == "RUN" and may_match(pattern, ins.value) else None
         if match:
             yield ins, match
 
@@ -1109,7 +1109,7 @@ def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: r
     """What `pattern` finds in the first instruction of `stages` with one of `keywords`."""
     for stage in stages:
         for ins in stage.instructions:
-            if ins.keyword in keywords:
+            if ins.keyword in keywords and may_match(pattern, ins.value):
                 match = pattern.search(ins.value)
                 if match:
                     return Hit(ins, match[0])

@@ -14,7 +14,7 @@ import functools
 from gpulint.formats.template import is_placeholder
 from gpulint.model import Document, Node, sequence
 from gpulint.record import Record
-from gpulint.regex import lazy
+from gpulint.regex import lazy, may_match
 
 CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
 
@@ -119,7 +119,7 @@ def scalar_str(node: Node | None) -> str | None:
     if node is None or not node.is_scalar:
         return None
     text = node.str()
-    if text is None or is_placeholder(text) or _SUBSTITUTED.match(text):
+    if text is None or is_placeholder(text) or (text[:1] in ("$", "F") and _SUBSTITUTED.match(text)):
         return None
     return text
 
@@ -146,8 +146,13 @@ _PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
 def may_define_shared_object(text: str) -> bool:
     """Whether a manifest's text may hold one of SHARED_KINDS or a device plugin config
     (decided before parsing; a `kind` written through a YAML alias is not seen)."""
-    return _NAMES_SHARED_KIND.search(text) is not None or _PLUGIN_IMAGE.search(text) is not None \
-        or (_CONFIGMAP.search(text) is not None and _PLUGIN_CONFIG_VERSION.search(text) is not None)
+    return _found(_NAMES_SHARED_KIND, text) or _found(_PLUGIN_IMAGE, text) \
+        or (_found(_CONFIGMAP, text) and _found(_PLUGIN_CONFIG_VERSION, text))
+
+
+def _found(pattern, text: str) -> bool:
+    # the literals the pattern needs are looked for first: most manifests name none of these kinds
+    return may_match(pattern, text) and pattern.search(text) is not None
 
 
 def object_kind(obj: Node) -> str | None:

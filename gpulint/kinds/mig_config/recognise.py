@@ -42,8 +42,8 @@ def by_content(lower: str, text: str) -> bool | None:
         # a manifest: a file of ConfigMaps only is this kind's; beside other objects (the MIG
         # manager's DaemonSet) the file stays a Kubernetes manifest and its ConfigMaps are
         # judged from there
-        kinds = {m[1] for m in _TOP_KIND.finditer(text)}
-        return True if kinds == {"ConfigMap"} and _looks_like_config(text) else None
+        return True if _looks_like_config(text) and {m[1] for m in _TOP_KIND.finditer(text)} == {"ConfigMap"} \
+            else None
     if "kind:" in text and _TOP_KIND.search(text):
         return None
     if "mig-configs:" in text and any(m[1] == "" for m in _CONFIGS.finditer(text)) and _looks_like_config(text):

@@ -32,6 +32,6 @@ def cdi_wants(lower: str) -> bool:
 def cdi_by_content(lower: str, text: str) -> bool | None:
     if lower.endswith(".json"):
         return True if text.lstrip("\ufeff \t\r\n").startswith("{") and '"cdiVersion"' in text else None
-    if lower.endswith((".yaml", ".yml")) and _CDI_VERSION.search(text):
+    if lower.endswith((".yaml", ".yml")) and "cdiVersion" in text and _CDI_VERSION.search(text):
         return True
     return None
