@@ -5,6 +5,8 @@ consult no containerd config, pays for none of them."""
 
 from __future__ import annotations
 
+import os
+
 from gpulint.model import Document
 from gpulint.paths import display_path
 
@@ -27,7 +29,11 @@ class Stored:
         if self._at is None:
             return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
         handle, offset, length = self._at
-        handle.seek(offset)
+        if hasattr(os, "pread"):
+            # at an offset of its own, not the file's: forked workers share the open file,
+            # and one's seek would move another's read
+            return os.pread(handle.fileno(), length, offset)
+        handle.seek(offset)  # no fork where there is no pread (Windows)
         return handle.read(length)
 
     @property
