@@ -137,8 +137,9 @@ def lint_parser() -> argparse.ArgumentParser:
                      help="the most time to spend on one file; past it the file is reported as "
                           "GL006 and the run goes on (default 10; 0: no limit)")
     cfg.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
-                     help="worker processes for parsing and per-file checks (default: the CPUs "
-                          "available, one for a small set of files); the output does not change")
+                     help="processes for parsing and per-file checks, gpulint's own included: N - 1 "
+                          "workers beside it (default: the CPUs available, one for a small set of "
+                          "files); the output does not change")
     cfg.add_argument("--force-exclude", action="store_true", default=None,
                      help="apply excludes and .gitignore to files named on the command line too "
                      "(for pre-commit)")

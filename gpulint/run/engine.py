@@ -93,7 +93,7 @@ class Options(Record):
     # the same, parsed already by the caller, which keeps them between runs (the language
     # server's workspace index): each one `context_document` gave
     context: list[Document]
-    jobs: int | None  # worker processes for the per-file work (None: as many as CPUs)
+    jobs: int | None  # processes for the per-file work, this one included (None: as many as CPUs)
     # called with each file's findings, post-processed, as soon as the file is checked (and
     # once more at the end with what only the whole set shows): a streamed report
     stream: Callable[[list[Finding], list[Document]], None] | None
