@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from gpulint import __version__
@@ -255,14 +256,20 @@ def settings_from(args):
     return settings
 
 
-def emit(text: str, output: str | None) -> None:
+def emit(text: str | Iterable[str], output: str | None) -> None:
+    """The report written to `output` (stdout when None): a string, or its pieces in turn
+    (`report.pieces`), which are then never joined in memory."""
+    pieces = (text,) if isinstance(text, str) else text
     if output:
         path = Path(output)
         try:  # a report path in a folder CI has not created yet (reports/gpulint.sarif)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            with open(path, "w", encoding="utf-8") as handle:
+                for piece in pieces:
+                    handle.write(piece)
         except OSError as exc:
             raise UsageError(f"--output {output}: cannot write the report: "
                              f"{exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
