@@ -61,9 +61,15 @@ def test_workers_see_the_facts_of_files_in_other_workers(tmp_path):
         assert found == [("pod-000.yaml", 6), ("pod-040.yaml", 6), ("pod-080.yaml", 6)]
 
 
+_MAIN: list[int] = []  # this process, as the tests below see it
+
+
 def _pid_of(item):
     import os
+    import time
 
+    if os.getpid() != _MAIN[0]:
+        time.sleep(0.005)  # the workers are slow: this process surely takes chunks too
     return item, os.getpid()
 
 
@@ -74,6 +80,7 @@ def test_this_process_takes_its_share_beside_n_minus_one_workers():
 
     from gpulint.run.parallel import iterate_in_order
 
+    _MAIN[:] = [os.getpid()]
     items = list(range(400))
     answers = list(iterate_in_order(_pid_of, items, 3))
     assert [item for item, _ in answers] == items
@@ -84,16 +91,12 @@ def test_this_process_takes_its_share_beside_n_minus_one_workers():
 
 def _fails_in_a_worker(item):
     import os
-
     import time
 
     if os.getpid() != _MAIN[0]:
         raise ValueError(f"item {item}")
     time.sleep(0.002)  # this process is slow: the worker gets chunks too
     return item
-
-
-_MAIN: list[int] = []
 
 
 def test_a_worker_that_fails_stops_the_run_with_its_traceback():
