@@ -271,5 +271,20 @@ def emit(text: str | Iterable[str], output: str | None) -> None:
             raise UsageError(f"--output {output}: cannot write the report: "
                              f"{exc.strerror or exc}") from None
     else:
-        for piece in pieces:
-            sys.stdout.write(piece)
+        try:
+            for piece in pieces:
+                sys.stdout.write(piece)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # the reader left (`gpulint . | head -1`): the rest of the report goes nowhere,
+            # and the run still ends with its own exit status
+            _stdout_to_nowhere()
+
+
+def _stdout_to_nowhere() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a file descriptor (in-process callers)
+        pass
