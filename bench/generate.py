@@ -2,9 +2,9 @@
 
     python bench/generate.py OUT N [--kinds dockerfile,k8s] [--source DIR]
 
-Copies files from the source corpus (default: ../shared/corpus beside the checkout, else
-tests/fixtures) round-robin per kind, in the corpus' own proportions, each into a folder of its
-own so that no two copies see each other as drop-ins or neighbours. Writes OUT.manifest.json
+Copies files from the source corpus (default: $GPULINT_CORPUS, else ../shared/corpus beside the
+checkout, else tests/fixtures) round-robin per kind, in the corpus' own proportions, each into a
+folder of its own so that no two copies see each other as drop-ins or neighbours. Writes OUT.manifest.json
 beside the tree: every file with its kind and parser, for the parse floor.
 """
 
@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+# GPULINT_CORPUS points at another copy of the corpus (a worktree that is not beside ../shared)
+SHARED_CORPUS = Path(os.environ.get("GPULINT_CORPUS") or ROOT.parent / "shared" / "corpus")
 FIXTURES = ROOT / "tests" / "fixtures"
 
 # How the parse floor reads each corpus folder (see floor.py).

@@ -29,9 +29,12 @@ class Stored:
         if self._at is None:
             return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
         handle, offset, length = self._at
-        # pread, not seek + read: forked workers share the open file and its position, so a
-        # seek in one process moves the position another process is about to read from.
-        return os.pread(handle.fileno(), length, offset)
+        if hasattr(os, "pread"):
+            # at an offset of its own, not the file's: forked workers share the open file,
+            # and one's seek would move another's read
+            return os.pread(handle.fileno(), length, offset)
+        handle.seek(offset)  # no fork where there is no pread (Windows)
+        return handle.read(length)
 
     @property
     def path(self) -> str:

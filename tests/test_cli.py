@@ -590,3 +590,28 @@ def test_github_annotations_name_files_from_the_workspace(tmp_path, monkeypatch)
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "deploy"))
     run = run_gpulint("--isolated", "--format", "github", ".", cwd=tmp_path / "deploy")
     assert run.out.startswith("::error file=daemon.json,line=1,col=21"), run.out
+
+
+
+def test_the_json_report_written_finding_by_finding_is_the_whole_document_indented(tmp_path):
+    """The JSON report is written a finding at a time, never whole in memory: its bytes are
+    still those of the whole document dumped with an indent of 2, with findings (fixes,
+    related places) and without, to stdout and to a file."""
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none",
+                      str(ROOT / "tests" / "fixtures"), cwd=ROOT)
+    data = json.loads(run.out)
+    assert len(data["findings"]) > 100
+    assert any(f["fix"] for f in data["findings"]) and any(f["related"] for f in data["findings"])
+    assert run.out == json.dumps(data, indent=2) + "\n"
+    written = tmp_path / "out.json"
+    run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", "-o", str(written),
+                str(ROOT / "tests" / "fixtures"), cwd=ROOT)
+    assert written.read_text(encoding="utf-8") == run.out
+    (tmp_path / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\n")
+    empty = run_gpulint("--isolated", "--format", "json", "--select", "GL001", str(tmp_path / "Dockerfile"))
+    assert json.loads(empty.out)["findings"] == []
+    assert empty.out == json.dumps(json.loads(empty.out), indent=2) + "\n"
+    suppressed = run_gpulint("--isolated", "--format", "json", "--show-suppressed", "--failure-threshold", "none",
+                             str(write_files(tmp_path / "s", {"Dockerfile": "FROM ubuntu\n# gpulint: disable=GL306 -- on purpose\nRUN apt-get install -y cuda-12-4\n"})))
+    assert any("suppressed" in f for f in json.loads(suppressed.out)["findings"])
+    assert suppressed.out == json.dumps(json.loads(suppressed.out), indent=2) + "\n"

@@ -231,6 +231,25 @@ def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
     assert index.read_bytes() == data  # written again whole
 
 
+def test_reading_a_stored_document_leaves_the_shared_file_position_alone(tmp_path):
+    """Worker processes forked from one run share the index's open file: a document is read
+    at its own offset, so one worker's read never moves another's (a shared position gave
+    cut or foreign bytes to unpickle: internal errors in a parallel run)."""
+    from gpulint.model import Document
+    from gpulint.stored import Stored
+
+    doc = Document("a.toml", str(tmp_path / "a.toml"), "containerd", "version = 2\n")
+    blob = pickle.dumps(doc)
+    index = tmp_path / "index"
+    index.write_bytes(b"head" + blob + b"tail")
+    with open(index, "rb") as handle:
+        handle.seek(2)
+        stored = Stored(doc.abspath, doc.kind, at=(handle, 4, len(blob)))
+        assert stored.blob == blob
+        assert handle.tell() == 2
+        assert stored.document().text == "version = 2\n"
+
+
 def test_parallel_workers_read_the_index_each_at_its_own_position(tmp_path):
     """Workers forked from one process share its open index file: each must read a document
     at its own offset, never at a position another worker's read has just moved."""

@@ -59,3 +59,51 @@ def test_workers_see_the_facts_of_files_in_other_workers(tmp_path):
         assert run.returncode == 0, run.stderr
         found = [(f["path"].rsplit("/", 1)[1], f["line"]) for f in json.loads(run.stdout)["findings"]]
         assert found == [("pod-000.yaml", 6), ("pod-040.yaml", 6), ("pod-080.yaml", 6)]
+
+
+_MAIN: list[int] = []  # this process, as the tests below see it
+
+
+def _pid_of(item):
+    import os
+    import time
+
+    if os.getpid() != _MAIN[0]:
+        time.sleep(0.005)  # the workers are slow: this process surely takes chunks too
+    return item, os.getpid()
+
+
+def test_this_process_takes_its_share_beside_n_minus_one_workers():
+    """--jobs N is N processes in all: this one works through chunks of the items beside
+    N - 1 forked workers, and the answers come in input order."""
+    import os
+
+    from gpulint.run.parallel import iterate_in_order
+
+    _MAIN[:] = [os.getpid()]
+    items = list(range(400))
+    answers = list(iterate_in_order(_pid_of, items, 3))
+    assert [item for item, _ in answers] == items
+    pids = {pid for _, pid in answers}
+    assert os.getpid() in pids
+    assert len(pids - {os.getpid()}) <= 2
+
+
+def _fails_in_a_worker(item):
+    import os
+    import time
+
+    if os.getpid() != _MAIN[0]:
+        raise ValueError(f"item {item}")
+    time.sleep(0.002)  # this process is slow: the worker gets chunks too
+    return item
+
+
+def test_a_worker_that_fails_stops_the_run_with_its_traceback():
+    import os
+
+    from gpulint.run.parallel import iterate_in_order
+
+    _MAIN[:] = [os.getpid()]
+    with pytest.raises(RuntimeError, match=r"(?s)a worker process failed:.*ValueError: item"):
+        list(iterate_in_order(_fails_in_a_worker, list(range(2000)), 2))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from gpulint import __version__
@@ -137,8 +138,9 @@ def lint_parser() -> argparse.ArgumentParser:
                      help="the most time to spend on one file; past it the file is reported as "
                           "GL006 and the run goes on (default 10; 0: no limit)")
     cfg.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
-                     help="worker processes for parsing and per-file checks (default: the CPUs "
-                          "available, one for a small set of files); the output does not change")
+                     help="processes for parsing and per-file checks, gpulint's own included: N - 1 "
+                          "workers beside it (default: the CPUs available, one for a small set of "
+                          "files); the output does not change")
     cfg.add_argument("--force-exclude", action="store_true", default=None,
                      help="apply excludes and .gitignore to files named on the command line too "
                      "(for pre-commit)")
@@ -254,14 +256,35 @@ def settings_from(args):
     return settings
 
 
-def emit(text: str, output: str | None) -> None:
+def emit(text: str | Iterable[str], output: str | None) -> None:
+    """The report written to `output` (stdout when None): a string, or its pieces in turn
+    (`report.pieces`), which are then never joined in memory."""
+    pieces = (text,) if isinstance(text, str) else text
     if output:
         path = Path(output)
         try:  # a report path in a folder CI has not created yet (reports/gpulint.sarif)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            with open(path, "w", encoding="utf-8") as handle:
+                for piece in pieces:
+                    handle.write(piece)
         except OSError as exc:
             raise UsageError(f"--output {output}: cannot write the report: "
                              f"{exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text)
+        try:
+            for piece in pieces:
+                sys.stdout.write(piece)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # the reader left (`gpulint . | head -1`): the rest of the report goes nowhere,
+            # and the run still ends with its own exit status
+            _stdout_to_nowhere()
+
+
+def _stdout_to_nowhere() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a file descriptor (in-process callers)
+        pass

@@ -143,7 +143,7 @@ def lint(argv: list[str]) -> int:
 
     if args.cache_dir:  # through the environment, so worker processes use it too
         os.environ["GPULINT_CACHE_DIR"] = os.path.abspath(args.cache_dir)
-    from gpulint.report import render
+    from gpulint.report import pieces, render
     from gpulint.run.config import ConfigError
     from gpulint.run.engine import Options, exit_code, print_internal_errors, run
 
@@ -233,13 +233,16 @@ def lint(argv: list[str]) -> int:
     elif streaming:
         report = ""  # written file by file as the run went
     else:
-        report = render(args.format, result, show_source=not args.no_show_source, color=color,
+        # written piece by piece: a large run's report is never whole in memory
+        report = pieces(args.format, result, show_source=not args.no_show_source, color=color,
                         fixed=fixed, unsafe_fixes=args.unsafe_fixes,
                         show_suppressed=args.show_suppressed, quiet=args.quiet, notes=notes)
     if args.show_fixes and fixed_codes and args.format == "text":
+        from itertools import chain
+
         from gpulint.report.text import fixes_listing
 
-        report += fixes_listing(fixed_codes)
+        report = chain((report,) if isinstance(report, str) else report, (fixes_listing(fixed_codes),))
     emit(report, args.output)
     for note in notes:
         print(f"gpulint: {note}", file=sys.stderr)
@@ -285,11 +288,11 @@ def _reports(args) -> list[tuple[str, str]]:
 
 def _write_reports(args, reports, result, fixed) -> None:
     """The further reports of this run, each rendered from the same result as the main one."""
-    from gpulint.report import render
+    from gpulint.report import pieces
 
     for fmt, path in reports:
         notes: list[str] = []
-        text = render(fmt, result, show_source=not args.no_show_source, fixed=fixed,
+        text = pieces(fmt, result, show_source=not args.no_show_source, fixed=fixed,
                       unsafe_fixes=args.unsafe_fixes, show_suppressed=args.show_suppressed,
                       quiet=args.quiet, notes=notes)
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from gpulint import __version__
 from gpulint.report.summary import summary
@@ -35,13 +36,22 @@ def finding_json(f, edits_of) -> dict:
 
 
 def render(result, findings) -> str:
+    return "".join(pieces(result, findings))
+
+
+def pieces(result, findings) -> Iterator[str]:
+    """The report in pieces, one per finding: the bytes `json.dumps(report, indent=2)` gives
+    for the whole, without the whole in memory."""
     from gpulint.report.edits import EditLocator
 
     locate = EditLocator(result.documents)
-    payload = {
-        "version": JSON_VERSION,
-        "tool": {"name": "gpulint", "version": __version__},
-        "findings": [finding_json(f, locate.json_edits) for f in findings],
-        "summary": summary(result),
-    }
-    return json.dumps(payload, indent=2) + "\n"
+    head = json.dumps({"version": JSON_VERSION, "tool": {"name": "gpulint", "version": __version__}},
+                      indent=2)
+    yield head[:-2] + ',\n  "findings": ['  # without its closing "\n}"
+    first = True
+    for f in findings:
+        item = json.dumps(finding_json(f, locate.json_edits), indent=2).replace("\n", "\n    ")
+        yield ("\n    " if first else ",\n    ") + item
+        first = False
+    yield ("]" if first else "\n  ]") + ',\n  "summary": ' \
+        + json.dumps(summary(result), indent=2).replace("\n", "\n  ") + "\n}\n"

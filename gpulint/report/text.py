@@ -3,6 +3,7 @@ caret underline, and a summary."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from gpulint.model import LineIndex
@@ -53,10 +54,16 @@ def _source(f, index: LineIndex | None, color: bool) -> list[str]:
 
 def finding_lines(findings, documents, *, show_source: bool = True, color: bool = False) -> list[str]:
     """Each finding as `path:line:col: CODE [severity] message`, its source and notes."""
+    return [line for lines in finding_blocks(findings, documents, show_source=show_source, color=color)
+            for line in lines]
+
+
+def finding_blocks(findings, documents, *, show_source: bool = True, color: bool = False) -> Iterator[list[str]]:
+    """finding_lines, finding by finding."""
     docs = {d.path: d for d in documents}
     others: dict = {}
-    lines: list[str] = []
     for f in findings:
+        lines: list[str] = []
         head = f"{f.path}:{f.span.line}:{f.span.column}:"
         level = _paint(f"[{f.severity}]", _COLORS[f.severity], color)
         note = "" if f.suppressed is None else \
@@ -72,7 +79,7 @@ def finding_lines(findings, documents, *, show_source: bool = True, color: bool 
             lines.append(f"  = see {rel.path}:{rel.line}:{rel.column}: {rel.message}")
         if show_source:
             lines.append("")
-    return lines
+        yield lines
 
 
 def _fixable(s: dict, unsafe_fixes: bool) -> str:
@@ -115,10 +122,17 @@ def summary_line(result, fixed: int = 0, unsafe_fixes: bool = False) -> str:
 
 def render(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
            unsafe_fixes: bool = False, quiet: bool = False) -> str:
-    lines = finding_lines(findings, result.documents, show_source=show_source, color=color)
+    return "".join(pieces(result, findings, show_source=show_source, color=color, fixed=fixed,
+                          unsafe_fixes=unsafe_fixes, quiet=quiet))
+
+
+def pieces(result, findings, *, show_source: bool = True, color: bool = False, fixed: int = 0,
+           unsafe_fixes: bool = False, quiet: bool = False) -> Iterator[str]:
+    """The report finding by finding, then its summary line."""
+    for lines in finding_blocks(findings, result.documents, show_source=show_source, color=color):
+        yield "".join(line + "\n" for line in lines)
     if not quiet:
-        lines.append(summary_line(result, fixed, unsafe_fixes))
-    return "".join(line + "\n" for line in lines)
+        yield summary_line(result, fixed, unsafe_fixes) + "\n"
 
 
 def fixes_listing(fixed: dict) -> str:

@@ -34,23 +34,29 @@ from gpulint.stored import Stored
 class Source(Record):
     """A file to lint: a path on disk, or text read from stdin under a given name."""
 
-    __slots__ = ("path", "text", "kind", "display", "named", "truncated")
+    __slots__ = ("_path", "text", "kind", "display", "named", "truncated")
 
-    path: Path
+    # kept as a string, the Path made when asked: a run holds one Source per file, and in
+    # each of its worker processes again, where a Path with its parts costs 0.7 KB
+    _path: str
     text: bytes | None  # set for stdin and for in-memory fixed text
     kind: str | None  # a forced kind
     display: str | None  # how to show the path (default: relative to the current folder)
     named: bool  # named on the command line (or stdin), not found by walking a folder
     truncated: bool  # stdin past the size limit: `text` holds its first bytes only
 
-    def __init__(self, path: Path, text: bytes | None = None, kind: str | None = None,
+    def __init__(self, path: Path | str, text: bytes | None = None, kind: str | None = None,
                  display: str | None = None, named: bool = False, truncated: bool = False) -> None:
-        self.path = path
+        self._path = os.fspath(path)
         self.text = text
         self.kind = kind
         self.display = display
         self.named = named
         self.truncated = truncated
+
+    @property
+    def path(self) -> Path:
+        return Path(self._path)
 
 
 class Result(Record):
@@ -93,7 +99,7 @@ class Options(Record):
     # the same, parsed already by the caller, which keeps them between runs (the language
     # server's workspace index): each one `context_document` gave
     context: list[Document]
-    jobs: int | None  # worker processes for the per-file work (None: as many as CPUs)
+    jobs: int | None  # processes for the per-file work, this one included (None: as many as CPUs)
     # called with each file's findings, post-processed, as soon as the file is checked (and
     # once more at the end with what only the whole set shows): a streamed report
     stream: Callable[[list[Finding], list[Document]], None] | None
@@ -137,25 +143,26 @@ def load(source: Source, forced_kind: str | None,
     named on the command line, that gpulint cannot or will not read becomes a document
     marked `unread` with its GL006 (GL001 for bytes that are not text); a file whose reader
     refuses its encoding is read all the same, with a GL001 that says so."""
-    display = source.display or display_path(source.path)
+    path = source.path
+    display = source.display or display_path(path)
     data = source.text
     if data is None:
-        name_kind = forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name)
-        if name_kind is None and not source.named and not kinds.may_need_content(source.path.name) \
-                and not may_be_script(source.path):
+        name_kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
+        if name_kind is None and not source.named and not kinds.may_need_content(path.name) \
+                and not may_be_script(path):
             return None, None
         try:
-            info = source.path.stat()
+            info = path.stat()
             if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
                 return _not_checked(source, display, name_kind, "it is not a regular file")
             if info.st_size > max_bytes:
-                kind = name_kind or _kind_of_head(source.path, min(max_bytes, HEAD_BYTES))
+                kind = name_kind or _kind_of_head(path, min(max_bytes, HEAD_BYTES))
                 return _not_checked(source, display, kind, _too_large(info.st_size, max_bytes))
-            data = source.path.read_bytes()
+            data = path.read_bytes()
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 why = "it is a symbolic link that loops"
-            elif source.path.is_symlink() and not source.path.exists():
+            elif path.is_symlink() and not path.exists():
                 why = "it is a link to nothing"
             else:
                 why = f"it could not be read ({exc.strerror or exc})"
@@ -172,19 +179,19 @@ def load(source: Source, forced_kind: str | None,
         # bytes that are not text: a file of a kind by its name, or whose content still shows
         # a kind's markers, is GL001; one named on the command line GL006; any other is
         # none of gpulint's (a binary .json in a folder walked)
-        kind = kind or kinds.classify(source.path.name, data.decode("utf-8", "replace"), source.path.parent.name)
+        kind = kind or kinds.classify(path.name, data.decode("utf-8", "replace"), path.parent.name)
         if kind is None:
             return _not_checked(source, display, None,
                                 f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
                                 f"UTF-32 byte order mark")
-        doc = Document(display, os.path.abspath(source.path), kind, "", unread=True)
+        doc = Document(display, os.path.abspath(path), kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
-    kind = kind or kinds.classify(source.path.name, text, source.path.parent.name)
+    kind = kind or kinds.classify(path.name, text, path.parent.name)
     if kind is None:
         return None, None
-    _, templated = strip_template_suffix(source.path.name)
-    doc = Document(display, os.path.abspath(source.path), kind, text, templated=templated,
+    _, templated = strip_template_suffix(path.name)
+    doc = Document(display, os.path.abspath(path), kind, text, templated=templated,
                    bom=bom, crlf=crlf, encoding=encoding)
     refused = kinds.encoding_refused(kind, encoding)
     if refused is not None:
@@ -426,11 +433,12 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
     file, which is read now to tell its kind or whether it is shared."""
     if source.text is not None:
         return None
-    kind = forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name)
-    if kind is None or not never_shared(kind, os.path.abspath(source.path), mapped, node_run):
+    path = source.path
+    kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
+    if kind is None or not never_shared(kind, os.path.abspath(path), mapped, node_run):
         return None
-    _, templated = strip_template_suffix(source.path.name)
-    return Document(source.display or display_path(source.path), os.path.abspath(source.path), kind, "",
+    _, templated = strip_template_suffix(path.name)
+    return Document(source.display or display_path(path), os.path.abspath(path), kind, "",
                     templated=templated)
 
 

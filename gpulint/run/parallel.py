@@ -1,9 +1,11 @@
-"""The per-file work of a run, in worker processes when there is enough of it.
+"""The per-file work of a run, spread over processes when there is enough of it.
 
 Workers are forked once the shared files are parsed and the checks imported, so each starts
-with the run's context in memory; a work item is an index and its answer is plain data
-(findings, suppressions), so nothing large crosses between processes. Answers come back in
-input order: the output of a parallel run is the output of a serial one, byte for byte.
+with the run's context in memory; the work is cut in chunks of items, which the workers and
+this process take in turn (this process does its share, not waiting idle: `--jobs N` is N
+processes in all), and an answer is plain data (findings, suppressions), so nothing large
+crosses between processes. Answers come back in input order: the output of a parallel run is
+the output of a serial one, byte for byte.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
     R = TypeVar("R")
 
-# Below this many files per worker, starting the workers costs more than they save.
+# Below this many files per process, starting workers costs more than they save.
 MIN_FILES_PER_WORKER = 50
 
 _WORK: tuple[Callable, Sequence] | None = None  # what forked workers inherit
@@ -35,7 +37,8 @@ def cpus() -> int:
 
 
 def workers_for(items: int, jobs: int | None) -> int:
-    """How many worker processes `items` files get (1: run in this process)."""
+    """How many processes share the work on `items` files, this one included (1: this one
+    alone, no worker)."""
     wanted = cpus() if jobs is None else jobs
     if jobs is None:  # the default stays serial where workers would not pay off
         wanted = min(wanted, items // MIN_FILES_PER_WORKER)
@@ -76,31 +79,107 @@ def frozen() -> Iterator[None]:
 
 
 def map_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> list[R]:
-    """[fn(item) for item in items], spread over worker processes where that pays off."""
+    """[fn(item) for item in items], spread over processes where that pays off."""
     return list(iterate_in_order(fn, items, jobs))
 
 
 def iterate_in_order(fn: Callable[[T], R], items: Sequence[T], jobs: int | None) -> Iterator[R]:
     """fn(item) for each item, in input order, each answer as soon as it and those before it
-    are done: what a streamed report writes while later files are still being checked."""
-    workers = workers_for(len(items), jobs)
+    are done: what a streamed report writes while later files are still being checked.
+
+    `jobs` counts this process: it takes chunks of the work as its workers do, so a run on
+    N CPUs forks N - 1 of them (each counts the pages it shares with this one in its
+    memory)."""
+    processes = workers_for(len(items), jobs)
     with frozen():
-        if workers == 1:
+        if processes == 1:
             for item in items:
                 yield fn(item)
             return
-        import multiprocessing
+        yield from _shared(fn, items, processes)
 
-        global _WORK
-        _WORK = (fn, items)
+
+def _shared(fn: Callable[[T], R], items: Sequence[T], processes: int) -> Iterator[R]:
+    import multiprocessing
+
+    global _WORK
+    context = multiprocessing.get_context("fork")
+    size = max(1, len(items) // (processes * 16))
+    chunks = (len(items) + size - 1) // size
+    claimed = context.Value("q", 0, lock=True)  # the next chunk nobody has taken
+    answers = context.Queue()  # (chunk, its answers) from the workers
+    _WORK = (fn, items, size, chunks, claimed, answers)
+    workers = [context.Process(target=_work, daemon=True) for _ in range(processes - 1)]
+    try:
+        for worker in workers:
+            worker.start()
+        done: dict[int, list] = {}
+        for chunk in range(chunks):
+            while chunk not in done:
+                while not answers.empty():  # what the workers have finished, first
+                    _take(answers.get(), done)
+                if chunk in done:
+                    break
+                mine = _claim(claimed, chunks)
+                if mine is not None:
+                    done[mine] = _answers(fn, items, mine, size)
+                else:  # every chunk is taken: this one comes from a worker
+                    _take(_receive(answers, workers), done)
+            yield from done.pop(chunk)
+    finally:
+        _WORK = None
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join()
+        answers.close()
+
+
+def _claim(claimed, chunks: int) -> int | None:
+    with claimed.get_lock():
+        chunk = claimed.value
+        if chunk >= chunks:
+            return None
+        claimed.value = chunk + 1
+    return chunk
+
+
+def _answers(fn: Callable, items: Sequence, chunk: int, size: int) -> list:
+    return [fn(item) for item in items[chunk * size:(chunk + 1) * size]]
+
+
+def _take(answer: tuple, done: dict[int, list]) -> None:
+    chunk, result = answer
+    if chunk is None:  # the worker failed: its traceback
+        raise RuntimeError(f"a worker process failed:\n{result}")
+    done[chunk] = result
+
+
+def _receive(answers, workers: list) -> tuple:
+    """The next answer of a worker; an error where every worker that could give it has
+    stopped without giving it."""
+    import queue
+
+    while True:
         try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                chunk = max(1, len(items) // (workers * 16))
-                yield from pool.imap(_call, range(len(items)), chunksize=chunk)
-        finally:
-            _WORK = None
+            return answers.get(timeout=0.5)
+        except queue.Empty:
+            stopped = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
+            if stopped:
+                raise RuntimeError(f"a worker process stopped (exit code {stopped[0]})") from None
 
 
-def _call(index: int):
-    fn, items = _WORK
-    return fn(items[index])
+def _work() -> None:
+    """A worker: chunks taken in turn until none is left, each one's answers sent back."""
+    fn, items, size, chunks, claimed, answers = _WORK
+    while (chunk := _claim(claimed, chunks)) is not None:
+        try:
+            result = _answers(fn, items, chunk, size)
+        except BaseException:
+            import traceback
+
+            answers.put((None, traceback.format_exc()))
+            break
+        answers.put((chunk, result))
+    answers.close()
+    answers.join_thread()
