@@ -5,6 +5,8 @@ consult no containerd config, pays for none of them."""
 
 from __future__ import annotations
 
+import os
+
 from gpulint.model import Document
 from gpulint.paths import display_path
 
@@ -27,8 +29,8 @@ class Stored:
         if self._at is None:
             return pickle.dumps(self._doc, protocol=pickle.HIGHEST_PROTOCOL)
         handle, offset, length = self._at
-        handle.seek(offset)
-        return handle.read(length)
+        # at its offset, not from the handle's position: forked workers share that position
+        return os.pread(handle.fileno(), length, offset)
 
     @property
     def path(self) -> str:

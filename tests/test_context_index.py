@@ -229,3 +229,29 @@ def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
     cut = _lint(repo, cache)
     assert (cut.out, cut.err, cut.rc) == (expected.out, "", expected.rc)
     assert index.read_bytes() == data  # written again whole
+
+
+def test_workers_read_the_index_side_by_side(tmp_path):
+    """Worker processes forked from one run share the index file's handle: each reads the
+    documents it consults at their own offsets, never garbled by another worker's reads."""
+    import subprocess
+    import sys
+
+    files = {f"k8s/c{i}/runtimeclass.yaml": RUNTIME_CLASS.format(name=f"gpu-{i}", handler=f"h{i}")
+             for i in range(150)}
+    files.update({f"nodes/n{i}/config.toml": CONTAINERD.format(handler=f"h{i}") for i in range(50)})
+    files.update({f"pods/p{i}/pod.yaml": POD.format(name=f"gpu-{i * 7}") for i in range(12)})
+    repo = _repo(tmp_path / "repo", files)
+    for path in [*repo.rglob("*"), repo]:
+        _age(path, 60)
+    cache = tmp_path / "cache"
+    pods = [f"pods/p{i}/pod.yaml" for i in range(12)]
+    afresh = _lint(repo, cache, "--no-cache", path=pods[0])
+    assert _lint(repo, cache, path=pods[0]).out == afresh.out  # the index is made
+    command = [sys.executable, "-m", "gpulint", "--format", "json", "--cache-dir", str(cache), "--jobs", "4"]
+    expected = subprocess.run([*command, "--no-cache", *pods], cwd=repo, capture_output=True, text=True)
+    assert expected.returncode == 0 and expected.stderr == ""
+    for _ in range(3):
+        warm = subprocess.run([*command, *pods], cwd=repo, capture_output=True, text=True)
+        assert (warm.returncode, warm.stderr) == (0, "")
+        assert warm.stdout == expected.stdout
