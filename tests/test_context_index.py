@@ -5,7 +5,6 @@ judges it exactly as a run that reads them all afresh."""
 from __future__ import annotations
 
 import os
-import pickle
 import time
 
 from conftest import run_gpulint
@@ -37,7 +36,17 @@ def _lint(repo, cache, *extra, path="k8s/pod.yaml"):
 
 
 def _indexes(cache):
-    return sorted(cache.glob("index-*.pickle"))
+    return sorted(cache.glob("index-*"))
+
+
+def _header(index):
+    """What the index file lists (`stored.read_index`)."""
+    from gpulint.stored import read_index
+
+    header, documents = read_index(index)
+    if documents is not None:
+        documents[0].close()
+    return header
 
 
 def test_a_warm_index_gives_what_reading_every_file_gives(tmp_path):
@@ -124,16 +133,16 @@ def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
     repo, cache = _project(tmp_path), tmp_path / "cache"
     expected = _lint(repo, cache)
     (index,) = _indexes(cache)
-    index.write_bytes(b"\x80\x05not a pickle")
+    index.write_bytes(b"gpulint-index\x01\xff\xff not an index")
     torn = _lint(repo, cache)
     assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
     # one another gpulint wrote under the same name: its entries are not trusted
-    with open(index, "wb") as handle:
-        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), handle)
+    from gpulint.stored import write_index
+
+    write_index(index, ("walk", "another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), [])
     foreign = _lint(repo, cache)
     assert (foreign.out, foreign.err) == (expected.out, "")
-    with open(index, "rb") as handle:
-        assert pickle.load(handle)[0] != "another gpulint"
+    assert _header(index)[1] != "another gpulint"
     assert not list(cache.glob("*.tmp"))
 
 
@@ -161,8 +170,7 @@ def test_runs_at_the_same_time_leave_an_index_that_reads(tmp_path):
         outputs = [run.communicate() for run in runs]
         assert all(out == expected and err == "" for out, err in outputs)
     (index,) = _indexes(cache)
-    with open(index, "rb") as handle:
-        assert isinstance(pickle.load(handle), tuple)
+    assert isinstance(_header(index), tuple)
     assert not list(cache.glob("*.tmp"))
     assert _lint(repo, cache).out == expected
 
@@ -196,8 +204,7 @@ def test_a_changed_dockerfile_leaves_the_index_as_it_was(tmp_path):
     again = _lint(repo, cache, path="images/Dockerfile")
     assert index.stat().st_mtime_ns == written
     assert again.out == _lint(repo, cache, "--no-cache", path="images/Dockerfile").out
-    with open(index, "rb") as handle:
-        assert str(dockerfile) not in pickle.load(handle)[1]
+    assert str(dockerfile) not in _header(index)[2]
     assert first.rc == again.rc
 
 
