@@ -173,3 +173,14 @@ def test_a_warm_pre_commit_call_hashes_nothing_and_unpickles_only_what_is_asked(
     warm = imported()
     assert "gpulint.run.tracked" in warm
     assert not {"hashlib", "pickle", "subprocess"} & warm, sorted({"hashlib", "pickle", "subprocess"} & warm)
+
+
+def test_argparse_asks_for_no_translation_python_cannot_have(tmp_path):
+    """Where Python's locale folder does not exist, argparse's messages are its own: the
+    parser is built without gettext's search, which imports `locale`."""
+    import os
+
+    if os.path.isdir(os.path.join(sys.base_prefix, "share", "locale")):
+        pytest.skip("this Python has a locale folder")
+    modules = _imported(tmp_path, "Dockerfile", "FROM ubuntu:22.04\n")
+    assert "gpulint.face.arguments" in modules and "locale" not in modules
