@@ -203,3 +203,23 @@ def test_workers_read_the_staged_documents_side_by_side(tmp_path):
     for _ in range(3):
         warm = subprocess.run([*command, *pods], cwd=root, capture_output=True, text=True, env=env)
         assert (warm.returncode, warm.stderr, warm.stdout) == (0, "", expected.stdout)
+
+
+def test_a_staged_dockerfile_leaves_the_index_as_it_was(repo, tmp_path):
+    """A Dockerfile no image mapping names is consulted by no other file's checks: staging a
+    change to it does not write the index again."""
+    cache = tmp_path / "cache"
+    first = _lint(repo, cache, path="images/Dockerfile")
+    (index,) = cache.glob("index-*")
+    written = index.stat().st_mtime_ns
+    _write(repo, "images/Dockerfile", "FROM ubuntu:24.04\nRUN apt-get update\n")
+    _git(repo, "add", "images/Dockerfile")
+    again = _lint(repo, cache, path="images/Dockerfile")
+    assert index.stat().st_mtime_ns == written
+    assert again.out == _lint(repo, cache, "--no-cache", path="images/Dockerfile").out
+    assert first.rc == again.rc
+    # a consulted file staged: written again
+    _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+    _git(repo, "add", "k8s/runtimeclass.yaml")
+    assert _found(_lint(repo, cache)) == UNKNOWN_CLASS
+    assert index.stat().st_mtime_ns != written

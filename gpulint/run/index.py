@@ -75,13 +75,15 @@ def _admitted(top: str, settings: Settings, mapped: set[str]):
     made: list = []
 
     def admitted(rel: str) -> bool:
+        absolute = os.path.join(top, *rel.split("/"))
+        folder, name = os.path.split(absolute)
+        if not wanted(name, folder):
+            return False
         if not made:
             excludes = Excludes(settings.excludes, settings.base or Path.cwd())
             made.extend((excludes, excludes.anchor(top), GitIgnores() if settings.respect_gitignore else None))
         excludes, anchor, ignores = made
-        absolute = os.path.join(top, *rel.split("/"))
-        folder, name = os.path.split(absolute)
-        return wanted(name, folder) and not excludes.matches(absolute, False, anchor, walked=False) \
+        return not excludes.matches(absolute, False, anchor, walked=False) \
             and not (ignores is not None and ignores.ignored(absolute, False, walked=False))
 
     return admitted

@@ -161,10 +161,17 @@ def _marks(paths) -> list:
     return out
 
 
+def _ignore_file(path: str) -> bool:
+    return path == ".gitignore" or path.endswith("/.gitignore")
+
+
 def _ignore_files(top: str, staged: list[str]) -> list[str]:
-    """The ignore files the walk would read for `top`: the tracked `.gitignore` files under it,
-    those of the folders above it up to the repository's root, and `.git/info/exclude`."""
-    found = [os.path.join(top, p) for p in staged if p == ".gitignore" or p.endswith("/.gitignore")]
+    """The ignore files the walk would read for `top`: the tracked `.gitignore` files under it
+    and its own, those of the folders above it up to the repository's root, and
+    `.git/info/exclude`."""
+    found = [os.path.join(top, p) for p in staged if _ignore_file(p)]
+    if ".gitignore" not in staged:
+        found.append(os.path.join(top, ".gitignore"))
     folder = top
     while True:
         if os.path.exists(os.path.join(folder, ".git")):
@@ -227,7 +234,10 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
     if _marks(path for path, _ in marks) != marks:
         return None  # an ignore file changed: which files are read may have changed
     now = _difference(top, commit)
-    changed = [p for p in now.keys() | then.keys() if now.get(p, AS_COMMITTED) != then.get(p, AS_COMMITTED)]
+    # the paths whose staged content is not what the index saw, among those it may hold (a
+    # changed Dockerfile no image mapping names changes nothing here: the index is not written)
+    changed = [p for p in now.keys() | then.keys() if now.get(p, AS_COMMITTED) != then.get(p, AS_COMMITTED)
+               and (_ignore_file(p) or ("\n" not in p and admitted(p)))]
     handle, base = documents
     prefix = top.rstrip(os.sep) + os.sep
 
@@ -245,7 +255,7 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
             out.append(StoredKind(kind, f"{top}\0{kind}", lambda f=first, c=count, k=kind: members(f, c, k)))
             first += count
         return out
-    if any(p == ".gitignore" or p.endswith("/.gitignore") for p in changed):
+    if any(_ignore_file(p) for p in changed):
         return None
     held: dict[str, Stored] = {}
     first = 0
@@ -255,7 +265,7 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
         first += count
     for rel in changed:
         held.pop(rel, None)
-    reread = sorted(p for p in changed if now.get(p) != "" and "\n" not in p and admitted(p))
+    reread = sorted(p for p in changed if now.get(p) != "")
     held.update(_read(top, reread, [f":./{p}" for p in reread], mapped))
     current = _commit(top)
     if current != commit:  # made against the current commit: the difference stays small
