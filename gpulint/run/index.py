@@ -11,7 +11,12 @@ make them consulted, reads again only those whose size or time changed, and unpi
 document only when a check asks for its kind.
 
 An index that does not read (corrupt, written by another gpulint) is rebuilt; it is written
-to a temporary file and renamed, so concurrent runs never leave a torn one.
+to a temporary file and renamed, so concurrent runs never leave a torn one. Its listing is
+marshalled (`stored.read_index`), the documents pickled past it.
+
+A call pre-commit makes, inside a git work tree, reads the project as staged and asks git
+what changed instead of walking it (`run/tracked`), in an index of its own; where git cannot
+answer, the project is walked.
 """
 
 from __future__ import annotations
