@@ -139,14 +139,14 @@ def _contents(top: str, objects: list[str]) -> list[bytes | None]:
     at = 0
     for _ in objects:
         end = out.index(b"\n", at)
-        fields = out[at:end].split()
-        if len(fields) != 3 or fields[1] != b"blob":
+        fields = out[at:end].split(b" ")
+        at = end + 1
+        if len(fields) != 3 or not fields[2].isdigit():  # "<name> missing", "<name> ambiguous"
             found.append(None)
-            at = end + 1
             continue
         size = int(fields[2])
-        found.append(out[end + 1:end + 1 + size])
-        at = end + 1 + size + 1
+        found.append(out[at:at + size] if fields[1] == b"blob" else None)
+        at += size + 1
     return found
 
 
