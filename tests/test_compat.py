@@ -242,6 +242,20 @@ def test_cluster_policy_with_the_driver_disabled_or_disagreeing_says_nothing(lin
     assert "GL601" not in lint_files({"policy.yaml": disabled, "pod.yaml": pod}).codes()
 
 
+def test_the_cluster_policy_driver_does_not_judge_docker_hosts(lint_files):
+    """The GPU Operator installs its driver on the cluster's nodes; a Compose service, a
+    `docker run` line or a dev container runs on a Docker host the operator does not manage."""
+    policy = (FIXTURES / "compat" / "sources" / "cluster-policy" / "gpu-operator.yaml").read_text()
+    pod = (FIXTURES / "compat" / "sources" / "plain.yaml").read_text()
+    compose = ("services:\n  app:\n    image: nvidia/cuda:12.6.3-base-ubuntu22.04\n    gpus: all\n")
+    devcontainer = '{"image": "nvidia/cuda:12.6.3-base-ubuntu22.04", "runArgs": ["--gpus", "all"]}\n'
+    run = lint_files({"policy.yaml": policy, "pod.yaml": pod, "compose.yaml": compose,
+                      ".devcontainer/devcontainer.json": devcontainer,
+                      "run.sh": "docker run --gpus all nvidia/cuda:12.6.3-base-ubuntu22.04 nvidia-smi\n"},
+                     "--failure-threshold", "none")
+    assert [f["path"] for f in run.findings if f["code"] == "GL601"] == ["pod.yaml"]
+
+
 def test_two_cluster_policies_that_disagree_give_no_driver(tmp_path):
     policy = (FIXTURES / "compat" / "sources" / "cluster-policy" / "gpu-operator.yaml").read_text()
     pod = (FIXTURES / "compat" / "sources" / "plain.yaml").read_text()

@@ -479,3 +479,15 @@ def test_gpu_capabilities_without_compute(tmp_path, image, caps, expected):
                                            f"              capabilities: {caps}\n"})
     result = run_gpulint("--isolated", "--format", "json", "--select", "GL919", ".", cwd=tmp_path)
     assert [(f["code"], f["line"], f["column"]) for f in result.findings] == expected
+
+
+def test_a_runtime_no_daemon_json_defines_names_three_of_many_searched(lint_files):
+    """Many hosts' daemon.json: the finding lists three and counts the rest, not all of them."""
+    files = {f"hosts/h{i}/daemon.json": '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}}\n'
+             for i in range(5)}
+    files["compose.yaml"] = "services:\n  app:\n    image: ubuntu:24.04\n    runtime: nvidia-gpu\n"
+    run = lint_files(files, "--select", "GL908")
+    (finding,) = run.findings
+    assert [r["path"] for r in finding["related"]] == ["hosts/h0/daemon.json", "hosts/h1/daemon.json",
+                                                       "hosts/h2/daemon.json"]
+    assert finding["related"][-1]["message"].endswith("; 2 more daemon.json searched not listed")

@@ -262,3 +262,23 @@ def test_workers_read_the_index_side_by_side(tmp_path):
         warm = subprocess.run([*command, *pods], cwd=repo, capture_output=True, text=True)
         assert (warm.returncode, warm.stderr) == (0, "")
         assert warm.stdout == expected.stdout
+
+
+def test_parallel_workers_read_the_index_each_at_its_own_position(tmp_path):
+    """Workers forked from one process share its open index file: each must read a document
+    at its own offset, never at a position another worker's read has just moved."""
+    files = {f"nodes/n{i}/etc/docker/daemon.json":
+             '{"runtimes": {"nvidia": {"path": "nvidia-container-runtime"}}, "log-opts": {"max-size": "%dm"}}\n' % i
+             for i in range(60)}
+    files.update({f"apps/a{i}/compose.yaml":
+                  "services:\n  app:\n    image: nvidia/cuda:12.4.1-base-ubuntu22.04\n    runtime: nvidia\n"
+                  for i in range(400)})
+    repo = _repo(tmp_path / "repo", files)
+    for path in [*repo.rglob("*"), repo]:
+        _age(path, 60)
+    cache = tmp_path / "cache"
+    first = run_gpulint("--format", "json", "--cache-dir", str(cache), "--jobs", "4", "apps", cwd=repo)
+    assert first.rc == 0, first.err
+    for _ in range(2):  # documents now come from the index, read by four processes at once
+        again = run_gpulint("--format", "json", "--cache-dir", str(cache), "--jobs", "4", "apps", cwd=repo)
+        assert (again.rc, again.err) == (0, "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.capabilities import DOCKER_CAPABILITIES
 from gpulint.knowledge import dockerd_config
 from gpulint.knowledge.runtimes import NOT_RUNTIMES, NVIDIA_BINARIES, is_nvidia_handler
 from gpulint.model import Related, Span
@@ -38,6 +39,21 @@ def selects_gpus(value: str) -> bool:
 
 def _daemon_configs(ctx):
     return [c for c in ctx.fact("node-configs") if c.kind == "daemon-json"]
+
+
+# A finding names at most this many of the daemon.json it searched: a project of many hosts'
+# configs would otherwise repeat all of them under every finding.
+SHOWN_CONFIGS = 3
+
+
+def _shown(places: list[Related], what: str) -> tuple[Related, ...]:
+    """The first SHOWN_CONFIGS places, the last of them saying how many more there are."""
+    if len(places) <= SHOWN_CONFIGS:
+        return tuple(places)
+    last = places[SHOWN_CONFIGS - 1]
+    more = len(places) - SHOWN_CONFIGS
+    return (*places[:SHOWN_CONFIGS - 1],
+            Related(last.path, last.line, last.column, f"{last.message}; {more} more {what} not listed"))
 
 
 def _runtimes_place(config) -> Related:
@@ -76,8 +92,8 @@ def cdi_problem(ctx) -> tuple[str, str, tuple[Related, ...]] | None:
     if not configs or any(state is True for state in states):
         return None
     version = dockerd_config.fleet_release(ctx.settings)
-    places = tuple(Related(c.doc.path, 1, 1, "daemon.json without `\"features\": {\"cdi\": true}`")
-                   for c in configs)
+    places = _shown([Related(c.doc.path, 1, 1, "daemon.json without `\"features\": {\"cdi\": true}`")
+                     for c in configs], "daemon.json")
     refused = "dockerd answers `could not select device driver \"cdi\" with capabilities: []`"
     if any(state is False for state in states):
         return ("error", f"the linted daemon.json turns CDI off (`\"features\": {{\"cdi\": false}}`): "
@@ -112,7 +128,7 @@ def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | No
             f"registers as the runtime `nvidia`") if binary else ""
     if configs:
         return ("error", f"runtime `{name}` is not defined in the linted daemon.json: {refused}{hint}",
-                tuple(_runtimes_place(c) for c in configs))
+                _shown([_runtimes_place(c) for c in configs], "daemon.json searched"))
     if binary:
         return ("warning", f"runtime `{name}` names an NVIDIA binary, not a runtime: unless the host's "
                            f"daemon.json defines a runtime of that name, {refused}; the NVIDIA "
@@ -155,9 +171,6 @@ def limited_gpus_note(limited: str) -> str:
             f"add only the capabilities it needs")
 
 
-# The NVIDIA driver capabilities (NVIDIA_DRIVER_CAPABILITIES) Docker's `nvidia` device driver
-# recognises among a device request's capabilities (moby daemon/nvidia_linux.go allNvidiaCaps).
-NVIDIA_CAPABILITIES = ("compute", "compat32", "graphics", "utility", "video", "display")
 
 
 def capabilities_without_compute(capabilities, image: str | None = None) -> list[str]:
@@ -168,7 +181,7 @@ def capabilities_without_compute(capabilities, image: str | None = None) -> list
     `video` (NVENC/NVDEC load libcuda) unless `image` is one gpulint knows to run CUDA: `[gpu,
     utility]` is how a GPU exporter asks for NVML alone."""
     caps = [c.strip().lower() for c in capabilities]
-    named = [c for c in caps if c in NVIDIA_CAPABILITIES]
+    named = [c for c in caps if c in DOCKER_CAPABILITIES]
     if not named or "compute" in named:
         return []
     if "video" in named or (image and _runs_cuda(image)):

@@ -537,7 +537,7 @@ def _subjects(doc: Document, ctx: Context):
         runs, built = gpu_devcontainer(doc)
         img = image_cuda(runs[0]) if runs is not None else None
         if img is not None:
-            yield Subject(img, runs[1], fleet_for(ctx))
+            yield Subject(img, runs[1], fleet_for(ctx, docker_host=True))
         dockerfile = dockerfile_at(ctx, Path(built[0])) if built is not None else None
         if dockerfile is not None and not replaces_arg_default(build_args(doc), dockerfile):
             yield from _built_image(ctx, built[0], built[1], "the dev container's image")
@@ -545,7 +545,7 @@ def _subjects(doc: Document, ctx: Context):
         if feature is not None:  # NVIDIA's libraries from its repository: no start check
             img = ImageCuda(f"the CUDA {feature.version} the `nvidia-cuda` Feature installs", feature.version,
                             feature.major_minor[0], feature.major_minor, start_check=False)
-            yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx))
+            yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx, docker_host=True))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
         from gpulint.crossfile.imageuse import gpu_images
@@ -555,7 +555,7 @@ def _subjects(doc: Document, ctx: Context):
             if img is not None and use.combination:
                 img = replace(img, label=f"{img.label} {use.combination}", related=img.related + use.related)
             if img is not None:
-                yield Subject(img, use.where, fleet_for(ctx))
+                yield Subject(img, use.where, fleet_for(ctx, docker_host=True))
         yield from _compose_builds(doc, ctx)
         return
     for pod in pod_specs(doc):
@@ -584,10 +584,11 @@ def _compose_builds(doc: Document, ctx: Context):
 
 
 def _built_image(ctx: Context, path: str, at: Span, what: str):
-    """The image a Dockerfile at `path` builds, judged where `at` names it."""
+    """The image a Dockerfile at `path` builds for a dev container or a Compose service,
+    judged where `at` names it, on the Docker host it runs on."""
     img = _built_cuda(dockerfile_at(ctx, Path(path)), what)
     if img is not None:
-        yield Subject(img, at, fleet_for(ctx))
+        yield Subject(img, at, fleet_for(ctx, docker_host=True))
 
 
 def _built_cuda(dockerfile: Document | None, what: str, by: str = "") -> ImageCuda | None:
@@ -682,7 +683,7 @@ def _unjudged(doc: Document, ctx: Context):
     if doc.kind in ("compose", "commands"):
         from gpulint.crossfile.imageuse import gpu_images
 
-        fleet = fleet_for(ctx)
+        fleet = fleet_for(ctx, docker_host=True)
         built = _built_names(doc)
         for use in gpu_images(doc):
             ref = use.ref

@@ -135,10 +135,14 @@ def driver_version(text: str | None) -> str | None:
 # ------------------------------------------------------------------ precedence
 
 
-def fleet_for(ctx, pod: PodSpec | None = None) -> Fleet:
-    """The driver and GPU of the nodes `pod` runs on (None: an image outside any pod)."""
+def fleet_for(ctx, pod: PodSpec | None = None, docker_host: bool = False) -> Fleet:
+    """The driver and GPU of the nodes `pod` runs on (None: an image outside any pod).
+
+    `docker_host`: the image runs on a Docker host (a dev container, a Compose service, a
+    `docker run` line), which the GPU Operator does not manage, so the driver a ClusterPolicy
+    or the operator's values install on the cluster's nodes says nothing about it."""
     drivers = [pod_driver(pod) if pod is not None else None, _cli_driver(ctx),
-               config_driver(ctx.settings), cluster_policy_driver(ctx)]
+               config_driver(ctx.settings), None if docker_host else cluster_policy_driver(ctx)]
     gpus = [pod_gpu(pod) if pod is not None else None, _cli_gpu(ctx), config_gpu(ctx.settings)]
     return Fleet(next((d for d in drivers if d is not None), None),
                  _merge_gpus([g for g in gpus if g is not None]))

@@ -10,6 +10,11 @@ combination (`combinations`), and GL917 says when a matrix cannot be expanded.
 
 from __future__ import annotations
 
+from gpulint.common.capabilities import (
+    effective_capabilities,
+    video_without_capability,
+    without_video_message,
+)
 from gpulint.common.containers import (
     capabilities_without_compute,
     cdi_problem,
@@ -29,7 +34,7 @@ from gpulint.kinds.commands.command import ContainerCommand, gpu_request, litera
 from gpulint.kinds.commands.matrix import plain_reference
 from gpulint.model import Document
 from gpulint.regex import lazy
-from gpulint.registry import Context, check, finding
+from gpulint.registry import Context, check, finding, related
 
 KINDS = ("commands",)
 # engines whose `--gpus` takes Docker's CSV syntax (ctr's is a GPU index, podman maps it to CDI)
@@ -229,3 +234,46 @@ def matrix_not_expanded(doc: Document, ctx: Context):
                       f"job `{command.job}`: {why}, so the words of GPU command lines and images that use it, "
                       f"such as {command.label} at line {doc.index.position(command.first_word.start)[0]}, are "
                       "not judged")
+
+
+# ---------------------------------------------------------------- GL921 video without `video`
+
+
+@check("GL921", kinds=KINDS)
+@per_command
+def command_video_capability(doc: Document, ctx: Context, command: ContainerCommand):
+    if command.tool not in ("docker", "nerdctl", "podman", "nvidia-docker") or gpu_request(command) is None \
+            or command.image is None or command.image not in command.words:
+        return
+    after = command.words[command.words.index(command.image) + 1:]
+    found = video_without_capability((word.text for word in after), lambda: _effective(command))
+    if found is None:
+        return
+    used, effective, word = found
+    fix = {"request": f"add `video` to `capabilities=` (`--gpus '\"capabilities={effective.written},video\"'`)",
+           "environment": f"pass `-e NVIDIA_DRIVER_CAPABILITIES={effective.written},video`",
+           "image": "pass `-e NVIDIA_DRIVER_CAPABILITIES=compute,utility,video`"}[effective.source]
+    first = used.split(" ")[0]
+    hit = next((w for w in after if first in w.text), after[0])
+    yield finding(doc, "GL921", _span(doc, word), without_video_message(command.label, used, effective, fix),
+                  related=[related(doc, _span(doc, hit), "video use")])
+
+
+def _effective(command: ContainerCommand):
+    """(the capabilities the command's container runs with, the word that decides them)."""
+    for value in _gpus_values(command):
+        effective = effective_capabilities(gpus_capabilities(value.text), None, None)
+        if effective is not None:
+            return effective, value
+    image = literal_image(command)
+    for flag in reversed(command.flag("-e", "--env")):
+        name, eq, value = (flag.text or "").partition("=")
+        if name == "NVIDIA_DRIVER_CAPABILITIES":
+            if not eq or flag.value is None or flag.value.expands:
+                return None  # from the caller's environment, or the shell's
+            effective = effective_capabilities((), value, image.text if image else None)
+            return (effective, flag.value) if effective is not None else None
+    if command.flag("--env-file") or image is None:
+        return None
+    effective = effective_capabilities((), None, image.text)
+    return (effective, image) if effective is not None else None

@@ -10,6 +10,12 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from gpulint.common.capabilities import (
+    ALL_CAPABILITIES,
+    DEFAULT_CAPABILITIES,
+    GRAPHICS_USE,
+    VIDEO_USE,
+)
 from gpulint.common.containers import selects_gpus
 from gpulint.common.imagetags import tag_advice, tag_finding
 from gpulint.formats.template import has_template_syntax
@@ -229,14 +235,6 @@ def visible_devices_baked(doc: Document, ctx: Context):
 
 # ---------------------------------------------------------------- GL308 driver capabilities
 
-_VIDEO_USE = lazy(r"nvenc|nvdec|cuvid|nv-codec-headers|nvcodec|libnvidia-encode|"
-                        r"video[-_]codec[-_]sdk", re.I)
-_GRAPHICS_USE = lazy(r"libnvidia-gl|10_nvidia\.json|nvidia_icd\.json|"
-                           r"__GLX_VENDOR_LIBRARY_NAME=nvidia|libEGL_nvidia|nvidia_layers\.json")
-_DEFAULT_CAPABILITIES = {"compute", "utility"}
-_ALL_CAPABILITIES = {"compute", "compat32", "display", "graphics", "ngx", "utility", "video"}
-
-
 def _capabilities(value: str) -> set[str]:
     return {c.strip().lower() for c in value.split(",") if c.strip()}
 
@@ -273,15 +271,15 @@ def driver_capabilities(doc: Document, ctx: Context):
     if final is None or final.scratch or jetson_image(doc) is not None:
         return  # on Jetson the runtime mounts what its CSV lists name, whatever the capabilities
     env = final.env.get("NVIDIA_DRIVER_CAPABILITIES")
-    capabilities = _capabilities(env.value) if env is not None else _DEFAULT_CAPABILITIES
+    capabilities = _capabilities(env.value) if env is not None else DEFAULT_CAPABILITIES
     if "all" in capabilities:
         yield finding(doc, "GL308", env.span, "`NVIDIA_DRIVER_CAPABILITIES=all` mounts every "
                       "driver library (graphics, video, display, compat32, ngx) into every "
                       "container; name only what the image uses, e.g. `compute,utility`")
         return
     feeding = _feeding_stages(doc, final)
-    for needed, pattern, what in (("video", _VIDEO_USE, "NVENC/NVDEC video encoding or decoding"),
-                                  ("graphics", _GRAPHICS_USE, "OpenGL/EGL/Vulkan on the NVIDIA driver")):
+    for needed, pattern, what in (("video", VIDEO_USE, "NVENC/NVDEC video encoding or decoding"),
+                                  ("graphics", GRAPHICS_USE, "OpenGL/EGL/Vulkan on the NVIDIA driver")):
         hit = _uses(feeding, pattern) if needed not in capabilities else None
         if hit is None:
             continue
@@ -307,7 +305,7 @@ def _capabilities_in_build_stage(doc: Document, final: StageFacts, feeding: list
                 continue
             for env in env_values(doc, ins):
                 named = _capabilities(env.value) if env.name == "NVIDIA_DRIVER_CAPABILITIES" else set()
-                extra = (_ALL_CAPABILITIES if "all" in named else named) - _DEFAULT_CAPABILITIES
+                extra = (ALL_CAPABILITIES if "all" in named else named) - DEFAULT_CAPABILITIES
                 if extra:
                     yield finding(doc, "GL308", env.span, f"`NVIDIA_DRIVER_CAPABILITIES="
                                   f"{env.value}` is set only in build stage "

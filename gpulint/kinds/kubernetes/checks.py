@@ -1,9 +1,14 @@
-"""Kubernetes manifest rules (GL501-GL508, GL515): GPU requests and limits, NVIDIA
-variables, privileges and host paths, GPU quantities in the wrong place.
+"""Kubernetes manifest rules (GL501-GL508, GL515, GL921): GPU requests and limits, NVIDIA
+variables and driver capabilities, privileges and host paths, GPU quantities in the wrong place.
 """
 
 from __future__ import annotations
 
+from gpulint.common.capabilities import (
+    effective_capabilities,
+    video_without_capability,
+    without_video_message,
+)
 from gpulint.kinds.kubernetes.facts import (
     LEGACY_GPU_RESOURCE,
     Container,
@@ -429,3 +434,37 @@ def _rename_resource_key(doc: Document, container: Container, entry: Node, meant
     return replace_edit(doc, entry.key_span, meant, f"rename the key to `{meant}`")
 
 
+
+
+# ---------------------------------------------------------------- GL921 video without `video`
+
+
+@check("GL921", kinds=("kubernetes",))
+def video_capability_missing(doc: Document, ctx: Context):
+    for pod, container in containers_of(doc):
+        if not requests_gpus(container):
+            continue
+        commands = [node for node in (container.node.get("command"), container.node.get("args")) if node is not None]
+        found = video_without_capability((str(part.value) for node in commands for part in sequence(node)),
+                                         lambda: _capabilities_of(container))
+        if found is None:
+            continue
+        used, effective, where = found
+        fix = (f"set `NVIDIA_DRIVER_CAPABILITIES` to `{effective.written},video`" if effective.source == "environment"
+               else "add `NVIDIA_DRIVER_CAPABILITIES=compute,utility,video` to its `env`")
+        yield finding(doc, "GL921", where.span,
+                      without_video_message(container_label(container), used, effective, fix),
+                      related=[related(doc, commands[-1].span, "the command")])
+
+
+def _capabilities_of(container: Container):
+    """(the capabilities a GPU container runs with, the node that decides them)."""
+    for name, _, value in reversed(env_vars(container)):
+        if name == "NVIDIA_DRIVER_CAPABILITIES":
+            text = scalar_str(value)
+            effective = effective_capabilities((), text, container.image) if text is not None else None
+            return (effective, value) if effective is not None else None
+    if container.node.get("envFrom") is not None or container.image is None:
+        return None  # a ConfigMap or Secret may set them
+    effective = effective_capabilities((), None, container.image)
+    return (effective, container.image_node) if effective is not None else None
