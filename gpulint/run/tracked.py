@@ -32,6 +32,8 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 REGULAR = (b"100644", b"100755")
 # in a difference: the path is as the commit has it (absent from git's answer)
 AS_COMMITTED = None
+# files read from git per call
+CHUNK = 2000
 
 
 class GitFailed(Exception):
@@ -208,13 +210,15 @@ def tracked_context(top: str, stamp: str, where: Path, mapped: set[str], admitte
 def _read(top: str, paths: list[str], objects: list[str], mapped: set[str]) -> dict[str, Stored]:
     """The consulted ones among `paths`, read from git as `objects` name them."""
     out = {}
-    for rel, data in zip(paths, _contents(top, objects)):
-        if data is None:
-            continue
-        absolute = os.path.join(top, rel)
-        doc = context_document(Source(Path(absolute), text=data), mapped)
-        if doc is not None:
-            out[rel] = Stored(absolute, doc.kind, doc=doc)
+    for start in range(0, len(paths), CHUNK):  # a whole project's text is never held at once
+        chunk = paths[start:start + CHUNK]
+        for rel, data in zip(chunk, _contents(top, objects[start:start + CHUNK])):
+            if data is None:
+                continue
+            absolute = os.path.join(top, *rel.split("/"))
+            doc = context_document(Source(Path(absolute), text=data), mapped)
+            if doc is not None:
+                out[rel] = Stored(absolute, doc.kind, doc=doc)
     return out
 
 
