@@ -65,11 +65,12 @@ class Sample:
         return max(self.rss_mb)
 
 
-def measure(cmd: list[str], sample: Sample) -> None:
-    """Run one process to completion; record its wall time, CPU time (its workers' included)
-    and the peak resident memory of it and its workers, added up."""
+def measure(cmd: list[str], sample: Sample, env: dict[str, str] | None = None) -> None:
+    """Run one process to completion (in `env`, else this environment); record its wall time,
+    CPU time (its workers' included) and the peak resident memory of it and its workers,
+    added up."""
     start = time.perf_counter()
-    process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     memory = TreeMemory(process.pid)
     _, _, usage = os.wait4(process.pid, 0)
     process.returncode = 0  # reaped by wait4 already

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from gpulint.model import Document, Finding, Fix, Node, Related, SharedText, Span
 from gpulint.record import Frozen, Record, freeze
-from gpulint.stored import Stored
+from gpulint.stored import Stored, StoredKind
 
 # `typing` costs a one-file run about 2 ms to import: its names are for type checkers only
 TYPE_CHECKING = False
@@ -126,8 +126,14 @@ class Context(Record):
     def of_kind(self, kind: str) -> list[Document]:
         groups = self.memo("of_kind", self._by_kind)
         found = groups.get(kind, ())
-        if any(isinstance(d, Stored) for d in found):  # read from the index: unpickled now
-            found = groups[kind] = [d.document() if isinstance(d, Stored) else d for d in found]
+        if any(isinstance(d, (Stored, StoredKind)) for d in found):  # read from the index: unpickled now
+            docs = []
+            for d in found:
+                if isinstance(d, StoredKind):
+                    docs.extend(member.document() for member in d.members())
+                else:
+                    docs.append(d.document() if isinstance(d, Stored) else d)
+            found = groups[kind] = docs
         return list(found)
 
     def _by_kind(self) -> dict[str, list[Document]]:

@@ -5,7 +5,6 @@ judges it exactly as a run that reads them all afresh."""
 from __future__ import annotations
 
 import os
-import pickle
 import time
 
 from conftest import run_gpulint
@@ -37,7 +36,17 @@ def _lint(repo, cache, *extra, path="k8s/pod.yaml"):
 
 
 def _indexes(cache):
-    return sorted(cache.glob("index-*.pickle"))
+    return sorted(cache.glob("index-*"))
+
+
+def _header(index):
+    """What the index file lists (`stored.read_index`)."""
+    from gpulint.stored import read_index
+
+    header, documents = read_index(index)
+    if documents is not None:
+        documents[0].close()
+    return header
 
 
 def test_a_warm_index_gives_what_reading_every_file_gives(tmp_path):
@@ -124,16 +133,16 @@ def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
     repo, cache = _project(tmp_path), tmp_path / "cache"
     expected = _lint(repo, cache)
     (index,) = _indexes(cache)
-    index.write_bytes(b"\x80\x05not a pickle")
+    index.write_bytes(b"gpulint-index\x01\xff\xff not an index")
     torn = _lint(repo, cache)
     assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
     # one another gpulint wrote under the same name: its entries are not trusted
-    with open(index, "wb") as handle:
-        pickle.dump(("another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), handle)
+    from gpulint.stored import write_index
+
+    write_index(index, ("walk", "another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), [])
     foreign = _lint(repo, cache)
     assert (foreign.out, foreign.err) == (expected.out, "")
-    with open(index, "rb") as handle:
-        assert pickle.load(handle)[0] != "another gpulint"
+    assert _header(index)[1] != "another gpulint"
     assert not list(cache.glob("*.tmp"))
 
 
@@ -161,8 +170,7 @@ def test_runs_at_the_same_time_leave_an_index_that_reads(tmp_path):
         outputs = [run.communicate() for run in runs]
         assert all(out == expected and err == "" for out, err in outputs)
     (index,) = _indexes(cache)
-    with open(index, "rb") as handle:
-        assert isinstance(pickle.load(handle), tuple)
+    assert isinstance(_header(index), tuple)
     assert not list(cache.glob("*.tmp"))
     assert _lint(repo, cache).out == expected
 
@@ -196,8 +204,7 @@ def test_a_changed_dockerfile_leaves_the_index_as_it_was(tmp_path):
     again = _lint(repo, cache, path="images/Dockerfile")
     assert index.stat().st_mtime_ns == written
     assert again.out == _lint(repo, cache, "--no-cache", path="images/Dockerfile").out
-    with open(index, "rb") as handle:
-        assert str(dockerfile) not in pickle.load(handle)[1]
+    assert str(dockerfile) not in _header(index)[2]
     assert first.rc == again.rc
 
 
@@ -231,23 +238,30 @@ def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
     assert index.read_bytes() == data  # written again whole
 
 
-def test_reading_a_stored_document_leaves_the_shared_file_position_alone(tmp_path):
-    """Worker processes forked from one run share the index's open file: a document is read
-    at its own offset, so one worker's read never moves another's (a shared position gave
-    cut or foreign bytes to unpickle: internal errors in a parallel run)."""
-    from gpulint.model import Document
-    from gpulint.stored import Stored
+def test_workers_read_the_index_side_by_side(tmp_path):
+    """Worker processes forked from one run share the index file's handle: each reads the
+    documents it consults at their own offsets, never garbled by another worker's reads."""
+    import subprocess
+    import sys
 
-    doc = Document("a.toml", str(tmp_path / "a.toml"), "containerd", "version = 2\n")
-    blob = pickle.dumps(doc)
-    index = tmp_path / "index"
-    index.write_bytes(b"head" + blob + b"tail")
-    with open(index, "rb") as handle:
-        handle.seek(2)
-        stored = Stored(doc.abspath, doc.kind, at=(handle, 4, len(blob)))
-        assert stored.blob == blob
-        assert handle.tell() == 2
-        assert stored.document().text == "version = 2\n"
+    files = {f"k8s/c{i}/runtimeclass.yaml": RUNTIME_CLASS.format(name=f"gpu-{i}", handler=f"h{i}")
+             for i in range(150)}
+    files.update({f"nodes/n{i}/config.toml": CONTAINERD.format(handler=f"h{i}") for i in range(50)})
+    files.update({f"pods/p{i}/pod.yaml": POD.format(name=f"gpu-{i * 7}") for i in range(12)})
+    repo = _repo(tmp_path / "repo", files)
+    for path in [*repo.rglob("*"), repo]:
+        _age(path, 60)
+    cache = tmp_path / "cache"
+    pods = [f"pods/p{i}/pod.yaml" for i in range(12)]
+    afresh = _lint(repo, cache, "--no-cache", path=pods[0])
+    assert _lint(repo, cache, path=pods[0]).out == afresh.out  # the index is made
+    command = [sys.executable, "-m", "gpulint", "--format", "json", "--cache-dir", str(cache), "--jobs", "4"]
+    expected = subprocess.run([*command, "--no-cache", *pods], cwd=repo, capture_output=True, text=True)
+    assert expected.returncode == 0 and expected.stderr == ""
+    for _ in range(3):
+        warm = subprocess.run([*command, *pods], cwd=repo, capture_output=True, text=True)
+        assert (warm.returncode, warm.stderr) == (0, "")
+        assert warm.stdout == expected.stdout
 
 
 def test_parallel_workers_read_the_index_each_at_its_own_position(tmp_path):

@@ -136,3 +136,51 @@ def test_a_lint_run_reads_the_rule_index_not_the_rule_texts(tmp_path):
     assert proc.stdout.split() == ["0", "1"]
     findings = json.loads((tmp_path / "out.json").read_text())["findings"]
     assert {(f["code"], f["slug"], f["severity"]) for f in findings} >= {("GL310", "gpu-at-build-time", "warning")}
+
+
+def test_a_warm_pre_commit_call_hashes_nothing_and_unpickles_only_what_is_asked(tmp_path):
+    """A pre-commit call on a Dockerfile in a git repository, its index made: git answers
+    what changed (no subprocess module), the index's listing is marshalled (no pickle), its
+    name is no cryptographic hash (no hashlib); the node config around it is never unpickled."""
+    import os
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is needed")
+    repo = tmp_path / "repo"
+    (repo / "etc" / "containerd").mkdir(parents=True)
+    (repo / "etc" / "containerd" / "config.toml").write_text('version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n')
+    (repo / "Dockerfile").write_text("FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN nvidia-smi\n")
+    env = {"PATH": os.environ["PATH"], "XDG_CACHE_HOME": str(tmp_path / "cache"), "PRE_COMMIT": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(tmp_path)}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "x"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    code = ("import sys, gpulint.resources as r\n"
+            "r.installed = lambda: True\n"
+            "from gpulint.face.cli import main\n"
+            "sys.exit(main(['--exit-zero', 'Dockerfile']))")
+
+    def imported() -> set[str]:
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], cwd=repo, capture_output=True,
+                              text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")}
+
+    made = imported()  # the index made: the config parsed and pickled
+    assert "pickle" in made and "gpulint.run.tracked" in made
+    warm = imported()
+    assert "gpulint.run.tracked" in warm
+    assert not {"hashlib", "pickle", "subprocess"} & warm, sorted({"hashlib", "pickle", "subprocess"} & warm)
+
+
+def test_argparse_asks_for_no_translation_python_cannot_have(tmp_path):
+    """Where Python's locale folder does not exist, argparse's messages are its own: the
+    parser is built without gettext's search, which imports `locale`."""
+    import os
+
+    if os.path.isdir(os.path.join(sys.base_prefix, "share", "locale")):
+        pytest.skip("this Python has a locale folder")
+    modules = _imported(tmp_path, "Dockerfile", "FROM ubuntu:22.04\n")
+    assert "gpulint.face.arguments" in modules and "locale" not in modules

@@ -22,6 +22,19 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_USAGE = EXIT_ERROR
 
 
+def _untranslated() -> None:
+    """argparse asks gettext for each of its own messages, and gettext imports `locale` and
+    looks for argparse's catalog, under every name of the user's language, in Python's locale
+    folder, on every call (about 2 ms of a one-file run). Where that folder does not exist
+    (CPython installs none there), no catalog can be found: argparse's messages are its own."""
+    if not os.path.isdir(os.path.join(sys.base_prefix, "share", "locale")):
+        argparse._ = lambda message: message
+        argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
+
+_untranslated()
+
+
 def _columns() -> int:
     """The terminal's width as `shutil.get_terminal_size` finds it: $COLUMNS, else the
     terminal of stdout, else 80."""

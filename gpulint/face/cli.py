@@ -81,6 +81,7 @@ def _context(args, settings, sources):
         return []
     from gpulint.paths import inside
     from gpulint.run.index import project_context
+    from gpulint.stored import StoredKind
 
     if args.paths == ["-"]:
         if not args.stdin_filename:
@@ -103,7 +104,11 @@ def _context(args, settings, sources):
         if any(inside(os.path.abspath(root), folder) for folder in folders):
             continue  # this project is linted whole already
         for doc in project_context(root, settings, linted, remember=not args.no_cache):
-            out.setdefault(doc.abspath, doc)
+            if isinstance(doc, StoredKind) and len(roots) > 1:  # nested projects: each file once
+                for member in doc.members():
+                    out.setdefault(member.abspath, member)
+            else:
+                out.setdefault(doc.key if isinstance(doc, StoredKind) else doc.abspath, doc)
     return list(out.values())
 
 

@@ -28,7 +28,7 @@ from gpulint.run import parallel, watchdog
 from gpulint.run.config import Settings
 from gpulint.run.discover import may_be_script, walk
 from gpulint.run.suppress import find_suppressions
-from gpulint.stored import Stored
+from gpulint.stored import seen_paths
 
 
 class Source(Record):
@@ -319,7 +319,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         raw = [f for f in raw if os.path.abspath(f.path) != config]
     if around:
         # a file of the index that no check asked for was never unpickled: nothing is on it
-        outside = {d.path for d in around if not isinstance(d, Stored) or d.loaded}
+        outside = seen_paths(around)
         raw = [f for f in raw if f.path not in outside]
     findings = postprocess(raw, docs, settings, options, enabled)
     templated = {d.path for d in docs if d.templated}

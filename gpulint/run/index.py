@@ -11,27 +11,33 @@ make them consulted, reads again only those whose size or time changed, and unpi
 document only when a check asks for its kind.
 
 An index that does not read (corrupt, written by another gpulint) is rebuilt; it is written
-to a temporary file and renamed, so concurrent runs never leave a torn one.
+to a temporary file and renamed, so concurrent runs never leave a torn one. Its listing is
+marshalled (`stored.read_index`), the documents pickled past it.
+
+A call pre-commit makes, inside a git work tree, reads the project as staged and asks git
+what changed instead of walking it (`run/tracked`), in an index of its own; where git cannot
+answer, the project is walked.
 """
 
 from __future__ import annotations
 
-import hashlib
+import binascii
 import os
-import pickle
 import time
 from pathlib import Path
 
 from gpulint import __version__, kinds
 from gpulint.crossfile.imagemap import mapped_paths
 from gpulint.resources import cache_dir, prune
+from gpulint.run import tracked
 from gpulint.run.config import Settings
 from gpulint.run.engine import Source, context_document, never_shared
+from gpulint.run.ignore import Excludes, GitIgnores
 from gpulint.run.projectwalk import project_files
-from gpulint.stored import Stored
+from gpulint.stored import Stored, read_index, write_index
 
 # bumped when what an entry holds changes shape
-FORMAT = 5
+FORMAT = 6
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
@@ -43,9 +49,13 @@ def _stamp(root: str, settings: Settings) -> str:
     return repr((FORMAT, __version__, root, fields))
 
 
-def index_path(root: str, settings: Settings) -> Path:
-    key = hashlib.sha256(_stamp(root, settings).encode()).hexdigest()[:32]
-    return cache_dir() / f"index-{key}.pickle"
+def index_path(root: str, settings: Settings, mode: str = "walk") -> Path:
+    """Where the index of the project at `root` is kept. The name is a checksum of what the
+    index is valid for (no cryptographic hash: importing hashlib costs every run); the stamp
+    inside the file is what is checked."""
+    stamp = _stamp(root, settings).encode()
+    key = f"{binascii.crc32(stamp):08x}{binascii.crc32(stamp[::-1]):08x}"
+    return cache_dir() / f"index-{mode}-{key}"
 
 
 def _wanted(mapped: set[str]):
@@ -62,35 +72,46 @@ def _wanted(mapped: set[str]):
     return wanted
 
 
+def _admitted(top: str, settings: Settings, mapped: set[str]):
+    """Whether a tracked file, by its path under `top` (with /), is one the walk would find
+    and may be consulted: its name wanted, and neither it nor a folder above it excluded or
+    git-ignored. The patterns are compiled when first asked (a warm call asks nothing)."""
+    wanted = _wanted(mapped)
+    made: list = []
+
+    def admitted(rel: str) -> bool:
+        absolute = os.path.join(top, *rel.split("/"))
+        folder, name = os.path.split(absolute)
+        if not wanted(name, folder):
+            return False
+        if not made:
+            excludes = Excludes(settings.excludes, settings.base or Path.cwd())
+            made.extend((excludes, excludes.anchor(top), GitIgnores() if settings.respect_gitignore else None))
+        excludes, anchor, ignores = made
+        return not excludes.matches(absolute, False, anchor, walked=False) \
+            and not (ignores is not None and ignores.ignored(absolute, False, walked=False))
+
+    return admitted
+
+
 def _load(path: Path, stamp: str) -> tuple[dict, dict, object]:
     """(the files, the folder listings, where the pickled documents are read from) an index
     holds; empty when there is none that reads. The documents follow the listing in the same
     file, read only when a check asks for their kind, from the file as opened here (a run
     that renames another index into place meanwhile changes nothing read)."""
-    try:
-        handle = open(path, "rb")
-    except OSError:
+    header, documents = read_index(path)
+    if header is None or len(header) != 5 or header[:2] != ("walk", stamp) \
+            or not isinstance(header[2], dict) or not isinstance(header[3], dict):
+        if documents is not None:
+            documents[0].close()
         return {}, {}, None
-    try:
-        saved = pickle.load(handle)
-    except Exception:  # torn, or pickled by another gpulint: built afresh
-        handle.close()
-        return {}, {}, None
-    # the documents' bytes must all be there: a file cut short is rebuilt, not read from
-    if not isinstance(saved, tuple) or len(saved) != 4 or saved[0] != stamp \
-            or not isinstance(saved[1], dict) or not isinstance(saved[2], dict) \
-            or os.fstat(handle.fileno()).st_size != handle.tell() + saved[3]:
-        handle.close()
-        return {}, {}, None
-    return saved[1], saved[2], (handle, handle.tell())
+    return header[2], header[3], documents
 
 
 def _save(path: Path, stamp: str, entries: dict, folders: dict, stored: dict[str, Stored]) -> None:
     """The index: the files, each consulted one with the offset and length of its pickled
     document past the listing, the folder listings, then the documents."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         blobs, placed, offset = [], {}, 0
         for absolute, (size, mtime, held) in entries.items():
             if held is not None:
@@ -99,20 +120,13 @@ def _save(path: Path, stamp: str, entries: dict, folders: dict, stored: dict[str
                 held = (held[0], offset, len(blob))
                 offset += len(blob)
             placed[absolute] = (size, mtime, held)
-        with open(tmp, "wb") as handle:
-            pickle.dump((stamp, placed, folders, offset), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            handle.writelines(blobs)
-        os.replace(tmp, path)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
+        write_index(path, ("walk", stamp, placed, folders, offset), blobs)
+    except Exception:  # noqa: BLE001 - a document that does not pickle: the index is only a cache
         return
     prune("index-")
 
 
-def project_context(root: Path, settings: Settings, leave_out: set[str], remember: bool = True) -> list[Stored]:
+def project_context(root: Path, settings: Settings, leave_out: set[str], remember: bool = True) -> list:
     """The files of the project under `root` that other files' checks consult, the files
     whose absolute paths are in `leave_out` (the linted ones) excepted: what
     `engine.context_document` gives for each file the walk finds, through the index when
@@ -120,6 +134,12 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
     mapped = mapped_paths(settings)
     top = os.path.abspath(root)
     stamp = _stamp(top, settings)
+    if tracked.wanted():  # pre-commit: the files as staged, what changed told by git
+        try:
+            return tracked.tracked_context(top, stamp, index_path(top, settings, "git"), mapped,
+                                           _admitted(top, settings, mapped), remember, leave_out)
+        except tracked.GitFailed:
+            pass
     where = index_path(top, settings)
     old, known, documents = _load(where, stamp) if remember else ({}, {}, None)
     # absolute path -> (size, modification time, (kind, offset, length) or None)
