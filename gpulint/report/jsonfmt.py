@@ -35,6 +35,32 @@ def finding_json(f, edits_of) -> dict:
     return out
 
 
+_STRING = json.encoder.encode_basestring_ascii  # what json.dumps writes a str with (C)
+
+
+def dumps(value, indent: str = "") -> str:
+    """`json.dumps(value, indent=2)` with each new line starting with `indent` too, written
+    directly: the standard library's indented encoder is pure Python and, at one call per
+    finding, most of the time of a report of many findings."""
+    if isinstance(value, str):
+        return _STRING(value)
+    if value is None or value is True or value is False:
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    inner = indent + "  "
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        if not value:
+            return "{}"
+        return "{\n" + ",\n".join(f"{inner}{_STRING(key)}: {dumps(item, inner)}" for key, item in value.items()) \
+            + "\n" + indent + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + dumps(item, inner) for item in value) + "\n" + indent + "]"
+    return json.dumps(value, indent=2).replace("\n", "\n" + indent)  # floats, other keys: as json writes them
+
+
 def render(result, findings) -> str:
     return "".join(pieces(result, findings))
 
@@ -50,7 +76,7 @@ def pieces(result, findings) -> Iterator[str]:
     yield head[:-2] + ',\n  "findings": ['  # without its closing "\n}"
     first = True
     for f in findings:
-        item = json.dumps(finding_json(f, locate.json_edits), indent=2).replace("\n", "\n    ")
+        item = dumps(finding_json(f, locate.json_edits), "    ")
         yield ("\n    " if first else ",\n    ") + item
         first = False
     yield ("]" if first else "\n  ]") + ',\n  "summary": ' \
