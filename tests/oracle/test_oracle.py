@@ -53,6 +53,9 @@ CLAIMS_BEYOND_THE_DAEMON = {
     "GL459-bad-device-plugin.yaml": (
         "possible-false-alarm", "the device plugin checks its MPS root when it starts on the node; "
         "the schema does not (GL459)"),
+    "GL521-bad-nvidia-device-plugin.yml": (
+        "possible-false-alarm", "the schema accepts the DaemonSet; without NVIDIA_MIG_MONITOR_DEVICES and "
+        "CAP_SYS_ADMIN the plugin fails on the node, where the MIG devices are (GL521)"),
     "GL501-bad-train.yaml": (
         "possible-false-alarm", "the API server rejects a GPU request without a limit; the schema "
         "does not (GL501)"),
