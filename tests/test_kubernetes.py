@@ -875,3 +875,14 @@ def test_mig_strategy_of_a_device_plugin_without_the_monitor_capability(tmp_path
     assert "cannot set MIG_MONITOR_DEVICES in non privileged container" in by_path["gfd.yaml"]
     assert "MIG strategy `single` (MIG_STRATEGY)" in by_path["plugin.yaml"]
     assert "set NVIDIA_MIG_MONITOR_DEVICES=all and add the SYS_ADMIN capability" in by_path["plugin.yaml"]
+
+
+def test_a_manifest_under_a_name_that_mentions_dockerfile_is_read_as_a_manifest(lint_files):
+    """Content decides where the name only mentions a Dockerfile: a Job saved as
+    `eks_Dockerfile.job` is judged as Kubernetes; text that is neither stays unread."""
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: train\nspec:\n  template:\n    spec:\n"
+           "      containers:\n        - name: train\n          image: nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+           "          resources:\n            requests:\n              nvidia.com/gpu: 1\n")
+    run = lint_files({"eks_Dockerfile.job": job, "notes_Dockerfile.txt2": "build it with make\n"})
+    assert [(f["code"], f["path"], f["line"]) for f in run.findings] == [("GL501", "eks_Dockerfile.job", 13)]
+    assert run.json["summary"]["files_skipped"] == 1

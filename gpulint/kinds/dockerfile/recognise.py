@@ -27,8 +27,9 @@ def wants(lower: str) -> bool:
 def by_content(lower: str, text: str) -> bool | None:
     suffixed = re.search(r"(dockerfile|containerfile)\.[^.]+$", lower)  # `x_Dockerfile.cpp`
     if wants(lower) and (suffixed or not lower.endswith(_NOT_DOCKERFILE)):
-        # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content
-        return _looks_like_dockerfile(text)
+        # names such as `Dockerfile-minimal` or `gpu_Dockerfile`: trust the content, and let
+        # the other kinds read what is not a Dockerfile (a manifest named `eks_Dockerfile.job`)
+        return True if _looks_like_dockerfile(text) else None
     return None
 
 

@@ -15,6 +15,8 @@ _K8S_KIND = lazy(r"^[ \t]*(?:-[ \t]+)?[\"']?kind[\"']?[ \t]*:", re.MULTILINE)
 # text that opens with a YAML object: its first line that is not blank or a comment is
 # `---`, `apiVersion:` or `kind:`
 _MANIFEST_START = lazy(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:---|apiVersion:|kind:)")
+# the same without `---`, which also opens Markdown front matter and other YAML
+_OBJECT_START = lazy(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*(?:apiVersion|kind):")
 
 
 def wants(lower: str) -> bool:
@@ -29,4 +31,6 @@ def by_content(lower: str, text: str) -> bool | None:
         return True
     if "." not in lower and _MANIFEST_START.match(text) and _K8S_API.search(text) and _K8S_KIND.search(text):
         return True  # a manifest template named without `.yaml` (`kubeadm-config.template`)
+    if _OBJECT_START.match(text) and _K8S_API.search(text) and _K8S_KIND.search(text):
+        return True  # whatever its name, a file that opens with an object's `apiVersion:` (kubectl reads any name)
     return None
