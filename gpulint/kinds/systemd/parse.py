@@ -199,13 +199,9 @@ def split_words(setting: Setting) -> list[Word]:
     return words
 
 
-def split_text(text: str) -> list[str]:
-    """`text` split into words as a command line is (quotes grouped, then removed)."""
-    return [word for word, _, _ in split_places(text)]
-
-
 def split_places(text: str) -> list[tuple[str, int, int]]:
-    """split_text, each word with the offsets in `text` of what is written."""
+    """`text` split into words as a command line is (quotes grouped, then removed), each word
+    with the offsets in `text` of what is written."""
     return [(m.group() if _PLAIN.fullmatch(m.group()) else _unquote(m.group()), m.start(), m.end())
             for m in _WORD.finditer(text)]
 
