@@ -247,10 +247,10 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
 
 def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
-    # Files whose facts other files' checks consult are parsed first and kept whole. Every
-    # other file is read again, parsed, checked and let go in turn (in worker processes for
-    # a large set): a run holds the trees of the shared files, and the text of the files
-    # with something to report, only.
+    # Files whose facts other files' checks consult are parsed first and kept (whole, or the
+    # part those checks read: `_narrow`). Every other file is read again, parsed, checked and
+    # let go in turn (in worker processes for a large set): a run holds the trees of the
+    # shared files, and the text of the files with something to report, only.
     mapped = mapped_paths(settings)
     node_run = "node" in options.facts
     docs: list[Document] = []
@@ -566,6 +566,7 @@ class _Step(Record):
     def __call__(self, item: tuple[Document, Source]) -> _Outcome:
         doc, source = item
         own = id(doc) not in self.keep
+        kept = doc.tree if id(doc) in self.narrowed else None  # what other files' checks read of it
         try:
             if doc.unread:  # not read: its GL006 or GL001 is given already
                 produced, errors = [], []
@@ -581,8 +582,8 @@ class _Step(Record):
             doc.release()
             text = doc.text if produced or doc.suppressions else ""
             doc.text = text
-        elif id(doc) in self.narrowed:
-            _narrow(doc)
+        elif kept is not None:
+            doc.narrow(kept)
         return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
                         (doc.bom, doc.crlf, doc.encoding))
 

@@ -130,14 +130,16 @@ def scalar_str(node: Node | None) -> str | None:
 # (the GPU nodes' taints), a ConfigMap holding a device plugin config (the sharing the
 # GPU nodes advertise) and the device plugin's own pods (the release that reads that
 # config), and the DRA objects pods' claims name (DeviceClass, ResourceClaim,
-# ResourceClaimTemplate, and the NVIDIA ComputeDomain that creates a template).
-# A manifest with none of them is checked on its own.
+# ResourceClaimTemplate, and the NVIDIA ComputeDomain that creates a template), and
+# kubeadm's own objects (beside a KubeletConfiguration, they say kubeadm writes its
+# cgroup driver). A manifest with none of them is checked on its own.
 SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
                 "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig", "DeviceClass",
                 "ResourceClaim", "ResourceClaimTemplate", "ComputeDomain")
 _NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
 
 
+_KUBEADM_OBJECT = lazy(r"\bapiVersion\W+kubeadm\.k8s\.io/")
 _CONFIGMAP = lazy(r"\bkind\W+ConfigMap\b")
 _PLUGIN_CONFIG_VERSION = lazy(r"\bversion\W+v1\b")
 _PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
@@ -146,7 +148,7 @@ _PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
 def may_define_shared_object(text: str) -> bool:
     """Whether a manifest's text may hold one of SHARED_KINDS or a device plugin config
     (decided before parsing; a `kind` written through a YAML alias is not seen)."""
-    return _found(_NAMES_SHARED_KIND, text) or _found(_PLUGIN_IMAGE, text) \
+    return _found(_NAMES_SHARED_KIND, text) or _found(_PLUGIN_IMAGE, text) or _found(_KUBEADM_OBJECT, text) \
         or (_found(_CONFIGMAP, text) and _found(_PLUGIN_CONFIG_VERSION, text))
 
 
