@@ -2,7 +2,9 @@
 escape directive, the empty lines BuildKit skips inside continuations, dockerfile-parse's
 `structure` on the text with those lines made comments), kept as the reference the single
 pass must equal (tests/test_dockerfile_single_pass.py) and that tests/test_dockerfile_oracle.py
-compares with dockerfile-parse."""
+compares with dockerfile-parse. Also the character loop that split ENV and LABEL values into
+words and the token loop that split RUN scripts, which gpulint.kinds.dockerfile.facts now
+match with one regular expression each."""
 
 from __future__ import annotations
 
@@ -172,3 +174,93 @@ def instructions(text: str) -> list[Instruction]:
         instructions.append(Instruction(keyword, value + "".join("\n" + b for b in bodies),
                                         first + 1, last + 1, start, end, heredocs=bodies))
     return instructions
+
+
+# ---------------------------------------------------------------- ENV words, RUN tokens
+
+
+def _words(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
+    """Split text[start:end] into words as Docker does for ENV/LABEL: quotes group,
+    backslash escapes, a backslash-newline continues the line. Returns (word without
+    quotes, start offset, end offset)."""
+    out = []
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch in " \t\r\n" or (ch == "\\" and i + 1 < end and text[i + 1] in "\r\n"):
+            i += 1
+            continue
+        word_start, chars, quote = i, [], None
+        while i < end:
+            ch = text[i]
+            if quote:
+                if ch == quote:
+                    quote = None
+                elif ch == "\\" and quote == '"' and i + 1 < end:
+                    i += 1
+                    chars.append(text[i])
+                else:
+                    chars.append(ch)
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "\\" and i + 1 < end:
+                if text[i + 1] in "\r\n":
+                    break
+                i += 1
+                chars.append(text[i])
+            elif ch in " \t\r\n":
+                break
+            else:
+                chars.append(ch)
+            i += 1
+        out.append(("".join(chars), word_start, i))
+    return out
+
+
+_SUBSTITUTION = lazy(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
+
+
+# The words of a RUN script as `shlex.shlex(posix=True, punctuation_chars=";&|()")` with
+# `whitespace_split` reads them, matched by whole pieces rather than one character at a time:
+# blanks, a run of operator characters, a comment (to the end: newlines are `;` by then), or a
+# word made of bare text, '...', "..." and backslash escapes.
+_TOKEN = lazy(r"""[ \t\r\n]+|([;&|()]+)|(\#)|((?:[^ \t\r\n;&|()'"\\\#]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+)""",
+              re.DOTALL)
+_PIECE = lazy(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.DOTALL)
+_IN_DOUBLE = lazy(r"""\\(["\\])""")
+
+
+def _tokens(script: str) -> list[str]:
+    # `$(nproc)` is one word to the command around it, not a subshell boundary
+    script = _SUBSTITUTION.sub("SUBST", script)
+    line = script.replace("\n", " ; ")
+    out: list[str] = []
+    pos, end = 0, len(line)
+    match = _TOKEN.match
+    while pos < end:
+        m = match(line, pos)
+        if m is None:  # unbalanced quotes or a trailing backslash: fall back to plain words
+            return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
+        pos = m.end()
+        punct, comment, word = m.groups()
+        if comment is not None:
+            break
+        if punct is not None:
+            out.append(punct)
+        elif word is not None:
+            out.append(_unquote(word) if "'" in word or '"' in word or "\\" in word else word)
+    return out
+
+
+def _unquote(word: str) -> str:
+    parts = []
+    for single, double, escaped, bare in _PIECE.findall(word):
+        if bare:
+            parts.append(bare)
+        elif escaped:
+            parts.append(escaped)
+        elif double:
+            parts.append(_IN_DOUBLE.sub(r"\1", double))
+        else:
+            parts.append(single)
+    return "".join(parts)

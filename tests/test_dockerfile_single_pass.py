@@ -4,16 +4,19 @@ lines, offsets, values and heredoc bodies, or the same error. Compared on every 
 Dockerfile and on generated files built from the lines where the readings could part:
 continuations with empty, blank and comment lines, both escape characters and the
 directives that set them, heredocs (quoted, tab-stripped, several, unclosed, ending in a
-comment-like or continued line), one-word lines, carriage returns and odd blanks."""
+comment-like or continued line), one-word lines, carriage returns and odd blanks. The
+words of ENV values and RUN scripts are compared in the same way."""
 
 from __future__ import annotations
 
+import dockerfile_reference
 from conftest import FIXTURES
 from dockerfile_reference import instructions as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpulint.formats.errors import ParseError
+from gpulint.kinds.dockerfile import facts
 from gpulint.kinds.dockerfile.parse import parse_dockerfile
 from gpulint.model import LineIndex
 
@@ -56,3 +59,26 @@ LINES = [
 def test_generated_dockerfiles_read_as_before(lines, end):
     text = "\n".join(lines) + end
     assert read(text) == read_before(text)
+
+
+# ENV/LABEL words and RUN tokens: facts.py matches them with one regular expression each
+# where a character loop and a token-at-a-time loop (tests/dockerfile_reference.py) ran
+PIECES = ["a", "b", "=", " ", "\t", "\n", "\r", "\\", "'", '"', "#", ";", "&", "|", "(", ")", "$",
+          "$(", "`", "&&", "x\\\n", "\\\r\n", "\x0c", "é", "${A:-b}"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=16))
+def test_run_scripts_are_split_into_the_same_words(pieces):
+    script = "".join(pieces)
+    assert facts._tokens(script) == dockerfile_reference._tokens(script)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=16), st.lists(st.sampled_from(PIECES), max_size=3),
+       st.lists(st.sampled_from(PIECES), max_size=3))
+def test_env_values_are_split_into_the_same_words(pieces, before, after):
+    """Within the instruction's part of the text, which need not end where the text does."""
+    text = "".join(before + pieces + after)
+    start, end = len("".join(before)), len("".join(before + pieces))
+    assert facts._words(text, start, end) == dockerfile_reference._words(text, start, end)

@@ -335,42 +335,40 @@ def env_values(doc: Document, ins: Instruction) -> list[EnvValue]:
     return out
 
 
+# A word of an ENV or LABEL instruction as Docker's reader takes it: pieces of bare text,
+# "..." (backslash escapes inside; to the end of the text when not closed), '...' (the same)
+# and backslash escapes, up to a blank or a backslash-newline outside quotes.
+_ENV_WORD = lazy(r"""(?:[^ \t\r\n"'\\]+|"(?:\\.?|[^"\\])*"?|'[^']*'?|\\(?![\r\n]).?)+""", re.DOTALL)
+_ENV_PIECE = lazy(r"""'([^']*)'?|"((?:\\.?|[^"\\])*)"?|\\(.?)|([^'"\\]+)""", re.DOTALL)
+_ESCAPED = lazy(r"\\(.)", re.DOTALL)
+
+
 def _words(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
     """Split text[start:end] into words as Docker does for ENV/LABEL: quotes group,
     backslash escapes, a backslash-newline continues the line. Returns (word without
     quotes, start offset, end offset)."""
     out = []
-    i = start
-    while i < end:
-        ch = text[i]
-        if ch in " \t\r\n" or (ch == "\\" and i + 1 < end and text[i + 1] in "\r\n"):
-            i += 1
-            continue
-        word_start, chars, quote = i, [], None
-        while i < end:
-            ch = text[i]
-            if quote:
-                if ch == quote:
-                    quote = None
-                elif ch == "\\" and quote == '"' and i + 1 < end:
-                    i += 1
-                    chars.append(text[i])
-                else:
-                    chars.append(ch)
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "\\" and i + 1 < end:
-                if text[i + 1] in "\r\n":
-                    break
-                i += 1
-                chars.append(text[i])
-            elif ch in " \t\r\n":
-                break
-            else:
-                chars.append(ch)
-            i += 1
-        out.append(("".join(chars), word_start, i))
+    for match in _ENV_WORD.finditer(text, start, end):
+        word = match[0]
+        if "'" in word or '"' in word or "\\" in word:
+            word = _env_unquote(word)
+        out.append((word, match.start(), match.end()))
     return out
+
+
+def _env_unquote(word: str) -> str:
+    parts = []
+    for piece in _ENV_PIECE.finditer(word):
+        kind = piece.lastindex
+        if kind == 1:
+            parts.append(piece[1])
+        elif kind == 2:  # a lone backslash at the end of an unclosed "... stays
+            parts.append(_ESCAPED.sub(r"\1", piece[2]))
+        elif kind == 3:  # so does one at the end of the text
+            parts.append(piece[3] or "\\")
+        else:
+            parts.append(piece[4])
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------- RUN commands
@@ -423,41 +421,35 @@ def _split(script: str, ins: Instruction, variables) -> list[Command]:
             current.append(tok)
     if current:
         out.append(current)
-    return [Command([expand(w, variables) for w in words], words, ins) for words in out]
+    return [Command([expand(w, variables) if "$" in w else w for w in words], words, ins) for words in out]
 
 
 _SUBSTITUTION = lazy(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
 
 
 # The words of a RUN script as `shlex.shlex(posix=True, punctuation_chars=";&|()")` with
-# `whitespace_split` reads them, matched by whole pieces rather than one character at a time:
-# blanks, a run of operator characters, a comment (to the end: newlines are `;` by then), or a
-# word made of bare text, '...', "..." and backslash escapes.
-_TOKEN = lazy(r"""[ \t\r\n]+|([;&|()]+)|(\#)|((?:[^ \t\r\n;&|()'"\\\#]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+)""",
-              re.S)
-_PIECE = lazy(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.S)
+# `whitespace_split` reads them, matched by whole pieces rather than one character at a time,
+# all at once: a run of operator characters, a comment (to the end: newlines are `;` by then),
+# a word made of bare text, '...', "..." and backslash escapes, or else the one character no
+# token starts with (an unbalanced quote, a trailing backslash: no word is that character).
+_TOKEN = lazy(r"""[;&|()]+|\#|(?:[^ \t\r\n;&|()'"\\\#]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+|[^ \t\r\n]""",
+              re.DOTALL)
+_PIECE = lazy(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.DOTALL)
 _IN_DOUBLE = lazy(r"""\\(["\\])""")
 
 
 def _tokens(script: str) -> list[str]:
-    # `$(nproc)` is one word to the command around it, not a subshell boundary
-    script = _SUBSTITUTION.sub("SUBST", script)
-    line = script.replace("\n", " ; ")
+    if "$(" in script or "`" in script:  # `$(nproc)` is one word to the command around it
+        script = _SUBSTITUTION.sub("SUBST", script)
     out: list[str] = []
-    pos, end = 0, len(line)
-    match = _TOKEN.match
-    while pos < end:
-        m = match(line, pos)
-        if m is None:  # unbalanced quotes or a trailing backslash: fall back to plain words
-            return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
-        pos = m.end()
-        punct, comment, word = m.groups()
-        if comment is not None:
+    for token in _TOKEN.findall(script.replace("\n", " ; ")):
+        if token == "#":
             break
-        if punct is not None:
-            out.append(punct)
-        elif word is not None:
-            out.append(_unquote(word) if "'" in word or '"' in word or "\\" in word else word)
+        if "'" in token or '"' in token or "\\" in token:
+            if len(token) == 1:  # unbalanced quotes or a trailing backslash: fall back to plain words
+                return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
+            token = _unquote(token)
+        out.append(token)
     return out
 
 
@@ -491,8 +483,7 @@ def _command_name(words: list[str]) -> tuple[str, list[str]]:
     i = 0
     while i < len(words):
         word = words[i]
-        if _ASSIGNMENT.fullmatch(word) or word in ("sudo", "env", "exec",
-                                                                           "time", "nohup"):
+        if word in ("sudo", "env", "exec", "time", "nohup") or "=" in word and _ASSIGNMENT.fullmatch(word):
             i += 1
             continue
         if word == "-E" and i and words[i - 1] == "sudo":
@@ -513,6 +504,8 @@ _APT_VALUE_OPTIONS = {"-o", "-t", "--target-release", "-c", "--option"}
 _RPM_VALUE_OPTIONS = {"--enablerepo", "--disablerepo", "--setopt", "--repo", "--releasever",
                       "--installroot", "-x", "--exclude", "--repofrompath"}
 _CONDA_VALUE_OPTIONS = {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"}
+# the programs installed_packages reads besides pip (pip*, python* -m pip)
+_MANAGERS = _APT | _RPM | {"uv", "zypper", "apk", "conda", "mamba", "micromamba"}
 
 
 def pip_arguments(cmd: Command) -> list[str] | None:
@@ -530,6 +523,8 @@ def pip_arguments(cmd: Command) -> list[str] | None:
 def installed_packages(cmd: Command) -> list[Package]:
     """Packages a command installs, by package manager."""
     name, args = command_name(cmd)
+    if name not in _MANAGERS and not name.startswith(("pip", "python")):
+        return []  # no package manager runs (nor pip: pip_arguments would say None)
     pip_args = pip_arguments(cmd)
     if pip_args is not None:
         return _packages(cmd, "pip", pip_args, _PIP_VALUE_OPTIONS)
@@ -631,9 +626,12 @@ def package_span(doc: Document, package: Package) -> Span:
     return doc.index.span(*at)
 
 
+_KEYWORD = lazy(r"\s*[A-Za-z]+")
+
+
 def keyword_end(doc: Document, ins: Instruction) -> int:
     """Offset just after the instruction's keyword (`RUN`, `ENV`, ...)."""
-    match = re.compile(r"\s*[A-Za-z]+").match(doc.text, ins.start, ins.end)
+    match = _KEYWORD.match(doc.text, ins.start, ins.end)
     return match.end() if match else ins.start
 
 
