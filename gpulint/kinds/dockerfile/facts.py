@@ -118,8 +118,9 @@ class Package(Frozen):
 
 class StageFacts(Record):
     __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
-                 "packages", "ancestors")
+                 "packages", "ancestors", "runfiles")
     _unshown = ("ancestors",)
+    _memo = ("runfiles",)
 
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
@@ -135,6 +136,8 @@ class StageFacts(Record):
     # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
     # facts form no cycle and reference counting frees them once the file is checked
     ancestors: list["StageFacts"]
+    # runfiles' answer, asked for by several rules: worked out once
+    runfiles: list["Runfile"] | None
 
     def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
                  cuda_image: object | None, env: dict[str, EnvValue] | None = None,
@@ -150,6 +153,7 @@ class StageFacts(Record):
         self.commands = [] if commands is None else commands
         self.packages = [] if packages is None else packages
         self.ancestors = [] if ancestors is None else ancestors
+        self.runfiles = None
 
     @property
     def family(self) -> list["StageFacts"]:
@@ -852,6 +856,12 @@ def runfiles(sf: StageFacts) -> list[Runfile]:
     (`./cuda_...run`, `/tmp/NVIDIA-Linux-...run`) or as a shell's script; one saved under
     another name (`wget -O cuda.run .../cuda_12.6.0_560.28.03_linux.run`) is known by
     the name in its address."""
+    if sf.runfiles is None:
+        sf.runfiles = _runfiles(sf)
+    return sf.runfiles
+
+
+def _runfiles(sf: StageFacts) -> list[Runfile]:
     out = []
     saved = _saved_downloads(c for member in sf.ancestors for c in member.commands)
     for cmd in sf.commands:
@@ -1095,8 +1105,23 @@ def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
                          ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"), pattern)
 
 
+def stage_text(stage: Stage, keywords: tuple[str, ...]) -> str:
+    """The values of a stage's instructions with one of `keywords`, joined: where the literal
+    sieve (`may_match`) rules a pattern out in it, the pattern can match in none of them, and
+    the instructions need not be sieved one by one."""
+    texts = stage._texts
+    if texts is None:
+        texts = stage._texts = {}
+    text = texts.get(keywords)
+    if text is None:
+        text = texts[keywords] = "\n".join([i.value for i in stage.instructions if i.keyword in keywords])
+    return text
+
+
 def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instruction, re.Match]]:
     """(RUN instruction, what `pattern` finds first in it) for each of a stage's RUNs it finds something in."""
+    if not may_match(pattern, stage_text(stage, ("RUN",))):
+        return
     for ins in stage.instructions:
         match = pattern.search(ins.value) if ins.keyword == "RUN" and may_match(pattern, ins.value) else None
         if match:
@@ -1106,6 +1131,8 @@ def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instructio
 def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: re.Pattern) -> Hit | None:
     """What `pattern` finds in the first instruction of `stages` with one of `keywords`."""
     for stage in stages:
+        if not may_match(pattern, stage_text(stage, keywords)):
+            continue
         for ins in stage.instructions:
             if ins.keyword in keywords and may_match(pattern, ins.value):
                 match = pattern.search(ins.value)

@@ -70,7 +70,8 @@ class Instruction(Record):
 
 class Stage(Record):
     __slots__ = ("index", "name", "image", "resolved", "parent", "from_instruction", "image_span",
-                 "instructions")
+                 "instructions", "_texts")
+    _memo = ("_texts",)
 
     index: int
     name: str | None  # lower-cased `AS name`
@@ -80,6 +81,8 @@ class Stage(Record):
     from_instruction: Instruction
     image_span: Span
     instructions: list[Instruction]
+    # the values of its instructions of some keywords, joined, by keywords (facts.stage_text)
+    _texts: dict[tuple[str, ...], str] | None
 
     def __init__(self, index: int, name: str | None, image: str, resolved: str, parent: int | None,
                  from_instruction: Instruction, image_span: Span,
@@ -92,6 +95,7 @@ class Stage(Record):
         self.from_instruction = from_instruction
         self.image_span = image_span
         self.instructions = [] if instructions is None else instructions
+        self._texts = None
 
 
 class Dockerfile(Record):
