@@ -255,9 +255,11 @@ def _build(doc: Document) -> Facts:
         for ins in stage.instructions:
             if ins.keyword == "ENV":
                 for env in env_values(doc, ins):
-                    sf.env[env.name] = replace(env, value=expand(env.value, known))
-                    known[env.name] = sf.env[env.name].value
-                    sf.assignments.append(sf.env[env.name])
+                    if "$" in env.value:  # else expand leaves it as it is
+                        env = replace(env, value=expand(env.value, known))
+                    sf.env[env.name] = env
+                    known[env.name] = env.value
+                    sf.assignments.append(env)
             elif ins.keyword == "ARG":
                 declared = _stage_args(ins, variables, df.global_args)
                 variables.update(declared)
@@ -685,25 +687,32 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
     (`setup.py` or `pip install` with TORCH_CUDA_ARCH_LIST or FORCE_CUDA set), and
     sources written in the RUN (heredocs, `echo` lines) that include CUDA headers."""
     out = []
+    horovod_env = any(k in sf.env for k in _HOROVOD_GPU_ENV)
+    extension_env = any(k in sf.env for k in _EXTENSION_ENV)
     for cmd in sf.commands:
         name, args = command_name(cmd)
-        inline = {w.split("=", 1)[0] for w in cmd.words[: len(cmd.words) - len(args)] if "=" in w}
         if name == "nvcc":
             out.append(Hit(cmd.instruction, program_word(cmd)))
-        elif name in ("cmake", "make"):
+            continue
+        if name in ("cmake", "make"):
             pattern = _CMAKE_CUDA if name == "cmake" else _MAKE_CUDA
             word = next((w for w in args if pattern.match(w)), None)
             if word is not None:
                 setting = word.split("=", 1)[0] + "="
                 out.append(Hit(cmd.instruction, setting, f"`{name} {setting}...`"))
-        elif any(k in sf.env or k in inline for k in _HOROVOD_GPU_ENV) and \
+            continue
+        # variables set for the command alone (`FORCE_CUDA=1 pip install ...`)
+        inline = {w.split("=", 1)[0] for w in cmd.words[: len(cmd.words) - len(args)] if "=" in w}
+        if (horovod_env or any(k in inline for k in _HOROVOD_GPU_ENV)) and \
                 any(w.lower().startswith("horovod") for w in pip_arguments(cmd) or ()):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a Horovod GPU build)"))
-        elif any(k in sf.env or k in inline for k in _EXTENSION_ENV) and _source_build(cmd):
+        elif (extension_env or any(k in inline for k in _EXTENSION_ENV)) and _source_build(cmd):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a CUDA extension build, "
                                                   f"TORCH_CUDA_ARCH_LIST or FORCE_CUDA set)"))
+    if not may_match(_CUDA_HEADER, stage_text(sf.stage, ("RUN",))):
+        return out
     seen = {h.instruction.start for h in out}
     for ins in sf.stage.instructions:
         match = _CUDA_HEADER.search(ins.value) if ins.keyword == "RUN" else None
@@ -752,6 +761,8 @@ def linked_libraries(sf: StageFacts) -> dict[str, Hit]:
     """CUDA libraries a stage's RUN instructions link dynamically (`-lcublas`,
     CMake `CUDA::cublas`), by canonical name, with where the first link is."""
     out: dict[str, Hit] = {}
+    if not may_match(_LINK, stage_text(sf.stage, ("RUN",))):
+        return out
     for ins in sf.stage.instructions:
         if ins.keyword != "RUN":
             continue
@@ -865,8 +876,9 @@ def _runfiles(sf: StageFacts) -> list[Runfile]:
     out = []
     saved = _saved_downloads(c for member in sf.ancestors for c in member.commands)
     for cmd in sf.commands:
-        saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         name, args = command_name(cmd)
+        if name in _SAVED_AS:
+            saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         if name in _SHELLS:
             script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
             if script is None or "-c" in args[:script]:
@@ -875,6 +887,8 @@ def _runfiles(sf: StageFacts) -> list[Runfile]:
         index = len(cmd.words) - len(args) - 1
         written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
         name = saved.get(name, name)
+        if ".run" not in name:  # none of the installers' names
+            continue
         cuda = _CUDA_RUNFILE.match(name)
         if cuda is not None:
             out.append(Runfile(cmd, written, index, name, "cuda", tuple(args),

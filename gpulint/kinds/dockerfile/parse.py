@@ -261,15 +261,6 @@ def _split_escape(lines: list[str]) -> str:
     return escape
 
 
-def _without_escape(text: str, escape: str) -> str:
-    """A line's text without the escape character that continues it (not `a\\\\`, an
-    escaped escape), else without its trailing blanks."""
-    stripped = text.rstrip("\r").rstrip(" \t")
-    if stripped[-1:] == escape and stripped[-2:-1] != escape:
-        return stripped[:-1]
-    return text.rstrip()
-
-
 def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     """The instructions and stages of a Dockerfile, read in one pass over its lines.
 
@@ -288,6 +279,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     lines = text.split("\n")
     escape = escape_token(lines)
     split_escape = _split_escape(lines)
+    other_escape = split_escape != escape
     last_row = len(lines) - 1
     final_row = last_row - 1 if lines[-1] == "" else last_row  # the last line that may hold text
     instructions: list[Instruction] = []
@@ -360,6 +352,10 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
             end_word, strip_tabs = ends[0]
             if (line.lstrip("\t") if strip_tabs else line) == end_word:
                 del ends[0]
+        elif not continued and not more:  # an instruction of one line
+            if "<<" in line:
+                word, _, args = line.strip().partition(" ")
+                ends = heredoc_words(word, args)
         else:
             if not continued:
                 joined = []
@@ -370,16 +366,22 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
                 if "<<" in read:
                     word, _, args = read.strip().partition(" ")
                     ends = heredoc_words(word, args)
-        if split_escape != escape:
+        if other_escape:
             more = stripped[-1:] == split_escape and stripped[-2:-1] != split_escape
         if keyword is None:
             words = raw.split(None, 1)
-            if len(words) == 1 and row == last_row and not continued and len(body) == len(words[0]):
-                continue  # one word and no blank after it: no instruction to dockerfile-parse
+            if len(words) == 1:
+                if row == last_row and not continued and len(body) == len(words[0]):
+                    continue  # one word and no blank after it: no instruction to dockerfile-parse
+                value = ""
+            elif more:  # the rest continues as the line does (it ends the same way)
+                value = words[1].rstrip("\r").rstrip(" \t")[:-1]
+            else:
+                value = words[1].rstrip()
             keyword = words[0].upper()
             first = row
-            parts = [_without_escape(words[1], split_escape) if len(words) > 1 else ""]
-            has_text = bool(parts[0])
+            parts = [value]
+            has_text = bool(value)
         elif has_text:
             parts.append(stripped[:-1] if more else raw.rstrip())
         else:
