@@ -178,9 +178,10 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
             # a devel image, or a base whose contents gpulint cannot tell (a serving release
             # known only by the CUDA its start check demands has no flavor)
             continue
-        if installs_toolkit(sf):
+        hits = cuda_builds(sf)
+        if not hits or installs_toolkit(sf):
             continue
-        for hit in cuda_builds(sf):
+        for hit in hits:
             if image is not None:
                 devel = cuda_variant(image, "devel")
                 advice = f"build in `{devel}` and copy the result into this stage" if devel else \

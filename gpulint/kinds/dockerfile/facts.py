@@ -118,9 +118,9 @@ class Package(Frozen):
 
 class StageFacts(Record):
     __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
-                 "packages", "ancestors", "runfiles")
+                 "packages", "ancestors", "runfiles", "cuda_builds")
     _unshown = ("ancestors",)
-    _memo = ("runfiles",)
+    _memo = ("runfiles", "cuda_builds")
 
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
@@ -136,8 +136,9 @@ class StageFacts(Record):
     # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
     # facts form no cycle and reference counting frees them once the file is checked
     ancestors: list["StageFacts"]
-    # runfiles' answer, asked for by several rules: worked out once
+    # the answers of runfiles and cuda_builds, asked for by several rules: worked out once
     runfiles: list["Runfile"] | None
+    cuda_builds: list["Hit"] | None
 
     def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
                  cuda_image: object | None, env: dict[str, EnvValue] | None = None,
@@ -154,6 +155,7 @@ class StageFacts(Record):
         self.packages = [] if packages is None else packages
         self.ancestors = [] if ancestors is None else ancestors
         self.runfiles = None
+        self.cuda_builds = None
 
     @property
     def family(self) -> list["StageFacts"]:
@@ -686,6 +688,12 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
     CUDA options, `make` pointed at a CUDA toolkit, CUDA extension builds
     (`setup.py` or `pip install` with TORCH_CUDA_ARCH_LIST or FORCE_CUDA set), and
     sources written in the RUN (heredocs, `echo` lines) that include CUDA headers."""
+    if sf.cuda_builds is None:
+        sf.cuda_builds = _cuda_builds(sf)
+    return list(sf.cuda_builds)  # the caller's own list (native_builds adds to it)
+
+
+def _cuda_builds(sf: StageFacts) -> list[Hit]:
     out = []
     horovod_env = any(k in sf.env for k in _HOROVOD_GPU_ENV)
     extension_env = any(k in sf.env for k in _EXTENSION_ENV)
@@ -938,11 +946,8 @@ def installs_toolkit(sf: StageFacts) -> bool:
         return True
     if any(r.installs_toolkit() for member in sf.family for r in runfiles(member)):
         return True
-    return any(_copies_cuda_tree(ins) for s in sf.chain for ins in s.instructions)
-
-
-def _copies_cuda_tree(ins: Instruction) -> bool:
-    return ins.keyword in ("COPY", "ADD") and "/usr/local/cuda" in ins.value
+    # a COPY or ADD of the toolkit's tree (the joined text holds it only where a value does)
+    return any("/usr/local/cuda" in stage_text(s, ("COPY", "ADD")) for s in sf.chain)
 
 
 def copied_paths(stage: Stage) -> list[str]:
