@@ -264,3 +264,20 @@ def _unquote(word: str) -> str:
         else:
             parts.append(single)
     return "".join(parts)
+
+
+# ---------------------------------------------------------------- leading flags
+
+
+_FLAG = lazy(r"--([a-z-]+)(?:=(\S*))?")
+
+
+def flags(value: str) -> dict[str, str]:
+    """Instruction.flags as it was: every word of the value split off, then the leading flags read."""
+    out = {}
+    for token in value.split():
+        match = _FLAG.fullmatch(token)
+        if not match:
+            break
+        out[match[1]] = match[2] or ""
+    return out

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gpulint.formats.errors import ParseError
 from gpulint.kinds.dockerfile import facts
-from gpulint.kinds.dockerfile.parse import parse_dockerfile
+from gpulint.kinds.dockerfile.parse import Instruction, parse_dockerfile
 from gpulint.model import LineIndex
 
 
@@ -82,3 +82,11 @@ def test_env_values_are_split_into_the_same_words(pieces, before, after):
     text = "".join(before + pieces + after)
     start, end = len("".join(before)), len("".join(before + pieces))
     assert facts._words(text, start, end) == dockerfile_reference._words(text, start, end)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["--from=a", "--platform=x", "--mount", "--a-b=", "a", " ", "\t", "\n",
+                                 "--x=y z", "-", "--", "\x0c", "=", "--from=b"]), max_size=8))
+def test_leading_flags_are_read_as_before(pieces):
+    value = "".join(pieces)
+    assert Instruction("COPY", value, 1, 1, 0, 0).flags == dockerfile_reference.flags(value)

@@ -402,7 +402,7 @@ def run_commands(ins: Instruction, variables: dict[str, str | None]) -> list[Com
     flags = ins.flags
     for name, val in flags.items():  # drop `--mount=...` and friends
         value = value.replace(f"--{name}={val}" if val else f"--{name}", "", 1)
-    script = _HEREDOC_MARK.sub("", value)
+    script = _HEREDOC_MARK.sub("", value) if "<<" in value else value
     return _nested(_split(script, ins, variables), variables)
 
 

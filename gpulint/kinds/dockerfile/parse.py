@@ -60,11 +60,14 @@ class Instruction(Record):
     def flags(self) -> dict[str, str]:
         """Leading `--name=value` flags (`COPY --from=build`, `FROM --platform=...`)."""
         out = {}
-        for token in self.value.split():
-            match = _FLAG.fullmatch(token)
+        rest = self.value
+        while True:  # word by word: the flags come first, and most values have none
+            words = rest.split(None, 1)
+            match = _FLAG.fullmatch(words[0]) if words else None
             if not match:
                 break
             out[match[1]] = match[2] or ""
+            rest = words[1] if len(words) > 1 else ""
         return out
 
 
