@@ -709,13 +709,15 @@ def _cuda_builds(sf: StageFacts) -> list[Hit]:
                 setting = word.split("=", 1)[0] + "="
                 out.append(Hit(cmd.instruction, setting, f"`{name} {setting}...`"))
             continue
+        if not name.startswith(("python", "pip", "uv")):
+            continue  # no pip install (pip_arguments) and no setup.py: neither build below
         # variables set for the command alone (`FORCE_CUDA=1 pip install ...`)
         inline = {w.split("=", 1)[0] for w in cmd.words[: len(cmd.words) - len(args)] if "=" in w}
-        if (horovod_env or any(k in inline for k in _HOROVOD_GPU_ENV)) and \
+        if (horovod_env or not inline.isdisjoint(_HOROVOD_GPU_ENV)) and \
                 any(w.lower().startswith("horovod") for w in pip_arguments(cmd) or ()):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a Horovod GPU build)"))
-        elif (extension_env or any(k in inline for k in _EXTENSION_ENV)) and _source_build(cmd):
+        elif (extension_env or not inline.isdisjoint(_EXTENSION_ENV)) and _source_build(cmd):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a CUDA extension build, "
                                                   f"TORCH_CUDA_ARCH_LIST or FORCE_CUDA set)"))
@@ -893,10 +895,12 @@ def _runfiles(sf: StageFacts) -> list[Runfile]:
                 continue  # `sh -c '...'`: its commands are commands of the RUN already
             name, args = args[script].rsplit("/", 1)[-1], args[script + 1:]
         index = len(cmd.words) - len(args) - 1
-        written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
+        written = name
         name = saved.get(name, name)
         if ".run" not in name:  # none of the installers' names
             continue
+        if 0 <= index < len(cmd.raw):
+            written = cmd.raw[index].rsplit("/", 1)[-1]
         cuda = _CUDA_RUNFILE.match(name)
         if cuda is not None:
             out.append(Runfile(cmd, written, index, name, "cuda", tuple(args),
