@@ -116,10 +116,21 @@ _SUBSTITUTED = lazy(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^FILLED[ _]BY[ _](THE[ _]
 def scalar_str(node: Node | None) -> str | None:
     """A scalar's text, or None for absent, non-scalar, null, templated and
     yet-to-be-substituted values."""
-    if node is None or not node.is_scalar:
+    # the rules' most frequent question (kinds, names, images, quantities): a string is
+    # taken as it is, and only a text that starts like a placeholder is tested for one
+    if node is None:
         return None
-    text = node.str()
-    if text is None or is_placeholder(text) or (text[:1] in ("$", "F") and _SUBSTITUTED.match(text)):
+    value = node.value
+    if type(value) is str:
+        text = value
+    elif not node.is_scalar:
+        return None
+    else:
+        text = node.str()
+        if text is None:
+            return None
+    first = text[:1]
+    if (first == "x" and is_placeholder(text)) or (first in ("$", "F") and _SUBSTITUTED.match(text)):
         return None
     return text
 
@@ -159,6 +170,15 @@ def object_kind(obj: Node) -> str | None:
     return scalar_str(obj.get("kind"))
 
 
+def objects(doc: Document) -> list[tuple[Node, str | None]]:
+    """(object, its kind) of each object of a Kubernetes document, in file order (memoised:
+    most rules look for objects of a few kinds)."""
+    found = doc.cache.get("k8s.objects")
+    if found is None:
+        found = doc.cache["k8s.objects"] = [(obj, object_kind(obj)) for obj in doc.tree or ()]
+    return found
+
+
 def object_name(obj: Node) -> str | None:
     return scalar_str(obj.get("metadata", "name"))
 
@@ -176,18 +196,17 @@ def is_handler_name(name: str) -> bool:
 
 def runtime_classes(doc: Document) -> list[Node]:
     """The RuntimeClass objects of a Kubernetes document."""
-    return [obj for obj in doc.tree or () if object_kind(obj) == "RuntimeClass"]
+    return [obj for obj, kind in objects(doc) if kind == "RuntimeClass"]
 
 
 def pod_specs(doc: Document) -> list[PodSpec]:
     """Every pod spec in a Kubernetes document, in file order (memoised)."""
     if "k8s.pod_specs" not in doc.cache:
-        doc.cache["k8s.pod_specs"] = [pod for obj in doc.tree or () for pod in _object_pods(doc, obj)]
+        doc.cache["k8s.pod_specs"] = [pod for obj, kind in objects(doc) for pod in _object_pods(doc, obj, kind)]
     return doc.cache["k8s.pod_specs"]
 
 
-def _object_pods(doc: Document, obj: Node) -> list[PodSpec]:
-    kind = object_kind(obj)
+def _object_pods(doc: Document, obj: Node, kind: str | None) -> list[PodSpec]:
     pods = []
     for path in _POD_SPEC_PATHS.get(kind or "", ()):
         for trail, spec in _walk(obj, path):

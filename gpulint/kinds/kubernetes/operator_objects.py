@@ -9,25 +9,30 @@ from __future__ import annotations
 from gpulint.common.crd_validation import validate
 from gpulint.kinds.kubernetes.facts import (
     is_kustomize_patch,
-    object_kind,
     object_name,
+    objects,
     scalar_str,
 )
 from gpulint.knowledge import gpu_operator
-from gpulint.model import Document
+from gpulint.model import Document, Node
 from gpulint.registry import Context, check, finding, related
 
 KINDS = ("ClusterPolicy", "NVIDIADriver")
 GROUP = "nvidia.com/"
 
 
-def operator_objects(doc: Document):
-    """(object, its kind) of each ClusterPolicy and NVIDIADriver of the nvidia.com group."""
-    for obj in doc.tree or ():
-        kind = object_kind(obj)
-        api = scalar_str(obj.get("apiVersion")) or ""
-        if kind in KINDS and api.startswith(GROUP):
-            yield obj, kind, api[len(GROUP):]
+def operator_objects(doc: Document) -> list[tuple[Node, str, str]]:
+    """(object, its kind, its version) of each ClusterPolicy and NVIDIADriver of the nvidia.com
+    group (memoised: several rules ask)."""
+    found = doc.cache.get("operator.objects")
+    if found is None:
+        found = doc.cache["operator.objects"] = []
+        for obj, kind in objects(doc):
+            if kind in KINDS:
+                api = scalar_str(obj.get("apiVersion")) or ""
+                if api.startswith(GROUP):
+                    found.append((obj, kind, api[len(GROUP):]))
+    return found
 
 
 def _problems(doc: Document, ctx: Context):
