@@ -16,6 +16,11 @@ from gpulint.model import Document, Node, sequence
 from gpulint.record import Record
 from gpulint.regex import lazy, may_match
 
+# `typing` and the registry are for type checkers only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gpulint.registry import Context
+
 CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
 
 # Paths from the object to each pod spec; "*" is every value of a mapping or
@@ -61,13 +66,18 @@ _KSERVE_FRAMEWORKS = ("model", "pytorch", "tensorflow", "triton", "onnx", "sklea
 
 
 class Container(Record):
-    __slots__ = ("node", "name", "image", "image_node", "section")
+    __slots__ = ("node", "name", "image", "image_node", "section", "resources", "asks_gpus")
+    _memo = ("resources", "asks_gpus")
 
     node: Node
     name: str | None
     image: str | None  # None when absent or templated
     image_node: Node | None
     section: str  # "containers" | "initContainers" | "ephemeralContainers"
+    # what `_resources` and `requests_gpus` answered, worked out once: the rules ask them of
+    # each container many times (the dicts are read only)
+    resources: dict
+    asks_gpus: bool | None
 
     def __init__(self, node: Node, name: str | None, image: str | None, image_node: Node | None, section: str) -> None:
         self.node = node
@@ -75,6 +85,8 @@ class Container(Record):
         self.image = image
         self.image_node = image_node
         self.section = section
+        self.resources = {}
+        self.asks_gpus = None
 
 
 class PodSpec(Record):
@@ -282,8 +294,12 @@ def is_gpu_resource(name: str) -> bool:
 
 
 def _resources(container: Container, section: str, wanted) -> dict[str, Node]:
-    entries = container.node.get("resources", section)
-    return {name: value for name, value in entries.items() if wanted(name)} if entries else {}
+    found = container.resources.get((section, wanted))
+    if found is None:
+        entries = container.node.get("resources", section)
+        found = {name: value for name, value in entries.items() if wanted(name)} if entries else {}
+        container.resources[(section, wanted)] = found
+    return found
 
 
 def gpu_limits(container: Container) -> dict[str, Node]:
@@ -320,6 +336,12 @@ def requests_gpus(container: Container) -> bool:
     A templated count is taken as a request: a chart that templates its GPU
     count is a GPU workload.
     """
+    if container.asks_gpus is None:
+        container.asks_gpus = _requests_gpus(container)
+    return container.asks_gpus
+
+
+def _requests_gpus(container: Container) -> bool:
     legacy = {name: value for name, value in gpu_requests(container).items() if name == LEGACY_GPU_RESOURCE}
     # the legacy resource could be overcommitted, so its request alone asks for GPUs
     for value in (*gpu_limits(container).values(), *legacy.values()):
@@ -428,17 +450,25 @@ _KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomizatio
 _KUSTOMIZE_LEVELS = 4  # patches sit beside their kustomization or a few folders below it
 
 
-def is_kustomize_patch(doc: Document) -> bool:
+def is_kustomize_patch(doc: Document, ctx: Context | None = None) -> bool:
     """The file is listed under `patches` / `patchesStrategicMerge` of a kustomization
     in its folder or a folder above: a partial object that Kustomize merges into a base
-    gpulint may not see."""
+    gpulint may not see. With the run's context, each folder is looked at once in the run
+    (the manifests of a project share the folders above them)."""
     if "k8s.kustomize_patch" not in doc.cache:
         import os
 
+        seen = ctx.cache.setdefault("k8s.kustomize_patch_paths", {}) if ctx is not None else None
         folder, target = os.path.dirname(doc.abspath), os.path.normpath(doc.abspath)
         found = False
         for _ in range(_KUSTOMIZE_LEVELS):
-            if target in _patch_paths(folder):
+            if seen is None:
+                paths = _patch_paths(folder)
+            else:
+                paths = seen.get(folder)
+                if paths is None:
+                    paths = seen[folder] = _patch_paths(folder)
+            if target in paths:
                 found = True
                 break
             parent = os.path.dirname(folder)

@@ -40,7 +40,7 @@ def _problems(doc: Document, ctx: Context):
     def compute():
         judged = gpu_operator.judged_release(ctx.settings)
         out = []
-        patch = is_kustomize_patch(doc)
+        patch = is_kustomize_patch(doc, ctx)
         for obj, kind, version in operator_objects(doc):
             schema = gpu_operator.crd_schema(judged.tag, kind)
             if schema is None or schema.get("x-version") != version:
@@ -181,7 +181,7 @@ def operator_image_in_parts(doc: Document, ctx: Context):
     """The operator builds a component's image as `repository/image:version` (`@version` for a
     digest) once `repository` or `version` is set, whatever is empty; only `image` alone is
     taken as the whole reference, and with none of them it uses its own environment (OLM)."""
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return  # the base it is merged into may hold the other parts
     for obj, kind, _ in operator_objects(doc):
         if kind != "ClusterPolicy":

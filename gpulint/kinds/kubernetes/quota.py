@@ -26,7 +26,7 @@ _QUOTA_SPECS = {"ResourceQuota": ("spec",), "Profile": ("spec", "resourceQuotaSp
 
 @check("GL518", kinds=("kubernetes",))
 def quota_gpu_not_counted(doc: Document, ctx: Context):
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return
     for obj, kind in objects(doc):
         where = _QUOTA_SPECS.get(kind or "")

@@ -256,7 +256,7 @@ def devel_image_in_pod(doc: Document, ctx: Context):
 @check("GL513", kinds=("kubernetes",))
 def cuda_image_without_gpu(doc: Document, ctx: Context):
     nvidia_classes = _nvidia_runtime_classes(ctx)
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return  # the base it is merged into may hold the GPU limit
     for pod, container in containers_of(doc):
         runtime_class = scalar_str(pod.spec.get("runtimeClassName"))
@@ -452,7 +452,7 @@ def gpu_taint_not_tolerated(doc: Document, ctx: Context):
         if not daemon and not any(requests_gpus(c) for c in pod.containers):
             continue
         tolerations = pod.spec.get("tolerations")
-        if tolerations is None and (doc.templated or is_kustomize_patch(doc)):
+        if tolerations is None and (doc.templated or is_kustomize_patch(doc, ctx)):
             continue  # charts template their tolerations in; a patch's base may hold them
         pools = _gpu_pools(ctx)
         if not pools:

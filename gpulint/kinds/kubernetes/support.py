@@ -79,7 +79,7 @@ def no_fix_in_patches(check_fn):
 
     @functools.wraps(check_fn)
     def wrapper(doc: Document, ctx: Context):
-        patch = is_kustomize_patch(doc)
+        patch = is_kustomize_patch(doc, ctx)
         for found in check_fn(doc, ctx):
             if patch:
                 found.fix = None
