@@ -267,17 +267,19 @@ def parse_toml(text: str, index: LineIndex) -> Node:
         span = place(*at) if at is not None else key_span  # a parent of dotted keys: its key
         kind = type(value)
         if kind is dict:  # tomllib makes plain dicts and lists
-            children = {k: build(v, path + (k,), span or fallback) for k, v in value.items()}
+            inner = span or fallback
+            children = {k: build(v, path + (k,), inner) for k, v in value.items()}
             if span is None:  # an implicit table: point at its first written child
                 first = next((c for c in children.values()), None)
                 span = first.anchor if first else fallback
                 key_span = key_span or span
             return Node(children, span, key_span, "map", index=index)
         if kind is list:
-            items = [build(v, path + (i,), span or fallback) for i, v in enumerate(value)]
-            return Node(items, span or fallback, key_span, "seq", index=index)
+            inner = span or fallback
+            items = [build(v, path + (i,), inner) for i, v in enumerate(value)]
+            return Node(items, inner, key_span, "seq", index=index)
         return Node(value, span or fallback, key_span, _TAG_OF.get(kind) or _tag(value),
-                    quoted=path in quoted, index=index)
+                    path in quoted, index)
 
     try:
         return build(data, (), root_span)

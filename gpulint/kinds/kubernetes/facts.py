@@ -66,18 +66,19 @@ _KSERVE_FRAMEWORKS = ("model", "pytorch", "tensorflow", "triton", "onnx", "sklea
 
 
 class Container(Record):
-    __slots__ = ("node", "name", "image", "image_node", "section", "resources", "asks_gpus")
-    _memo = ("resources", "asks_gpus")
+    __slots__ = ("node", "name", "image", "image_node", "section", "resources", "asks_gpus", "env")
+    _memo = ("resources", "asks_gpus", "env")
 
     node: Node
     name: str | None
     image: str | None  # None when absent or templated
     image_node: Node | None
     section: str  # "containers" | "initContainers" | "ephemeralContainers"
-    # what `_resources` and `requests_gpus` answered, worked out once: the rules ask them of
-    # each container many times (the dicts are read only)
+    # what `_resources`, `requests_gpus` and `env_vars` answered, worked out once: the rules
+    # ask them of each container many times (read only)
     resources: dict
     asks_gpus: bool | None
+    env: list | None
 
     def __init__(self, node: Node, name: str | None, image: str | None, image_node: Node | None, section: str) -> None:
         self.node = node
@@ -87,6 +88,7 @@ class Container(Record):
         self.section = section
         self.resources = {}
         self.asks_gpus = None
+        self.env = None
 
 
 class PodSpec(Record):
@@ -386,6 +388,12 @@ def _single_value_labels(term: Node) -> dict[str, Node]:
 
 def env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
     """(name, the `name` node, the `value` node or None) for each literal `env` entry."""
+    if container.env is None:
+        container.env = _env_vars(container)
+    return container.env
+
+
+def _env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
     env = container.node.get("env")
     out = []
     for item in sequence(env):

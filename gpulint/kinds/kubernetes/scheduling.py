@@ -66,16 +66,29 @@ def _misplaced_runtime_classes(doc: Document) -> list[tuple[str, Node, list[PodS
     (a LeaderWorkerSet's leader and worker), so one entry may serve several."""
     found: dict[int, tuple[str, Node, list[PodSpec]]] = {}
     for pod in pod_specs(doc):
-        places = [(f"the top level of the {pod.kind}", pod.obj)]
-        places += [(f"the {pod.kind}'s `{_key_text(doc, node)}`", node) for node in pod.trail]
+        # (what the place is, the place): where it is, in words, only for an entry found
+        places: list[tuple[object, Node]] = [("top", pod.obj)]
+        places += [(node, node) for node in pod.trail]
         if pod.metadata is not None:
             places.append(("metadata", pod.metadata))
-        places += [(container_label(c), c.node) for c in pod.containers]
-        for where, mapping in places:
+        places += [(c, c.node) for c in pod.containers]
+        for what, mapping in places:
             entry = mapping.get("runtimeClassName")
             if entry is not None and entry.key_span is not None:
-                found.setdefault(id(entry), (where, entry, []))[2].append(pod)
+                if id(entry) not in found:
+                    found[id(entry)] = (_place_text(doc, pod, what), entry, [])
+                found[id(entry)][2].append(pod)
     return list(found.values())
+
+
+def _place_text(doc: Document, pod: PodSpec, what) -> str:
+    if what == "top":
+        return f"the top level of the {pod.kind}"
+    if what == "metadata":
+        return "metadata"
+    if isinstance(what, Node):  # a mapping on the way to the pod spec
+        return f"the {pod.kind}'s `{_key_text(doc, what)}`"
+    return container_label(what)
 
 
 def _key_text(doc: Document, node: Node) -> str:
