@@ -275,6 +275,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
             shared.append(doc)
     errors: list[str] = []
     named = {id(doc) for doc, source in zip(docs, read_from) if source.named}
+    narrowed: set[int] = set()
     for doc in shared:
         try:
             with watchdog.budget(settings.file_timeout):
@@ -284,6 +285,11 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
             found, failed = [_too_slow(doc.path, settings.file_timeout, id(doc) in named)], []
         raw.extend(found)
         errors.extend(failed)
+        # what only the file's own checks read is let go at once (the next file's tree takes
+        # its place), before worker processes are forked, each holding the shared files: the
+        # whole tree is parsed again in its turn
+        if _narrow(doc):
+            narrowed.add(id(doc))
     keep = {id(d) for d in shared}
     around = _around(options, mapped, node_run) + list(options.context)
     # the rule families of the linted kinds only: those of the files around would run
@@ -296,7 +302,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not chk.project and enabled.intersection(chk.codes):
             for kind in chk.kinds:
                 by_kind.setdefault(kind, []).append(chk)
-    step = _Step(context, by_kind, keep, unread_yet, options.kind, settings.max_file_size,
+    step = _Step(context, by_kind, keep, narrowed, unread_yet, options.kind, settings.max_file_size,
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
     for doc, outcome in zip(docs, parallel.iterate_in_order(step, list(zip(docs, read_from)), options.jobs)):
@@ -535,21 +541,23 @@ class _Step(Record):
     suppressions and run the file checks, within the file's time budget; then let its tree
     go, and its text too when it has nothing to report."""
 
-    __slots__ = ("context", "file_checks", "keep", "unread_yet", "forced_kind", "max_bytes", "timeout")
+    __slots__ = ("context", "file_checks", "keep", "narrowed", "unread_yet", "forced_kind", "max_bytes", "timeout")
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
-    keep: set[int]  # the shared documents, parsed already and kept whole
+    keep: set[int]  # the shared documents, parsed already and kept
+    narrowed: set[int]  # the shared documents of which only a part is kept (`_narrow`)
     unread_yet: set[int]  # documents of files not read before their turn: their findings on reading are due
     forced_kind: str | None
     max_bytes: int
     timeout: float | None  # seconds for one file (None or 0: no budget)
 
-    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], unread_yet: set[int],
-                 forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
+    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], narrowed: set[int],
+                 unread_yet: set[int], forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
         self.context = context
         self.file_checks = file_checks
         self.keep = keep
+        self.narrowed = narrowed
         self.unread_yet = unread_yet
         self.forced_kind = forced_kind
         self.max_bytes = max_bytes
@@ -573,6 +581,8 @@ class _Step(Record):
             doc.release()
             text = doc.text if produced or doc.suppressions else ""
             doc.text = text
+        elif id(doc) in self.narrowed:
+            _narrow(doc)
         return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
                         (doc.bom, doc.crlf, doc.encoding))
 
@@ -592,6 +602,11 @@ class _Step(Record):
                 produced, errors = _parse(doc)
                 if early is not None and id(doc) in self.unread_yet:  # a refused encoding's GL001
                     produced.append(early)
+        elif id(doc) in self.narrowed:
+            # the whole tree again, for its own checks (what parsing says is said already), and
+            # nothing other files' checks memoised from the part kept
+            doc.cache = {}
+            _parse(doc)
         if not doc.unread:  # comments count even in a file that does not parse
             doc.suppressions = find_suppressions(doc)
         if doc.tree is not None:
@@ -602,6 +617,19 @@ class _Step(Record):
                     errors.append(f"internal error in check {chk.fn.__name__} "
                                   f"({', '.join(chk.codes)}) on {doc.path}:\n{_trace()}")
         return produced, errors
+
+
+def _narrow(doc: Document) -> bool:
+    """Keep of a shared document only the part other files' checks consult (`Kind.kept`),
+    when that is less than its whole tree."""
+    kept = kinds.BY_NAME[doc.kind].kept
+    if not kept or doc.tree is None:
+        return False
+    part = resolve(kept)(doc)
+    if part is None:
+        return False
+    doc.narrow(part)
+    return True
 
 
 def _too_slow(display: str, seconds: float | None, named: bool) -> Finding:
@@ -626,7 +654,10 @@ def context_document(source: Source, mapped: set[str], node_run: bool = False) -
     if doc is None or doc.unread or not _shared(doc, mapped, node_run):
         return None
     found, failed = _parse(doc)
-    return doc if not found and not failed and doc.tree is not None else None
+    if found or failed or doc.tree is None:
+        return None
+    _narrow(doc)  # only other files' checks read it
+    return doc
 
 
 def _config_linted(sources: list[Source], settings: Settings) -> bool:

@@ -175,6 +175,19 @@ def may_define_shared_object(text: str) -> bool:
         or (_found(_CONFIGMAP, text) and _found(_PLUGIN_CONFIG_VERSION, text))
 
 
+def shared_objects(doc) -> list[Node] | None:
+    """The objects of a shared manifest that may define a shared object, judged as the file
+    was (`may_define_shared_object`) on each object's own text: what other files' checks
+    consult (the Deployments and Jobs beside a RuntimeClass are not). None when that is
+    every object."""
+    out = []
+    for obj in doc.tree:
+        start, end = doc.index.offsets(obj.span)
+        if may_define_shared_object(doc.text[start:end]):
+            out.append(obj)
+    return None if len(out) == len(doc.tree) else out
+
+
 def _found(pattern, text: str) -> bool:
     # the literals the pattern needs are looked for first: most manifests name none of these kinds
     return may_match(pattern, text) and pattern.search(text) is not None
