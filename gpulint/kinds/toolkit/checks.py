@@ -205,25 +205,28 @@ def _features(tree: Node, wanted: set[str]):
 
 
 def _edit_features(edit: Node, wanted: set[str]):
+    fields = edit.value  # the edits' mapping, read directly: a spec may list thousands
     for key, field, feature in (("mounts", "type", "mount-type"), ("deviceNodes", "hostPath", "host-path")):
         if feature not in wanted:
             continue
-        entries = edit.value.get(key)
+        entries = fields.get(key)
         for entry in entries.value if entries is not None and entries.is_seq else ():
             found = entry.value.get(field) if isinstance(entry.value, dict) else None
             if str_value(found):
                 yield feature, found.anchor
-    rdt = edit.get("intelRdt")
+    rdt = fields.get("intelRdt")
     if rdt is not None:
         if "intel-rdt" in wanted:
             yield "intel-rdt", rdt.anchor
-        newer = [rdt.get("schemata"), rdt.get("enableMonitoring")] if rdt.is_map else []
+        # `intelRdt: null` (or any value but a mapping) has neither field
+        schemata, monitoring = (rdt.get("schemata"), rdt.get("enableMonitoring")) if rdt.is_map else (None, None)
         if "intel-rdt-schemata" in wanted and \
-                (newer[0] is not None or (newer and newer[1] is not None and newer[1].value is True)):
-            yield "intel-rdt-schemata", (newer[0] if newer[0] is not None else newer[1]).anchor
+                (schemata is not None or (monitoring is not None and monitoring.value is True)):
+            yield "intel-rdt-schemata", (schemata if schemata is not None else monitoring).anchor
     for key, feature in (("additionalGids", "additional-gids"), ("netDevices", "net-devices")):
-        if feature in wanted and edit.get(key) is not None and edit.get(key).value:
-            yield feature, edit.get(key).anchor
+        value = fields.get(key)
+        if feature in wanted and value is not None and value.value:
+            yield feature, value.anchor
 
 
 def _newer_than_declared(doc: Document, tree: Node, declared: tuple[int, ...]):
