@@ -17,6 +17,7 @@ side comes from gpulint.crossfile.fleet. The comparison follows the two mechanis
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -120,6 +121,7 @@ class ImageCuda(Frozen):
         return f"CUDA {self.xy}" + ("" if self.exact else " or newer")
 
 
+@functools.lru_cache(maxsize=1024)  # asked of the same references by several rules and files
 def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
     img = cuda_image(ref) or tag_cuda(ref)

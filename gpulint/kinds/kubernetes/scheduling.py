@@ -27,6 +27,7 @@ from gpulint.kinds.kubernetes.facts import (
 )
 from gpulint.kinds.kubernetes.support import (
     OPT_OUT,
+    container_cuda_image,
     container_label,
     containers_of,
     entry_lines,
@@ -39,7 +40,6 @@ from gpulint.kinds.kubernetes.support import (
     replace_edit,
     source_text,
 )
-from gpulint.knowledge.images import cuda_image
 from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Edit, Fix, Node, Related, Span, sequence
 from gpulint.paths import display_path
@@ -254,7 +254,7 @@ def _deprecated_label(doc: Document, selector: Node | None, label: str, span: Sp
 @check("GL512", kinds=("kubernetes",))
 def devel_image_in_pod(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
-        image = cuda_image(container.image) if container.image else None
+        image = container_cuda_image(container.image) if container.image else None
         # NGC framework images are built on devel and have no runtime flavour to move to
         if image is None or not image.is_devel or image.family != "nvidia-cuda":
             continue
