@@ -9,6 +9,19 @@ from pathlib import Path
 
 def display_path(path: Path | str) -> str:
     # os.path alone: a run shows every file it reads, and a Path per call costs as much again
+    name = os.fspath(path)
+    if os.sep == "/" and name and type(name) is str:
+        # the usual paths, what relpath gives for them without its two abspath calls and the
+        # split and join of every part: one relative to the current folder that does not
+        # climb out of it (relpath's answer is its normal form), and an absolute one under it
+        shown = os.path.normpath(name)
+        if not shown.startswith("/"):
+            if shown != ".." and not shown.startswith("../"):
+                return shown
+        else:
+            here = os.getcwd()
+            if here != "/" and shown.startswith(here + "/"):
+                return shown[len(here) + 1:]
     try:
         shown = os.path.relpath(path)
     except ValueError:  # another drive on Windows

@@ -14,6 +14,8 @@ use in other places (a fix that edits it changes every place).
 
 from __future__ import annotations
 
+import sys
+
 import yaml
 
 from gpulint.formats.errors import ParseError
@@ -22,28 +24,59 @@ from gpulint.record import Frozen, Record, freeze
 from gpulint.resources import yaml_loader
 
 _STR = "tag:yaml.org,2002:str"
+_SCALAR = yaml.ScalarNode
 _QUOTES = ("'", '"')
 
 
 _SAFE = yaml_loader()
 
 
-class _Loader(_SAFE):
-    """The safe loader with its tag resolver's per-scalar work cut to a dict look-up and the
-    patterns for the scalar's first character (the resolver's own tables; the safe loader has
-    no path resolvers): the composer asks it for every node of every file."""
+# The scalars the safe loader's resolver gives a tag other than str by a fixed word (its bool,
+# null, merge, value and yaml patterns), each also with the one line break the patterns' `$`
+# lets through (a `! "yes\n"` scalar is resolved as written); tests/test_yaml_resolve.py
+# holds them against PyYAML's own resolver.
+_WORDS = {
+    **{word: "tag:yaml.org,2002:bool" for word in (
+        "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+        "on", "On", "ON", "off", "Off", "OFF")},
+    **{word: "tag:yaml.org,2002:null" for word in ("~", "null", "Null", "NULL")},
+    "<<": "tag:yaml.org,2002:merge",
+    "=": "tag:yaml.org,2002:value",
+    **{word: "tag:yaml.org,2002:yaml" for word in ("!", "&", "*")},
+}
+_WORDS.update({word + "\n": tag for word, tag in _WORDS.items()})
+_WORDS[""] = "tag:yaml.org,2002:null"  # the null pattern's empty alternative ("\n" alone starts with no pattern's character)
 
-    _by_first = {first: tuple(resolvers) + tuple(_SAFE.yaml_implicit_resolvers.get(None, ()))
-                 for first, resolvers in _SAFE.yaml_implicit_resolvers.items() if first is not None}
+
+class _Loader(_SAFE):
+    """The safe loader with its tag resolver's per-scalar work cut to a dict look-up (and the
+    number patterns for a scalar that starts like a number): the composer asks it for every
+    node of every file."""
+
+    # the resolver's patterns that are not a fixed word: ints, floats and timestamps, by the
+    # scalar's first character (the safe loader has no resolvers for any first character)
+    _numbers = {first: tuple((tag, pattern) for tag, pattern in resolvers if tag not in _WORDS.values())
+                for first, resolvers in _SAFE.yaml_implicit_resolvers.items()
+                if first is not None and first in tuple("+-.0123456789")}
 
     def resolve(self, kind, value, implicit):
-        if kind is yaml.ScalarNode:
+        if kind is _SCALAR:
             if implicit[0]:
-                for tag, pattern in self._by_first.get(value[:1], ()):
+                tag = _WORDS.get(value)
+                if tag is not None:
+                    return tag
+                for tag, pattern in self._numbers.get(value[:1], ()):
                     if pattern.match(value):
                         return tag
             return _STR
         return super().resolve(kind, value, implicit)
+
+    # The composer calls these two around every node to follow path resolvers, which the safe
+    # loader has none of: a built-in that takes the same arguments and changes nothing costs
+    # the composer a tenth of the Python methods that return at once ({}.get(parent, index)
+    # looks `parent`, a node or None, up in an empty dict).
+    descend_resolver = staticmethod({}.get)
+    ascend_resolver = staticmethod([].clear)
 
 
 _LOADER = _Loader
@@ -111,6 +144,8 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
     left = max(50_000, 2 * len(index.text))
     mapping, sequence, scalar = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
     reading = reading if reading is not None else YamlReading()
+    intern = sys.intern
+    new = object.__new__
     noted: set[int] = set()  # the later keys already noted (an aliased mapping is built again)
 
     def duplicate(key: str, first: yaml.Node, second: yaml.Node) -> None:
@@ -129,25 +164,48 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
                              value.start_mark.line + 1, value.start_mark.column + 1)
         return items
 
+    # Most nodes are plain string scalars: the loops below build those themselves, as `build`
+    # would (the same budget, depth and order), and set the Node's fields one by one on a bare
+    # instance (`new(Node)`), which takes half the time of calling Node(...) (its fields are
+    # model.Node's __slots__, all of them set). Keys and string values are interned: a tree
+    # kept for the whole run repeats the same few hundred keys (and many values) thousands of
+    # times, and an interned key is found by identity.
     def build_mapping(node: yaml.MappingNode, depth: int) -> dict[str, Node]:
+        nonlocal left
         own: dict[str, Node] = {}
         keys: dict[str, yaml.Node] = {}
         merges: list[yaml.Node] = []
         merge_key = None
+        inline = depth < 200  # a child (at depth + 1) past 200 is `build`'s null
         for key_node, value_node in node.value:
-            if type(key_node) is scalar and key_node.tag == _MERGE:
-                if merge_key is not None:
-                    duplicate("<<", merge_key, key_node)
-                merge_key = key_node
-                merges.extend(sources(value_node))
-                continue
-            key = str(key_node.value if type(key_node) is scalar else key_node)
+            if type(key_node) is scalar:
+                if key_node.tag == _MERGE:
+                    if merge_key is not None:
+                        duplicate("<<", merge_key, key_node)
+                    merge_key = key_node
+                    merges.extend(sources(value_node))
+                    continue
+                key = intern(str(key_node.value))
+            else:
+                key = str(key_node)
             if key in keys:
                 duplicate(key, keys[key], key_node)
             keys[key] = key_node
             # the key's place (`model.place(start, end, trim=True)`, written out: every key pays it)
-            own[key] = build(value_node, key_node.start_mark.index << 33 | key_node.end_mark.index << 1 | 1,
-                             depth + 1)
+            key_span = key_node.start_mark.index << 33 | key_node.end_mark.index << 1 | 1
+            if inline and type(value_node) is scalar and value_node.tag == _STR:
+                left -= 1
+                if left < 0:
+                    raise _over_budget(value_node)
+                own[key] = child = new(Node)  # Node(...) written out, see `new` above
+                child.value = intern(value_node.value)
+                child._span = value_node.start_mark.index << 33 | value_node.end_mark.index << 1 | 1
+                child._key_span = key_span
+                child.tag = "str"
+                child.quoted = value_node.style in _QUOTES
+                child._index = index
+            else:
+                own[key] = build(value_node, key_span, depth + 1)
         if not merges:
             return own
         # the mapping's own keys first, then what the merge sources add, earlier sources
@@ -157,6 +215,27 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
             for key, child in build(source, None, depth + 1).value.items():
                 out.setdefault(key, child)
         return out
+
+    def build_sequence(node: yaml.SequenceNode, depth: int) -> list[Node]:
+        nonlocal left
+        items: list[Node] = []
+        inline = depth < 200
+        for item in node.value:
+            if inline and type(item) is scalar and item.tag == _STR:
+                left -= 1
+                if left < 0:
+                    raise _over_budget(item)
+                child = new(Node)  # Node(...) written out, see `new` above
+                child.value = intern(item.value)
+                child._span = item.start_mark.index << 33 | item.end_mark.index << 1 | 1
+                child._key_span = None
+                child.tag = "str"
+                child.quoted = item.style in _QUOTES
+                child._index = index
+                items.append(child)
+            else:
+                items.append(build(item, None, depth + 1))
+        return items
 
     def build(node: yaml.Node, key_span: int | None, depth: int) -> Node:
         nonlocal left
@@ -169,12 +248,12 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
         kind = type(node)
         if kind is scalar:
             if node.tag == _STR:  # most scalars: nothing to construct
-                return Node(node.value, span, key_span, "str", node.style in _QUOTES, index)
+                return Node(intern(node.value), span, key_span, "str", node.style in _QUOTES, index)
             value, tag = _scalar(node)
             return Node(value, span, key_span, tag, node.style in _QUOTES, index)
         if kind is mapping:
             return Node(build_mapping(node, depth), span, key_span, "map", False, index)
-        return Node([build(v, None, depth + 1) for v in node.value], span, key_span, "seq", False, index)
+        return Node(build_sequence(node, depth), span, key_span, "seq", False, index)
 
     try:
         return build(root, None, 0)
@@ -182,7 +261,7 @@ def convert(root: yaml.Node, index: LineIndex, reading: YamlReading | None = Non
         # the two builders call each other through their closures, a cycle that would hold
         # the reading and the line index until the cycle collector ran: emptied here, they are
         # freed by reference counting
-        del build, build_mapping
+        del build, build_mapping, build_sequence
 
 
 def _shared(text: str) -> list[SharedText]:

@@ -8,6 +8,8 @@ kinds live in `crossfile/` and reach a kind's checks through `ctx.fact(...)`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gpulint.formats.template import strip_template_suffix
 from gpulint.kinds import (
     commands,
@@ -46,6 +48,9 @@ def _plain(name: str) -> str:
     return strip_template_suffix(name)[0].lower()
 
 
+# Telling a file's kind asks its name two or three times (whether the file can wait to be
+# read, then reading it): the answers by name alone are kept for the last names asked.
+@lru_cache(maxsize=256)
 def kind_by_name(name: str, folder: str = "") -> str | None:
     """The kind the file's name, or its name in the folder holding it, makes it."""
     lower = _plain(name)
@@ -56,6 +61,7 @@ def kind_by_name(name: str, folder: str = "") -> str | None:
     return found
 
 
+@lru_cache(maxsize=256)
 def may_need_content(name: str) -> bool:
     lower = _plain(name)
     if "." not in lower and lower != name.lower():

@@ -29,7 +29,8 @@ def by_content(lower: str, text: str) -> bool | None:
 
 def _is_compose(text: str) -> bool:
     """A top-level `services` mapping (not a list, as in GitLab CI) with service keys."""
-    found = _COMPOSE_SERVICES.search(text)
+    # every YAML file is asked: the literal the pattern needs, looked for first, rules out most
+    found = _COMPOSE_SERVICES.search(text) if "services:" in text else None
     if found is None or _FIRST_ENTRY.match(text, found.end()) is None:
         return False
     return _COMPOSE_SERVICE_KEY.search(text, found.end()) is not None

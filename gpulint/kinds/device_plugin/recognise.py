@@ -20,6 +20,9 @@ _FLAG_NAMES = ("migStrategy", "failOnInitError", "compatWithCPUManager", "device
                "nvidiaDriverRoot", "nvidiaDevRoot", "gdrcopyEnabled", "gdsEnabled", "mofedEnabled",
                "deviceDiscoveryStrategy")
 _CHART_FLAGS = lazy(rf"^({'|'.join(_FLAG_NAMES)}):", re.MULTILINE)
+# every flag name with its colon holds one of these: a text without them holds no flag, and
+# five looks for them cost half the eleven for the names
+FLAG_PARTS = ("Strategy:", "Enabled:", "Root:", "failOnInitError:", "compatWithCPUManager:")
 
 
 def wants(lower: str) -> bool:
@@ -39,7 +42,7 @@ def by_content(lower: str, text: str) -> bool | None:
         return None
     if not _looks_like_config(text):
         # the chart's values without a config: two of its flag values at the top level
-        chart = sum(name + ":" in text for name in _FLAG_NAMES) >= 2 \
+        chart = any(part in text for part in FLAG_PARTS) and sum(name + ":" in text for name in _FLAG_NAMES) >= 2 \
             and len({m[1] for m in _CHART_FLAGS.finditer(text)}) >= 2
         return True if chart and not _TOP_API.search(text) and not _TOP_KIND.search(text) else None
     kinds = {m[1] for m in _TOP_KIND.finditer(text)}

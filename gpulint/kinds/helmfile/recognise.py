@@ -26,6 +26,7 @@ def wants(lower: str) -> bool:
 
 
 def by_content(lower: str, text: str) -> bool | None:
-    if wants(lower) and _RELEASES.search(text) and _HELMFILE_KEYS.search(text):
+    # every YAML file is asked: the literal the pattern needs, looked for first, rules out most
+    if wants(lower) and "releases:" in text and _RELEASES.search(text) and _HELMFILE_KEYS.search(text):
         return True
     return None

@@ -27,6 +27,9 @@ def by_content(lower: str, text: str) -> bool | None:
     if lower.endswith(".json"):
         stripped = text.lstrip("\ufeff \t\r\n")
         return True if stripped.startswith("{") and '"apiVersion"' in text and '"kind"' in text else None
+    # the literal the patterns below need, looked for first: it rules out the other YAML files
+    if "apiVersion" not in text:
+        return None
     if lower.endswith((".yaml", ".yml")) and _K8S_API.search(text) and _K8S_KIND.search(text):
         return True
     if "." not in lower and _MANIFEST_START.match(text) and _K8S_API.search(text) and _K8S_KIND.search(text):

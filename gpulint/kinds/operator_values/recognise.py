@@ -19,6 +19,9 @@ _ONLY_NAMES = ("toolkit", "devicePlugin", "dcgmExporter", "migManager", "nodeSta
                "vgpuDeviceManager", "sandboxDevicePlugin", "kataManager", "vfioManager", "ccManager",
                "sandboxWorkloads")
 _OPERATOR_ONLY = lazy(rf"^({'|'.join(_ONLY_NAMES)}):\s*(#.*)?$", re.MULTILINE)
+# every one of those names with its colon holds one of these: a text without them holds none
+# of the names, and five looks for them cost less than twelve for the names
+ONLY_PARTS = ("Manager:", "Plugin:", "Exporter:", "toolkit:", "sandboxWorkloads:")
 
 
 def wants(lower: str) -> bool:
@@ -32,7 +35,7 @@ def by_content(lower: str, text: str) -> bool | None:
     if "driver:" in text and _OPERATOR_DRIVER.search(text) \
             and len({m[1] for m in _OPERATOR_PARTS.finditer(text)}) >= 2:
         return True
-    if sum(name + ":" in text for name in _ONLY_NAMES) >= 2 \
+    if any(part in text for part in ONLY_PARTS) and sum(name + ":" in text for name in _ONLY_NAMES) >= 2 \
             and len({m[1] for m in _OPERATOR_ONLY.finditer(text)}) >= 2:
         return True
     return None
