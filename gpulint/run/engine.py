@@ -58,6 +58,17 @@ class Source(Record):
     def path(self) -> Path:
         return Path(self._path)
 
+    @property
+    def where(self) -> str:
+        """The path as a string (what reading and telling the kind use: no Path per file)."""
+        return self._path
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """The file's name and the name of the folder holding it (what a kind is told by)."""
+        folder, name = os.path.split(self._path)
+        return name, os.path.basename(folder)
+
 
 class Result(Record):
     __slots__ = ("findings", "documents", "files_checked", "files_skipped", "files_not_checked",
@@ -143,26 +154,28 @@ def load(source: Source, forced_kind: str | None,
     named on the command line, that gpulint cannot or will not read becomes a document
     marked `unread` with its GL006 (GL001 for bytes that are not text); a file whose reader
     refuses its encoding is read all the same, with a GL001 that says so."""
-    path = source.path
+    path = source.where
+    name, folder = source.names
     display = source.display or display_path(path)
     data = source.text
     if data is None:
-        name_kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
-        if name_kind is None and not source.named and not kinds.may_need_content(path.name) \
+        name_kind = forced_kind or kinds.kind_by_name(name, folder)
+        if name_kind is None and not source.named and not kinds.may_need_content(name) \
                 and not may_be_script(path):
             return None, None
         try:
-            info = path.stat()
+            info = os.stat(path)
             if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
                 return _not_checked(source, display, name_kind, "it is not a regular file")
             if info.st_size > max_bytes:
-                kind = name_kind or _kind_of_head(path, min(max_bytes, HEAD_BYTES))
+                kind = name_kind or _kind_of_head(source, min(max_bytes, HEAD_BYTES))
                 return _not_checked(source, display, kind, _too_large(info.st_size, max_bytes))
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                data = handle.read()
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 why = "it is a symbolic link that loops"
-            elif path.is_symlink() and not path.exists():
+            elif os.path.islink(path) and not os.path.exists(path):
                 why = "it is a link to nothing"
             else:
                 why = f"it could not be read ({exc.strerror or exc})"
@@ -179,7 +192,7 @@ def load(source: Source, forced_kind: str | None,
         # bytes that are not text: a file of a kind by its name, or whose content still shows
         # a kind's markers, is GL001; one named on the command line GL006; any other is
         # none of gpulint's (a binary .json in a folder walked)
-        kind = kind or kinds.classify(path.name, data.decode("utf-8", "replace"), path.parent.name)
+        kind = kind or kinds.classify(name, data.decode("utf-8", "replace"), folder)
         if kind is None:
             return _not_checked(source, display, None,
                                 f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
@@ -187,10 +200,10 @@ def load(source: Source, forced_kind: str | None,
         doc = Document(display, os.path.abspath(path), kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
-    kind = kind or kinds.classify(path.name, text, path.parent.name)
+    kind = kind or kinds.classify(name, text, folder)
     if kind is None:
         return None, None
-    _, templated = strip_template_suffix(path.name)
+    _, templated = strip_template_suffix(name)
     doc = Document(display, os.path.abspath(path), kind, text, templated=templated,
                    bom=bom, crlf=crlf, encoding=encoding)
     refused = kinds.encoding_refused(kind, encoding)
@@ -205,10 +218,10 @@ def load(source: Source, forced_kind: str | None,
 HEAD_BYTES = 64 * 1024
 
 
-def _kind_of_head(path: Path, size: int) -> str | None:
+def _kind_of_head(source: Source, size: int) -> str | None:
     """The kind the first `size` bytes of a file show (a 10 MB pod.yaml is a manifest)."""
     try:
-        with open(path, "rb") as handle:
+        with open(source.where, "rb") as handle:
             head = handle.read(size)
     except OSError:
         return None
@@ -216,7 +229,8 @@ def _kind_of_head(path: Path, size: int) -> str | None:
         text = documents.decode(head)[0]
     except UnicodeDecodeError:  # cut inside a character, or not text
         text = head.decode("utf-8", "replace")
-    return kinds.classify(path.name, text, path.parent.name)
+    name, folder = source.names
+    return kinds.classify(name, text, folder)
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -228,10 +242,11 @@ def _not_checked(source: Source, display: str, kind: str | None,
                  why: str) -> tuple[Document | None, Finding | None]:
     """The document of a file gpulint does not read, and its GL006: an error for a file named
     on the command line (or stdin), the rule's own severity for one found in a folder."""
-    kind = kind or kinds.classify(source.path.name, None, source.path.parent.name)
+    name, folder = source.names
+    kind = kind or kinds.classify(name, None, folder)
     if kind is None and not source.named:  # a name gpulint reads only for what is inside: skipped
         return None, None
-    doc = Document(display, os.path.abspath(source.path), kind or "", "", unread=True)
+    doc = Document(display, os.path.abspath(source.where), kind or "", "", unread=True)
     return doc, not_checked_finding(display, why, source.named)
 
 
@@ -417,9 +432,9 @@ class _Classify(Record):
                 doc, early = load(source, self.forced_kind, self.max_bytes)
         except watchdog.FileTimeout:
             # reported even where its kind is still unknown: it was read as a candidate
-            display = source.display or display_path(source.path)
-            doc = Document(display, os.path.abspath(source.path),
-                           self.forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "",
+            display = source.display or display_path(source.where)
+            doc = Document(display, os.path.abspath(source.where),
+                           self.forced_kind or kinds.kind_by_name(*source.names) or "",
                            "", unread=True)
             early = not_checked_finding(display, f"it took longer than {self.timeout:g} s to read "
                                                  f"and tell its kind (raise the limit with `--file-timeout` "
@@ -439,13 +454,16 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
     file, which is read now to tell its kind or whether it is shared."""
     if source.text is not None:
         return None
-    path = source.path
-    kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
-    if kind is None or not never_shared(kind, os.path.abspath(path), mapped, node_run):
+    path = source.where
+    name, folder = source.names
+    kind = forced_kind or kinds.kind_by_name(name, folder)
+    if kind is None:
         return None
-    _, templated = strip_template_suffix(path.name)
-    return Document(source.display or display_path(path), os.path.abspath(path), kind, "",
-                    templated=templated)
+    abspath = os.path.abspath(path)
+    if not never_shared(kind, abspath, mapped, node_run):
+        return None
+    _, templated = strip_template_suffix(name)
+    return Document(source.display or display_path(path), abspath, kind, "", templated=templated)
 
 
 def never_shared(kind: str, abspath: str, mapped: set[str], node_run: bool = False) -> bool:
