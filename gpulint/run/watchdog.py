@@ -15,6 +15,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+try:  # the C module under `signal`: its handlers are plain ints, not converted to enums
+    import _signal as _raw  # (each file's budget sets and restores SIGALRM's handler)
+except ImportError:  # an interpreter without it
+    _raw = signal
+
 # The default budget for one file, in seconds (`--file-timeout`, `file-timeout`).
 DEFAULT_SECONDS = 10.0
 LONGEST = 10.0 ** 7  # a budget this long is none
@@ -36,13 +41,14 @@ def budget(seconds: float | None) -> Iterator[None]:
         yield
         return
 
-    def expired(signum, frame):
-        raise FileTimeout()
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = _raw.signal(signal.SIGALRM, _expired)
+    _raw.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+        _raw.setitimer(signal.ITIMER_REAL, 0)
+        _raw.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+
+
+def _expired(signum, frame):
+    raise FileTimeout()
