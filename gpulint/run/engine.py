@@ -275,8 +275,12 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     unread_yet: set[int] = set()
     skipped = 0
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run)
-    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.map_in_order(classify, sources,
-                                                                                        options.jobs)):
+    errors: list[str] = []
+    narrowed: set[int] = set()
+    # a shared file is parsed as soon as its kind is told: while this process parses, the
+    # workers go on telling the kinds of the files after it
+    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.iterate_in_order(classify, sources,
+                                                                                            options.jobs)):
         if doc is None:
             skipped += 1
             continue
@@ -286,18 +290,15 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
             unread_yet.add(id(doc))
         if early is not None:
             raw.append(early)
-        if is_shared:
-            shared.append(doc)
-    errors: list[str] = []
-    named = {id(doc) for doc, source in zip(docs, read_from) if source.named}
-    narrowed: set[int] = set()
-    for doc in shared:
+        if not is_shared:
+            continue
+        shared.append(doc)
         try:
             with watchdog.budget(settings.file_timeout):
                 found, failed = _parse(doc)
         except watchdog.FileTimeout:
             doc.tree, doc.unread = None, True
-            found, failed = [_too_slow(doc.path, settings.file_timeout, id(doc) in named)], []
+            found, failed = [_too_slow(doc.path, settings.file_timeout, source.named)], []
         raw.extend(found)
         errors.extend(failed)
         # what only the file's own checks read is let go at once (the next file's tree takes
