@@ -39,9 +39,9 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
     excludes = Excludes(patterns, base or Path.cwd())
     ignores = GitIgnores() if gitignore else None
 
-    def left_out(path: str, is_dir: bool, anchor: str, walked: bool = True) -> bool:
+    def left_out(path: str, is_dir: bool, anchor: str, walked: bool = True, ignoring: bool = True) -> bool:
         return excludes.matches(path, is_dir, anchor, walked) or (
-            ignores is not None and ignores.ignored(path, is_dir, walked))
+            ignoring and ignores is not None and ignores.ignored(path, is_dir, walked))
 
     # paths as strings, in the form a Path gives them: a run holds one per file
     found: list[str] = []
@@ -54,10 +54,12 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
             anchor = excludes.anchor(top)
             for dirpath, dirnames, filenames in os.walk(root):
                 absdir = os.path.abspath(dirpath)
+                # the ignore files are asked about a folder's entries only where one applies
+                ignoring = ignores is not None and ignores.apply_in(absdir, ".gitignore" in filenames)
                 dirnames[:] = sorted(d for d in dirnames
-                                     if not left_out(os.path.join(absdir, d), True, anchor))
+                                     if not left_out(os.path.join(absdir, d), True, anchor, ignoring=ignoring))
                 candidates.extend(os.path.join(dirpath, f) for f in sorted(filenames)
-                                  if not left_out(os.path.join(absdir, f), False, anchor))
+                                  if not left_out(os.path.join(absdir, f), False, anchor, ignoring=ignoring))
         elif os.path.lexists(root):  # a file, or a FIFO, device, dangling symlink or loop
             if force_exclude and left_out(top, False, excludes.base, walked=False):
                 continue
