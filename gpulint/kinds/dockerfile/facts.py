@@ -118,9 +118,9 @@ class Package(Frozen):
 
 class StageFacts(Record):
     __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
-                 "packages", "ancestors", "runfiles", "cuda_builds")
+                 "packages", "ancestors", "runfiles", "cuda_builds", "l4t", "plain")
     _unshown = ("ancestors",)
-    _memo = ("runfiles", "cuda_builds")
+    _memo = ("runfiles", "cuda_builds", "l4t", "plain")
 
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
@@ -136,9 +136,12 @@ class StageFacts(Record):
     # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
     # facts form no cycle and reference counting frees them once the file is checked
     ancestors: list["StageFacts"]
-    # the answers of runfiles and cuda_builds, asked for by several rules: worked out once
+    # the answers of runfiles, cuda_builds, l4t_base and plain_image, asked for by several
+    # rules: worked out once
     runfiles: list["Runfile"] | None
     cuda_builds: list["Hit"] | None
+    l4t: bool | None
+    plain: bool | None
 
     def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
                  cuda_image: object | None, env: dict[str, EnvValue] | None = None,
@@ -156,6 +159,8 @@ class StageFacts(Record):
         self.ancestors = [] if ancestors is None else ancestors
         self.runfiles = None
         self.cuda_builds = None
+        self.l4t = None
+        self.plain = None
 
     @property
     def family(self) -> list["StageFacts"]:
@@ -1097,7 +1102,9 @@ def jetson_stage(sf: StageFacts) -> Hit | None:
 
 def l4t_base(sf: StageFacts) -> bool:
     """The stage is built on one of NVIDIA's Jetson images or dusty-nv's (jetson-containers)."""
-    return bool(sf.image) and jetson_reference(sf.image) is not None
+    if sf.l4t is None:
+        sf.l4t = bool(sf.image) and jetson_reference(sf.image) is not None
+    return sf.l4t
 
 
 _L4T_RELEASE = lazy(r"(?:^|[-_])r(\d+)\.(\d+)")
@@ -1179,8 +1186,10 @@ _PLAIN_IMAGES = lazy(
 
 def plain_image(sf: StageFacts) -> bool:
     """The stage's root image is a plain OS or language image (no CUDA inside)."""
-    ref = parse_image_ref(sf.image) if sf.image else None
-    return ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
+    if sf.plain is None:
+        ref = parse_image_ref(sf.image) if sf.image else None
+        sf.plain = ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
+    return sf.plain
 
 
 def is_nvidia_image(image: str | None) -> bool:
