@@ -789,19 +789,22 @@ def linked_libraries(sf: StageFacts) -> dict[str, Hit]:
 
 
 # What installing a package (or copying a path) brings, by canonical library name.
-_PACKAGE_LIBRARIES = (
-    (lazy(r"(lib)?cublas"), {"cublas"}), (lazy(r"(lib)?cufft"), {"cufft"}),
-    (lazy(r"(lib)?curand"), {"curand"}), (lazy(r"(lib)?cusolver"), {"cusolver"}),
-    (lazy(r"(lib)?cusparse"), {"cusparse"}), (lazy(r"(lib)?npp"), {"npp"}),
-    (lazy(r"(lib)?nvjpeg"), {"nvjpeg"}), (lazy(r"(lib)?nccl"), {"nccl"}),
-    (lazy(r"(lib)?cudnn"), {"cudnn"}), (lazy(r"(lib)?nvinfer|tensorrt"), {"tensorrt"}),
-    (lazy(r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)"), None),
-    (lazy(r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart"), {"cudart"}),
-    (lazy(r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$"),
+_PACKAGE_LIBRARY_PATTERNS = (
+    (r"(lib)?cublas", {"cublas"}), (r"(lib)?cufft", {"cufft"}),
+    (r"(lib)?curand", {"curand"}), (r"(lib)?cusolver", {"cusolver"}),
+    (r"(lib)?cusparse", {"cusparse"}), (r"(lib)?npp", {"npp"}),
+    (r"(lib)?nvjpeg", {"nvjpeg"}), (r"(lib)?nccl", {"nccl"}),
+    (r"(lib)?cudnn", {"cudnn"}), (r"(lib)?nvinfer|tensorrt", {"tensorrt"}),
+    (r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)", None),
+    (r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart", {"cudart"}),
+    (r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$",
      {"cudart", "cublas", "cufft", "curand", "cusolver", "cusparse", "npp", "nvjpeg", "nvtx"}),
-    (lazy(r"torch$|torch[=<>~]|cupy-cuda"), {"cudart", "cublas", "cufft", "curand",
-                                                   "cusolver", "cusparse", "nccl", "cudnn"}),
+    (r"torch$|torch[=<>~]|cupy-cuda", {"cudart", "cublas", "cufft", "curand",
+                                        "cusolver", "cusparse", "nccl", "cudnn"}),
 )
+_PACKAGE_LIBRARIES = tuple((lazy(pattern), libraries) for pattern, libraries in _PACKAGE_LIBRARY_PATTERNS)
+# whether one of them matches: most names match none, which one match tells
+_ANY_PACKAGE_LIBRARY = lazy("|".join(f"(?:{pattern})" for pattern, _ in _PACKAGE_LIBRARY_PATTERNS))
 
 
 def provided_libraries(names: list[str]) -> set[str]:
@@ -809,6 +812,8 @@ def provided_libraries(names: list[str]) -> set[str]:
     out: set[str] = set()
     for raw in names:
         name = raw.lower().rsplit("/", 1)[-1]
+        if not _ANY_PACKAGE_LIBRARY.match(name):
+            continue
         for pattern, libraries in _PACKAGE_LIBRARIES:
             match = pattern.match(name)
             if match:
@@ -1068,9 +1073,11 @@ def compat_removed(doc: Document) -> Hit | None:
         return None
     for cmd in final.chain_commands():
         program, args = command_name(cmd)
-        offset = len(cmd.words) - len(args)
         removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(args)) or \
             (program == "rpm" and any(a.startswith("-e") for a in args))
+        if not removing and program != "rm":
+            continue  # no word of it removes anything
+        offset = len(cmd.words) - len(args)
         for word, raw in zip(args, cmd.raw[offset:]):
             if removing and word.startswith("cuda-compat") or program == "rm" and _COMPAT_DIR.match(word):
                 return Hit(cmd.instruction, raw, f"`{raw}`")
