@@ -118,9 +118,9 @@ class Package(Frozen):
 
 class StageFacts(Record):
     __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
-                 "packages", "ancestors", "runfiles", "cuda_builds")
+                 "packages", "ancestors", "runfiles", "cuda_builds", "l4t", "plain")
     _unshown = ("ancestors",)
-    _memo = ("runfiles", "cuda_builds")
+    _memo = ("runfiles", "cuda_builds", "l4t", "plain")
 
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
@@ -136,9 +136,12 @@ class StageFacts(Record):
     # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
     # facts form no cycle and reference counting frees them once the file is checked
     ancestors: list["StageFacts"]
-    # the answers of runfiles and cuda_builds, asked for by several rules: worked out once
+    # the answers of runfiles, cuda_builds, l4t_base and plain_image, asked for by several
+    # rules: worked out once
     runfiles: list["Runfile"] | None
     cuda_builds: list["Hit"] | None
+    l4t: bool | None
+    plain: bool | None
 
     def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
                  cuda_image: object | None, env: dict[str, EnvValue] | None = None,
@@ -156,6 +159,8 @@ class StageFacts(Record):
         self.ancestors = [] if ancestors is None else ancestors
         self.runfiles = None
         self.cuda_builds = None
+        self.l4t = None
+        self.plain = None
 
     @property
     def family(self) -> list["StageFacts"]:
@@ -784,19 +789,22 @@ def linked_libraries(sf: StageFacts) -> dict[str, Hit]:
 
 
 # What installing a package (or copying a path) brings, by canonical library name.
-_PACKAGE_LIBRARIES = (
-    (lazy(r"(lib)?cublas"), {"cublas"}), (lazy(r"(lib)?cufft"), {"cufft"}),
-    (lazy(r"(lib)?curand"), {"curand"}), (lazy(r"(lib)?cusolver"), {"cusolver"}),
-    (lazy(r"(lib)?cusparse"), {"cusparse"}), (lazy(r"(lib)?npp"), {"npp"}),
-    (lazy(r"(lib)?nvjpeg"), {"nvjpeg"}), (lazy(r"(lib)?nccl"), {"nccl"}),
-    (lazy(r"(lib)?cudnn"), {"cudnn"}), (lazy(r"(lib)?nvinfer|tensorrt"), {"tensorrt"}),
-    (lazy(r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)"), None),
-    (lazy(r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart"), {"cudart"}),
-    (lazy(r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$"),
+_PACKAGE_LIBRARY_PATTERNS = (
+    (r"(lib)?cublas", {"cublas"}), (r"(lib)?cufft", {"cufft"}),
+    (r"(lib)?curand", {"curand"}), (r"(lib)?cusolver", {"cusolver"}),
+    (r"(lib)?cusparse", {"cusparse"}), (r"(lib)?npp", {"npp"}),
+    (r"(lib)?nvjpeg", {"nvjpeg"}), (r"(lib)?nccl", {"nccl"}),
+    (r"(lib)?cudnn", {"cudnn"}), (r"(lib)?nvinfer|tensorrt", {"tensorrt"}),
+    (r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)", None),
+    (r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart", {"cudart"}),
+    (r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$",
      {"cudart", "cublas", "cufft", "curand", "cusolver", "cusparse", "npp", "nvjpeg", "nvtx"}),
-    (lazy(r"torch$|torch[=<>~]|cupy-cuda"), {"cudart", "cublas", "cufft", "curand",
-                                                   "cusolver", "cusparse", "nccl", "cudnn"}),
+    (r"torch$|torch[=<>~]|cupy-cuda", {"cudart", "cublas", "cufft", "curand",
+                                        "cusolver", "cusparse", "nccl", "cudnn"}),
 )
+_PACKAGE_LIBRARIES = tuple((lazy(pattern), libraries) for pattern, libraries in _PACKAGE_LIBRARY_PATTERNS)
+# whether one of them matches: most names match none, which one match tells
+_ANY_PACKAGE_LIBRARY = lazy("|".join(f"(?:{pattern})" for pattern, _ in _PACKAGE_LIBRARY_PATTERNS))
 
 
 def provided_libraries(names: list[str]) -> set[str]:
@@ -804,6 +812,8 @@ def provided_libraries(names: list[str]) -> set[str]:
     out: set[str] = set()
     for raw in names:
         name = raw.lower().rsplit("/", 1)[-1]
+        if not _ANY_PACKAGE_LIBRARY.match(name):
+            continue
         for pattern, libraries in _PACKAGE_LIBRARIES:
             match = pattern.match(name)
             if match:
@@ -1063,9 +1073,11 @@ def compat_removed(doc: Document) -> Hit | None:
         return None
     for cmd in final.chain_commands():
         program, args = command_name(cmd)
-        offset = len(cmd.words) - len(args)
         removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(args)) or \
             (program == "rpm" and any(a.startswith("-e") for a in args))
+        if not removing and program != "rm":
+            continue  # no word of it removes anything
+        offset = len(cmd.words) - len(args)
         for word, raw in zip(args, cmd.raw[offset:]):
             if removing and word.startswith("cuda-compat") or program == "rm" and _COMPAT_DIR.match(word):
                 return Hit(cmd.instruction, raw, f"`{raw}`")
@@ -1097,7 +1109,9 @@ def jetson_stage(sf: StageFacts) -> Hit | None:
 
 def l4t_base(sf: StageFacts) -> bool:
     """The stage is built on one of NVIDIA's Jetson images or dusty-nv's (jetson-containers)."""
-    return bool(sf.image) and jetson_reference(sf.image) is not None
+    if sf.l4t is None:
+        sf.l4t = bool(sf.image) and jetson_reference(sf.image) is not None
+    return sf.l4t
 
 
 _L4T_RELEASE = lazy(r"(?:^|[-_])r(\d+)\.(\d+)")
@@ -1179,8 +1193,10 @@ _PLAIN_IMAGES = lazy(
 
 def plain_image(sf: StageFacts) -> bool:
     """The stage's root image is a plain OS or language image (no CUDA inside)."""
-    ref = parse_image_ref(sf.image) if sf.image else None
-    return ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
+    if sf.plain is None:
+        ref = parse_image_ref(sf.image) if sf.image else None
+        sf.plain = ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
+    return sf.plain
 
 
 def is_nvidia_image(image: str | None) -> bool:
