@@ -116,15 +116,18 @@ class Node:
                 node = value.get(part)
         return node
 
+    # items, children and str are asked of most nodes a rule walks: the type tests are written
+    # out on a local, not the properties
     def items(self) -> Iterator[tuple[str, "Node"]]:
-        if self.is_map:
-            yield from self.value.items()
+        value = self.value
+        return iter(value.items()) if isinstance(value, dict) else iter(())
 
     def children(self) -> list["Node"]:
-        if self.is_map:
-            return list(self.value.values())
-        if self.is_seq:
-            return list(self.value)
+        value = self.value
+        if isinstance(value, dict):
+            return list(value.values())
+        if isinstance(value, list):
+            return list(value)
         return []
 
     def plain(self) -> Any:
@@ -136,11 +139,12 @@ class Node:
 
     def str(self) -> str | None:
         """The scalar as a string, or None for mappings, sequences and null."""
-        if self.is_scalar and self.value is not None:
-            if isinstance(self.value, bool):
-                return "true" if self.value else "false"
-            return str(self.value)
-        return None
+        value = self.value
+        if value is None or isinstance(value, (dict, list)):
+            return None
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
 
 
 def place(start: int, end: int, trim: bool = False) -> int:

@@ -17,7 +17,9 @@ def display_path(path: Path | str) -> str:
         shown = os.path.normpath(name)
         if not shown.startswith("/"):
             if shown != ".." and not shown.startswith("../"):
-                return shown
+                # the path itself where it is written so (as a folder walked gives them): the
+                # document shares the string its source holds
+                return name if shown == name else shown
         else:
             here = os.getcwd()
             if here != "/" and shown.startswith(here + "/"):

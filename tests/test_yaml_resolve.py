@@ -63,3 +63,10 @@ def test_values_and_tags_as_the_safe_loader_reads_them():
     tags = {key: node.tag for key, node in root.items()}
     assert tags["k0"] == "bool" and tags["k2"] == "null" and tags["k6"] == "bool" and tags["k7"] == "str"
     assert tags["k8"] == "int" and tags["k10"] == "float"
+
+
+def test_collection_tags_are_the_safe_resolvers():
+    ours, theirs = _Loader(""), yaml.SafeLoader("")
+    for kind in (yaml.MappingNode, yaml.SequenceNode):
+        for implicit in (True, False):
+            assert ours.resolve(kind, None, implicit) == theirs.resolve(kind, None, implicit)

@@ -24,11 +24,12 @@ from gpulint.record import Frozen, Record, freeze
 from gpulint.resources import yaml_loader
 
 _STR = "tag:yaml.org,2002:str"
-_SCALAR = yaml.ScalarNode
+_SCALAR, _MAPPING, _SEQUENCE = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
 _QUOTES = ("'", '"')
 
 
 _SAFE = yaml_loader()
+_MAP, _SEQ = _SAFE.DEFAULT_MAPPING_TAG, _SAFE.DEFAULT_SEQUENCE_TAG
 
 
 # The scalars the safe loader's resolver gives a tag other than str by a fixed word (its bool,
@@ -69,6 +70,11 @@ class _Loader(_SAFE):
                     if pattern.match(value):
                         return tag
             return _STR
+        # a collection's tag, as the resolver gives it without path resolvers
+        if kind is _MAPPING:
+            return _MAP
+        if kind is _SEQUENCE:
+            return _SEQ
         return super().resolve(kind, value, implicit)
 
     # The composer calls these two around every node to follow path resolvers, which the safe
