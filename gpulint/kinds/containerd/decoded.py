@@ -139,14 +139,18 @@ class _Walker:
         for key, child in node.value.items():  # `node` is a table
             if is_unknown_value(key):
                 continue
-            match = model.field_for(key, plain, major)
-            if match is None:
-                self._note(child, "unknown", key, path, sorted(plain))
-                continue
-            tag, spec = match
+            exact = fields.get(key)  # most keys are written as their field's tag
+            if exact is not None:
+                tag, (release, container, spec) = key, exact
+            else:
+                match = model.field_for(key, plain, major)
+                if match is None:
+                    self._note(child, "unknown", key, path, sorted(plain))
+                    continue
+                tag, spec = match
+                release, container, _ = fields[tag]
             if top and tag == "plugins":
                 continue  # each plugin's table is decoded by the plugin
-            release, container, _ = fields[tag]
             self.value(child, key, release, container, spec, f"{path}.{key}" if not top else key)
 
     def value(self, node: Node, key: str, release: str, container: str, spec: dict, path: str) -> None:
