@@ -601,6 +601,8 @@ def cuda_wheels(cmd: Command) -> list[tuple[str, int]]:
         raw = cmd.raw[offset + i] if offset + i < len(cmd.raw) else word
         if word.startswith("--") and "=" in word:  # --extra-index-url=https://...
             word, raw = word.split("=", 1)[1], raw.split("=", 1)[-1]
+        if "cu" not in word.lower():  # every pattern needs it: most words are not tried (nor compiled)
+            continue
         for pattern, with_minor in _WHEELS:
             match = pattern.match(word)
             if match:
