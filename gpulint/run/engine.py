@@ -144,7 +144,9 @@ def load(source: Source, forced_kind: str | None,
     marked `unread` with its GL006 (GL001 for bytes that are not text); a file whose reader
     refuses its encoding is read all the same, with a GL001 that says so."""
     path = source.path
-    display = source.display or display_path(path)
+    # the shown and the absolute path as the very string the source holds where they are
+    # written the same (a walk of a folder named so gives them): a run keeps both for each file
+    display = source.display or display_path(source._path)
     data = source.text
     if data is None:
         name_kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
@@ -172,6 +174,9 @@ def load(source: Source, forced_kind: str | None,
                f"`max-file-size` in the configuration)") if source.truncated \
             else _too_large(len(data), max_bytes)
         return _not_checked(source, display, forced_kind or source.kind, why)
+    abspath = os.path.abspath(source._path)
+    if abspath == source._path:
+        abspath = source._path
     kind = source.kind or forced_kind
     try:
         text, bom, crlf, encoding = documents.decode(data)
@@ -184,14 +189,14 @@ def load(source: Source, forced_kind: str | None,
             return _not_checked(source, display, None,
                                 f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
                                 f"UTF-32 byte order mark")
-        doc = Document(display, os.path.abspath(path), kind, "", unread=True)
+        doc = Document(display, abspath, kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
     kind = kind or kinds.classify(path.name, text, path.parent.name)
     if kind is None:
         return None, None
     _, templated = strip_template_suffix(path.name)
-    doc = Document(display, os.path.abspath(path), kind, text, templated=templated,
+    doc = Document(display, abspath, kind, text, templated=templated,
                    bom=bom, crlf=crlf, encoding=encoding)
     refused = kinds.encoding_refused(kind, encoding)
     if refused is not None:
@@ -435,11 +440,15 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
         return None
     path = source.path
     kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
-    if kind is None or not never_shared(kind, os.path.abspath(path), mapped, node_run):
+    if kind is None:
         return None
+    abspath = os.path.abspath(source._path)
+    if not never_shared(kind, abspath, mapped, node_run):
+        return None
+    if abspath == source._path:  # the string the source holds, as in `load`
+        abspath = source._path
     _, templated = strip_template_suffix(path.name)
-    return Document(source.display or display_path(path), os.path.abspath(path), kind, "",
-                    templated=templated)
+    return Document(source.display or display_path(source._path), abspath, kind, "", templated=templated)
 
 
 def never_shared(kind: str, abspath: str, mapped: set[str], node_run: bool = False) -> bool:
