@@ -391,6 +391,13 @@ class Document(Record):
         self.cache = {}
         self._index = None
 
+    def narrow(self, tree: Any) -> None:
+        """Keep `tree`, the part of the parsed tree other files' checks consult, once the
+        file's own checks ran: what was memoised from the whole tree goes with it, save the
+        texts YAML aliases share (a fix on the part kept may edit them)."""
+        self.tree = tree
+        self.cache = {key: value for key, value in self.cache.items() if key == "shared.text"}
+
     @property
     def index(self) -> LineIndex:
         if self._index is None:

@@ -22,8 +22,20 @@ def display_path(path: Path | str) -> str:
                 return name if shown == name else shown
         else:
             here = os.getcwd()
-            if here != "/" and shown.startswith(here + "/"):
-                return shown[len(here) + 1:]
+            if here != "/":
+                if shown.startswith(here + "/"):
+                    return shown[len(here) + 1:]
+                # outside the current folder (a tree in a temporary folder): relpath's
+                # answer from the parts the two paths share, without its abspath calls
+                mine = shown.split("/")
+                parts = here.split("/")
+                common = 0
+                for a, b in zip(parts, mine):
+                    if a != b:
+                        break
+                    common += 1
+                if common < len(mine) and shown != "/":
+                    return "/".join([".."] * (len(parts) - common) + mine[common:])
     try:
         shown = os.path.relpath(path)
     except ValueError:  # another drive on Windows

@@ -65,13 +65,13 @@ class Kind:
     """
 
     __slots__ = ("name", "precedence", "by_name", "by_folder", "wants", "by_content", "parse", "families",
-                 "templated", "shared", "defines_shared", "suppressions", "block_strings")
+                 "templated", "shared", "defines_shared", "kept", "suppressions", "block_strings")
 
     def __init__(self, name: str, *, precedence: int, parse: str = "", families: tuple[str, ...] = (),
                  by_name: Callable[[str], bool] | None = None, wants: Callable[[str], bool] | None = None,
                  by_content: Callable[[str, str], bool | None] | None = None,
                  by_folder: Callable[[str, str], bool] | None = None, templated: bool = False,
-                 shared: str = "always", defines_shared: str = "", suppressions: bool = True,
+                 shared: str = "always", defines_shared: str = "", kept: str = "", suppressions: bool = True,
                  block_strings: bool = False) -> None:
         self.name = name
         self.precedence = precedence
@@ -85,6 +85,11 @@ class Kind:
         # it), "in-doctor" (only when a live node is checked)
         self.shared = shared
         self.defines_shared = defines_shared
+        # "module:function" (document) -> the part of a shared file's tree that other files'
+        # checks consult (None: the whole tree; "": no such function): a run holds every
+        # shared file from start to end, so what only its own checks read is let go, and
+        # parsed again for them
+        self.kept = kept
         self.suppressions = suppressions  # `# gpulint: disable=` comments are read
         self.block_strings = block_strings  # string values may span lines (YAML/TOML)
 

@@ -128,14 +128,15 @@ def test_an_empty_line_in_a_continuation_is_no_instruction(lint_files):
 
 
 def test_instruction_lines_match_dockerfile_parse():
-    """gpulint's instruction splitter is dockerfile-parse 2.0.1's `structure`, read line for
+    """gpulint's instruction splitter (the reference its one-pass parser equals,
+    tests/test_dockerfile_single_pass.py) is dockerfile-parse 2.0.1's `structure`, read line for
     line: the same instructions, lines and values on every fixture Dockerfile and 5,000
     generated ones, apart from the one place where the package and BuildKit differ and
     gpulint follows BuildKit (a line ending in an escaped escape, tested above)."""
     import io
 
     parser = pytest.importorskip("dockerfile_parse").DockerfileParser
-    from gpulint.kinds.dockerfile.parse import instruction_lines
+    from dockerfile_reference import instruction_lines
 
     def theirs(text):
         return [{k: d[k] for k in ("instruction", "startline", "endline", "value")}

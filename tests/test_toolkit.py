@@ -97,6 +97,17 @@ def test_cdi_features_newer_than_the_spec_version():
     assert lint(FIXTURES / "cdi" / "versions" / "new-enough.yaml").findings == []
 
 
+def test_cdi_intel_rdt_that_is_no_mapping(tmp_path):
+    # `intelRdt: null` has no `schemata`: judged like an absent one, under every cdiVersion
+    spec = ("cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n  - name: a\n    containerEdits:\n"
+            "      env: [A=1]\n      intelRdt: null\n")
+    for version, expected in (("0.3.0", [("GL811", 7, 7)]), ("1.1.0", [])):
+        write_files(tmp_path, {"spec.yaml": spec.replace("0.3.0", version)})
+        result = lint(tmp_path / "spec.yaml", "--kind", "cdi")
+        assert "internal error" not in result.err
+        assert result.at() == expected
+
+
 def test_cdi_class_with_a_dot_needs_0_6(tmp_path):
     spec = "cdiVersion: 0.5.0\nkind: example.com/gpu.partition\ndevices:\n  - name: a\n    containerEdits: {env: [A=1]}\n"
     write_files(tmp_path, {"spec.yaml": spec})

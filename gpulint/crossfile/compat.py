@@ -17,6 +17,7 @@ side comes from gpulint.crossfile.fleet. The comparison follows the two mechanis
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -120,6 +121,7 @@ class ImageCuda(Frozen):
         return f"CUDA {self.xy}" + ("" if self.exact else " or newer")
 
 
+@functools.lru_cache(maxsize=1024)  # asked of the same references by several rules and files
 def image_cuda(ref: str) -> ImageCuda | None:
     """The CUDA of an image reference gpulint recognises (nvidia/cuda, NGC, pytorch/pytorch)."""
     img = cuda_image(ref) or tag_cuda(ref)
@@ -527,7 +529,7 @@ def _subjects(doc: Document, ctx: Context):
     if doc.kind == "dockerfile":
         built = dockerfile_cuda(doc)
         if built is not None and not_cuda_workload(doc) is None:
-            yield Subject(built[0], built[1], fleet_for(ctx))
+            yield Subject(built[0], built[1], _fleet(ctx))
         return
     if doc.kind == "devcontainer":  # a dev container that asks for GPUs
         # here, not at the top: a run over Dockerfiles does not load the dev container modules
@@ -537,7 +539,7 @@ def _subjects(doc: Document, ctx: Context):
         runs, built = gpu_devcontainer(doc)
         img = image_cuda(runs[0]) if runs is not None else None
         if img is not None:
-            yield Subject(img, runs[1], fleet_for(ctx, docker_host=True))
+            yield Subject(img, runs[1], _fleet(ctx, docker_host=True))
         dockerfile = dockerfile_at(ctx, Path(built[0])) if built is not None else None
         if dockerfile is not None and not replaces_arg_default(build_args(doc), dockerfile):
             yield from _built_image(ctx, built[0], built[1], "the dev container's image")
@@ -545,7 +547,7 @@ def _subjects(doc: Document, ctx: Context):
         if feature is not None:  # NVIDIA's libraries from its repository: no start check
             img = ImageCuda(f"the CUDA {feature.version} the `nvidia-cuda` Feature installs", feature.version,
                             feature.major_minor[0], feature.major_minor, start_check=False)
-            yield Subject(img, feature.node.key_span or feature.node.span, fleet_for(ctx, docker_host=True))
+            yield Subject(img, feature.node.key_span or feature.node.span, _fleet(ctx, docker_host=True))
         return
     if doc.kind in ("compose", "commands"):  # containers that get GPUs on a Docker host
         from gpulint.crossfile.imageuse import gpu_images
@@ -555,7 +557,7 @@ def _subjects(doc: Document, ctx: Context):
             if img is not None and use.combination:
                 img = replace(img, label=f"{img.label} {use.combination}", related=img.related + use.related)
             if img is not None:
-                yield Subject(img, use.where, fleet_for(ctx, docker_host=True))
+                yield Subject(img, use.where, _fleet(ctx, docker_host=True))
         yield from _compose_builds(doc, ctx)
         return
     for pod in pod_specs(doc):
@@ -565,10 +567,32 @@ def _subjects(doc: Document, ctx: Context):
         for container in pod.containers:
             if not requests_gpus(container):
                 continue
-            img = container_cuda(ctx, container)
+            img = _container_cuda(doc, ctx, container)
             if img is not None:
-                fleet = fleet or fleet_for(ctx, pod)
+                fleet = fleet or _pod_fleet(doc, ctx, pod)
                 yield Subject(img, container.image_node.span, fleet)
+
+
+def _fleet(ctx: Context, docker_host: bool = False) -> Fleet:
+    """The nodes an image outside any pod runs on: the same for every file of a run."""
+    return ctx.memo(f"compat.fleet:{docker_host}", lambda: fleet_for(ctx, docker_host=docker_host))
+
+
+def _pod_fleet(doc: Document, ctx: Context, pod) -> Fleet:
+    """The nodes a pod of `doc` runs on, worked out once for GL601-GL605 (kept with the
+    document, as its pods are)."""
+    fleets = doc.cache.setdefault("compat.pod_fleets", {})
+    if id(pod) not in fleets:
+        fleets[id(pod)] = fleet_for(ctx, pod)
+    return fleets[id(pod)]
+
+
+def _container_cuda(doc: Document, ctx: Context, container) -> ImageCuda | None:
+    """`container_cuda` of a container of `doc`, worked out once for GL601-GL605."""
+    found = doc.cache.setdefault("compat.container_cuda", {})
+    if id(container) not in found:
+        found[id(container)] = container_cuda(ctx, container)
+    return found[id(container)]
 
 
 def _compose_builds(doc: Document, ctx: Context):
@@ -588,7 +612,7 @@ def _built_image(ctx: Context, path: str, at: Span, what: str):
     judged where `at` names it, on the Docker host it runs on."""
     img = _built_cuda(dockerfile_at(ctx, Path(path)), what)
     if img is not None:
-        yield Subject(img, at, fleet_for(ctx, docker_host=True))
+        yield Subject(img, at, _fleet(ctx, docker_host=True))
 
 
 def _built_cuda(dockerfile: Document | None, what: str, by: str = "") -> ImageCuda | None:
@@ -683,9 +707,12 @@ def _unjudged(doc: Document, ctx: Context):
     if doc.kind in ("compose", "commands"):
         from gpulint.crossfile.imageuse import gpu_images
 
-        fleet = fleet_for(ctx, docker_host=True)
+        uses = gpu_images(doc)
+        if not uses:
+            return
+        fleet = _fleet(ctx, docker_host=True)
         built = _built_names(doc)
-        for use in gpu_images(doc):
+        for use in uses:
             ref = use.ref
             if image_cuda(ref) is None and mapped_dockerfile(ctx, ref) is None and ref.strip() not in built \
                     and not _placeholder(ref):
@@ -697,8 +724,8 @@ def _unjudged(doc: Document, ctx: Context):
         for container in pod.containers:
             ref = container.image
             if ref and requests_gpus(container) and not _placeholder(ref) \
-                    and container_cuda(ctx, container) is None:
-                yield ref.strip(), container.image_node.span, fleet_for(ctx, pod)
+                    and _container_cuda(doc, ctx, container) is None:
+                yield ref.strip(), container.image_node.span, _pod_fleet(doc, ctx, pod)
 
 
 def _built_names(doc: Document) -> set[str]:

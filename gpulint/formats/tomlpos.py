@@ -23,7 +23,18 @@ except ImportError:  # Python 3.10: the same parser, so the same errors and posi
 _BARE = lazy(r"[A-Za-z0-9_-]+")
 _WS = lazy(r"[ \t]*")
 _WSNL = lazy(r"(?:[ \t\r\n]|#[^\n]*)*")
-_SCALAR_END = lazy(r"[,\]}\n#]")
+# a bare value (number, boolean, date): up to a `,` `]` `}`, a line's end or a comment, without
+# the blanks before it
+_SCALAR = lazy(r"[^,\]}\n# \t]*(?:[ \t]+[^,\]}\n# \t]+)*")
+_PLAIN_BASIC = lazy(r'"[^"\\\n]*"')  # a basic string without escapes
+_KEY_PARTS = r"[A-Za-z0-9_-]+|\"[^\"\\\n]*\"|'[^'\n]*'"
+_PLAIN_KEY = lazy(rf"[ \t]*((?:{_KEY_PARTS})(?:[ \t]*\.[ \t]*(?:{_KEY_PARTS}))*)[ \t]*")
+# a key/value whose value is a string without escapes (not multi-line) or a bare value: the key
+# (1: one bare part, or 2: a dotted or quoted one) and the value (3)
+_SIMPLE_KEYVAL = lazy(rf"(?:([A-Za-z0-9_-]+)|((?:{_KEY_PARTS})(?:[ \t]*\.[ \t]*(?:{_KEY_PARTS}))*))[ \t]*=[ \t]*"
+                      r"(\"(?!\"\")[^\"\\\n]*\"|'(?!'')[^'\n]*'"
+                      r"|[^,\]}\n# \t\"'\[{][^,\]}\n# \t]*(?:[ \t]+[^,\]}\n# \t]+)*)")
+_KEY_PART = lazy(r"([A-Za-z0-9_-]+)|\"([^\"\\\n]*)\"|'([^'\n]*)'")
 _TOMLLIB_POS = lazy(r"\(at line (\d+), column (\d+)\)")
 _TOMLLIB_AT_END = "(at end of document)"
 
@@ -63,6 +74,11 @@ def _basic_end(text: str, pos: int) -> int:
             i += 1
 
 
+def _key_parts(key: str) -> Path:
+    """The parts of a dotted key matched by `_PLAIN_KEY` (no escapes in it)."""
+    return tuple(bare or basic or literal for bare, basic, literal in _KEY_PART.findall(key))
+
+
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -79,7 +95,7 @@ class _Scanner:
                 return
             if text.startswith("[[", pos):
                 start = pos
-                keys, pos = self.key(pos + 2)
+                keys, pos, _ = self.key(pos + 2)
                 pos = text.index("]]", pos) + 2
                 n = self.aot_count.get(keys, 0)
                 self.aot_count[keys] = n + 1
@@ -88,15 +104,23 @@ class _Scanner:
                 self.keys[current] = self.values[current] = (start, pos)
             elif text[pos] == "[":
                 start = pos
-                keys, pos = self.key(pos + 1)
+                keys, pos, _ = self.key(pos + 1)
                 pos = text.index("]", pos) + 1
                 current = keys
                 self.keys[current] = self.values[current] = (start, pos)
             else:
                 pos = self.keyval(pos, current)
 
-    def key(self, pos: int) -> tuple[Path, int]:
-        text, parts = self.text, []
+    def key(self, pos: int) -> tuple[Path, int, int]:
+        """The key that starts at `pos` (blanks before it skipped): its parts, the offset past
+        the blanks after it, and the offset just past its last character."""
+        text = self.text
+        # most keys are bare or quoted without escapes: one pattern reads the whole dotted key,
+        # and it is complete where an `=` (a key/value) or a `]` (a table header) follows it
+        match = _PLAIN_KEY.match(text, pos)
+        if match is not None and text[match.end():match.end() + 1] in ("=", "]"):
+            return _key_parts(match[1]), match.end(), match.end(1)
+        parts = []
         while True:
             pos = _WS.match(text, pos).end()
             ch = text[pos]
@@ -114,54 +138,72 @@ class _Scanner:
                 match = _BARE.match(text, pos)
                 value, pos = match.group(0), match.end()
             parts.append(value)
+            last = pos
             pos = _WS.match(text, pos).end()
             if pos < len(text) and text[pos] == ".":
                 pos += 1
                 continue
-            return tuple(parts), pos
+            return tuple(parts), pos, last
 
     def keyval(self, pos: int, current: Path) -> int:
-        start = pos
-        keys, pos = self.key(pos)
+        start, text = pos, self.text
+        # most lines of a config are `key = "string"`, a number or a boolean: one pattern reads
+        # the whole line; arrays, inline tables, multi-line strings and escapes take the long way
+        match = _SIMPLE_KEYVAL.match(text, pos)
+        if match is not None:
+            bare, dotted = match.group(1, 2)
+            if bare is not None:
+                full = current + (bare,)
+                self.keys[full] = (start, match.end(1))
+            else:
+                keys = _key_parts(dotted)
+                full = current + keys
+                self.keys[full] = (start, match.end(2))
+                for i in range(1, len(keys)):  # dotted keys create their parents
+                    self.keys.setdefault(current + keys[:i], (start, match.end(2)))
+            value_start = match.start(3)
+            self.values[full] = (value_start, match.end(3))
+            if text[value_start] in "\"'":
+                self.quoted.add(full)
+            return match.end(3)
+        keys, pos, key_end = self.key(pos)
         full = current + keys
-        self.keys[full] = (start, self._trim(start, pos))
+        self.keys[full] = (start, key_end)
         for i in range(1, len(keys)):  # dotted keys create their parents
-            self.keys.setdefault(current + keys[:i], (start, self._trim(start, pos)))
-        pos = _WS.match(self.text, pos).end() + 1  # past '='
-        pos = _WS.match(self.text, pos).end()
-        return self.value(pos, full)
-
-    def _trim(self, start: int, end: int) -> int:
-        while end > start and self.text[end - 1] in " \t":
-            end -= 1
-        return end
+            self.keys.setdefault(current + keys[:i], (start, key_end))
+        # `key` stopped at the `=`
+        return self.value(_WS.match(self.text, pos + 1).end(), full)
 
     def value(self, pos: int, path: Path) -> int:
         text, start = self.text, pos
-        if text.startswith('"""', pos):
-            end = pos + 3
-            while True:
-                end = text.index('"""', end)
-                backslashes = len(text[:end]) - len(text[:end].rstrip("\\"))
-                if backslashes % 2 == 0:
-                    break
-                end += 1
-            end += 3
-            while end < len(text) and text[end] == '"':
-                end += 1
+        ch = text[pos]
+        if ch == '"':
+            if text.startswith('"""', pos):
+                end = pos + 3
+                while True:
+                    end = text.index('"""', end)
+                    before = end  # the quotes are escaped by an odd run of backslashes before them
+                    while text[before - 1] == "\\":
+                        before -= 1
+                    if (end - before) % 2 == 0:
+                        break
+                    end += 1
+                end += 3
+                while end < len(text) and text[end] == '"':
+                    end += 1
+            else:
+                match = _PLAIN_BASIC.match(text, pos)
+                end = match.end() if match is not None else _basic_end(text, pos)
             self.quoted.add(path)
-        elif text.startswith("'''", pos):
-            end = text.index("'''", pos + 3) + 3
-            while end < len(text) and text[end] == "'":
-                end += 1
+        elif ch == "'":
+            if text.startswith("'''", pos):
+                end = text.index("'''", pos + 3) + 3
+                while end < len(text) and text[end] == "'":
+                    end += 1
+            else:
+                end = text.index("'", pos + 1) + 1
             self.quoted.add(path)
-        elif text[pos] == '"':
-            end = _basic_end(text, pos)
-            self.quoted.add(path)
-        elif text[pos] == "'":
-            end = text.index("'", pos + 1) + 1
-            self.quoted.add(path)
-        elif text[pos] == "[":
+        elif ch == "[":
             pos, i = pos + 1, 0
             while True:
                 pos = _WSNL.match(text, pos).end()
@@ -173,7 +215,7 @@ class _Scanner:
                 pos = _WSNL.match(text, pos).end()
                 if text[pos] == ",":
                     pos += 1
-        elif text[pos] == "{":
+        elif ch == "{":
             pos += 1
             while True:
                 pos = _WSNL.match(text, pos).end()
@@ -185,13 +227,17 @@ class _Scanner:
                 if text[pos] == ",":
                     pos += 1
         else:
-            match = _SCALAR_END.search(text, pos)
-            end = self._trim(pos, match.start() if match else len(text))
+            end = _SCALAR.match(text, pos).end()
         self.values[path] = (start, end)
         return end
 
 
 _TAGS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
+
+
+# the scalar types tomllib makes; `_tag` for any other
+_TAG_OF = {bool: "bool", int: "int", float: "float", str: "str", datetime.datetime: "datetime",
+           datetime.date: "datetime", datetime.time: "datetime"}
 
 
 def _tag(value) -> str:
@@ -212,28 +258,28 @@ def parse_toml(text: str, index: LineIndex) -> Node:
         pass  # positions found so far stay; the rest fall back to their parent's
     root_span = Span(1, 1, max(1, index.line_count), 1)
 
-    def span_of(table: dict, path: Path) -> tuple[int | None, int | None]:
-        key = scanner.keys.get(path)
-        value = scanner.values.get(path)
-        if value is None and key is not None:
-            value = key
-        if value is None:
-            return None, None
-        return (place(*key) if key else None), place(*value)
+    keys, values, quoted = scanner.keys, scanner.values, scanner.quoted
 
     def build(value, path: Path, fallback: Span | int) -> Node:
-        key_span, span = span_of(value, path)
-        if isinstance(value, dict):
-            children = {k: build(v, path + (k,), span or fallback) for k, v in value.items()}
+        key = keys.get(path)
+        key_span = place(*key) if key is not None else None
+        at = values.get(path)
+        span = place(*at) if at is not None else key_span  # a parent of dotted keys: its key
+        kind = type(value)
+        if kind is dict:  # tomllib makes plain dicts and lists
+            inner = span or fallback
+            children = {k: build(v, path + (k,), inner) for k, v in value.items()}
             if span is None:  # an implicit table: point at its first written child
                 first = next((c for c in children.values()), None)
                 span = first.anchor if first else fallback
                 key_span = key_span or span
             return Node(children, span, key_span, "map", index=index)
-        if isinstance(value, list):
-            items = [build(v, path + (i,), span or fallback) for i, v in enumerate(value)]
-            return Node(items, span or fallback, key_span, "seq", index=index)
-        return Node(value, span or fallback, key_span, _tag(value), quoted=path in scanner.quoted, index=index)
+        if kind is list:
+            inner = span or fallback
+            items = [build(v, path + (i,), inner) for i, v in enumerate(value)]
+            return Node(items, inner, key_span, "seq", index=index)
+        return Node(value, span or fallback, key_span, _TAG_OF.get(kind) or _tag(value),
+                    path in quoted, index)
 
     try:
         return build(data, (), root_span)

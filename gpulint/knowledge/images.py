@@ -101,6 +101,8 @@ class ImageRef(Frozen):
 _VAR_RE = lazy(r"\$(\{|[A-Za-z_])")
 
 
+# the same references come back in file after file and rule after rule; the records are frozen
+@functools.lru_cache(maxsize=8192)
 def parse_image_ref(text: str) -> ImageRef | None:
     """Parse `[registry[:port]/]repo[:tag][@digest]`.
 
@@ -433,6 +435,7 @@ class CudaImage(Frozen):
         return self.family in _data()["visible_devices_all"]["families"]
 
 
+@functools.lru_cache(maxsize=8192)  # as parse_image_ref
 def cuda_image(text_or_ref: str | ImageRef) -> CudaImage | None:
     """Recognise nvidia/cuda, NGC framework, pytorch/pytorch images and the serving images
     of the release tables; None for anything else."""

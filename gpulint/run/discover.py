@@ -9,9 +9,9 @@ from pathlib import Path
 DEFAULT_EXCLUDES = (".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build")
 
 
-def may_be_script(path: Path) -> bool:
+def may_be_script(path: str) -> bool:
     """A file without an extension that starts with a shell shebang (read 64 bytes)."""
-    if "." in path.name or not path.is_file():  # opening a FIFO would block
+    if "." in os.path.basename(path) or not os.path.isfile(path):  # opening a FIFO would block
         return False
     try:
         with open(path, "rb") as handle:
@@ -23,7 +23,7 @@ def may_be_script(path: Path) -> bool:
 
 def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = None,
          gitignore: bool = True, force_exclude: bool = False,
-         named: set[str] | None = None) -> list[Path]:
+         named: set[str] | None = None) -> list[str]:
     """Every file under `paths`, excluded and git-ignored ones left out, in a stable order;
     a file reached twice (a symlink and its target, a folder named inside another) once,
     under the first path it was reached by.
@@ -39,24 +39,27 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
     excludes = Excludes(patterns, base or Path.cwd())
     ignores = GitIgnores() if gitignore else None
 
-    def left_out(path: str, is_dir: bool, anchor: str, walked: bool = True) -> bool:
+    def left_out(path: str, is_dir: bool, anchor: str, walked: bool = True, ignoring: bool = True) -> bool:
         return excludes.matches(path, is_dir, anchor, walked) or (
-            ignores is not None and ignores.ignored(path, is_dir, walked))
+            ignoring and ignores is not None and ignores.ignored(path, is_dir, walked))
 
-    found: list[Path] = []
+    # paths as strings, in the form a Path gives them: a run holds one per file
+    found: list[str] = []
     seen: set[str] = set()
     for raw in paths:
-        root = Path(raw)
+        root = os.fspath(Path(raw))
         top = os.path.abspath(root)
-        if root.is_dir():
+        if os.path.isdir(root):
             candidates = []
             anchor = excludes.anchor(top)
             for dirpath, dirnames, filenames in os.walk(root):
                 absdir = os.path.abspath(dirpath)
+                # the ignore files are asked about a folder's entries only where one applies
+                ignoring = ignores is not None and ignores.apply_in(absdir, ".gitignore" in filenames)
                 dirnames[:] = sorted(d for d in dirnames
-                                     if not left_out(os.path.join(absdir, d), True, anchor))
-                candidates.extend(Path(dirpath, f) for f in sorted(filenames)
-                                  if not left_out(os.path.join(absdir, f), False, anchor))
+                                     if not left_out(os.path.join(absdir, d), True, anchor, ignoring=ignoring))
+                candidates.extend(os.path.join(dirpath, f) for f in sorted(filenames)
+                                  if not left_out(os.path.join(absdir, f), False, anchor, ignoring=ignoring))
         elif os.path.lexists(root):  # a file, or a FIFO, device, dangling symlink or loop
             if force_exclude and left_out(top, False, excludes.base, walked=False):
                 continue
@@ -74,7 +77,7 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
     return found
 
 
-def _real(path: Path, real_dirs: dict[str, str]) -> str:
+def _real(path: str, real_dirs: dict[str, str]) -> str:
     """`os.path.realpath(path)`, resolving each folder once: a file that is no symbolic link
     is its real folder's entry of the same name."""
     text = os.fspath(path)

@@ -58,6 +58,17 @@ class Source(Record):
     def path(self) -> Path:
         return Path(self._path)
 
+    @property
+    def where(self) -> str:
+        """The path as a string (what reading and telling the kind use: no Path per file)."""
+        return self._path
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """The file's name and the name of the folder holding it (what a kind is told by)."""
+        folder, name = os.path.split(self._path)
+        return name, os.path.basename(folder)
+
 
 class Result(Record):
     __slots__ = ("findings", "documents", "files_checked", "files_skipped", "files_not_checked",
@@ -143,28 +154,28 @@ def load(source: Source, forced_kind: str | None,
     named on the command line, that gpulint cannot or will not read becomes a document
     marked `unread` with its GL006 (GL001 for bytes that are not text); a file whose reader
     refuses its encoding is read all the same, with a GL001 that says so."""
-    path = source.path
-    # the shown and the absolute path as the very string the source holds where they are
-    # written the same (a walk of a folder named so gives them): a run keeps both for each file
-    display = source.display or display_path(source._path)
+    path = source.where
+    name, folder = source.names
+    display = source.display or display_path(path)
     data = source.text
     if data is None:
-        name_kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
-        if name_kind is None and not source.named and not kinds.may_need_content(path.name) \
+        name_kind = forced_kind or kinds.kind_by_name(name, folder)
+        if name_kind is None and not source.named and not kinds.may_need_content(name) \
                 and not may_be_script(path):
             return None, None
         try:
-            info = path.stat()
+            info = os.stat(path)
             if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block the run
                 return _not_checked(source, display, name_kind, "it is not a regular file")
             if info.st_size > max_bytes:
-                kind = name_kind or _kind_of_head(path, min(max_bytes, HEAD_BYTES))
+                kind = name_kind or _kind_of_head(source, min(max_bytes, HEAD_BYTES))
                 return _not_checked(source, display, kind, _too_large(info.st_size, max_bytes))
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                data = handle.read()
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 why = "it is a symbolic link that loops"
-            elif path.is_symlink() and not path.exists():
+            elif os.path.islink(path) and not os.path.exists(path):
                 why = "it is a link to nothing"
             else:
                 why = f"it could not be read ({exc.strerror or exc})"
@@ -174,9 +185,11 @@ def load(source: Source, forced_kind: str | None,
                f"`max-file-size` in the configuration)") if source.truncated \
             else _too_large(len(data), max_bytes)
         return _not_checked(source, display, forced_kind or source.kind, why)
-    abspath = os.path.abspath(source._path)
-    if abspath == source._path:
-        abspath = source._path
+    # the absolute path as the very string the source holds where it is written so (a walk of
+    # a folder named so gives them): a run keeps it for each file
+    abspath = os.path.abspath(path)
+    if abspath == path:
+        abspath = path
     kind = source.kind or forced_kind
     try:
         text, bom, crlf, encoding = documents.decode(data)
@@ -184,7 +197,7 @@ def load(source: Source, forced_kind: str | None,
         # bytes that are not text: a file of a kind by its name, or whose content still shows
         # a kind's markers, is GL001; one named on the command line GL006; any other is
         # none of gpulint's (a binary .json in a folder walked)
-        kind = kind or kinds.classify(path.name, data.decode("utf-8", "replace"), path.parent.name)
+        kind = kind or kinds.classify(name, data.decode("utf-8", "replace"), folder)
         if kind is None:
             return _not_checked(source, display, None,
                                 f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
@@ -192,10 +205,10 @@ def load(source: Source, forced_kind: str | None,
         doc = Document(display, abspath, kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
-    kind = kind or kinds.classify(path.name, text, path.parent.name)
+    kind = kind or kinds.classify(name, text, folder)
     if kind is None:
         return None, None
-    _, templated = strip_template_suffix(path.name)
+    _, templated = strip_template_suffix(name)
     doc = Document(display, abspath, kind, text, templated=templated,
                    bom=bom, crlf=crlf, encoding=encoding)
     refused = kinds.encoding_refused(kind, encoding)
@@ -210,10 +223,10 @@ def load(source: Source, forced_kind: str | None,
 HEAD_BYTES = 64 * 1024
 
 
-def _kind_of_head(path: Path, size: int) -> str | None:
+def _kind_of_head(source: Source, size: int) -> str | None:
     """The kind the first `size` bytes of a file show (a 10 MB pod.yaml is a manifest)."""
     try:
-        with open(path, "rb") as handle:
+        with open(source.where, "rb") as handle:
             head = handle.read(size)
     except OSError:
         return None
@@ -221,7 +234,8 @@ def _kind_of_head(path: Path, size: int) -> str | None:
         text = documents.decode(head)[0]
     except UnicodeDecodeError:  # cut inside a character, or not text
         text = head.decode("utf-8", "replace")
-    return kinds.classify(path.name, text, path.parent.name)
+    name, folder = source.names
+    return kinds.classify(name, text, folder)
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -233,10 +247,11 @@ def _not_checked(source: Source, display: str, kind: str | None,
                  why: str) -> tuple[Document | None, Finding | None]:
     """The document of a file gpulint does not read, and its GL006: an error for a file named
     on the command line (or stdin), the rule's own severity for one found in a folder."""
-    kind = kind or kinds.classify(source.path.name, None, source.path.parent.name)
+    name, folder = source.names
+    kind = kind or kinds.classify(name, None, folder)
     if kind is None and not source.named:  # a name gpulint reads only for what is inside: skipped
         return None, None
-    doc = Document(display, os.path.abspath(source.path), kind or "", "", unread=True)
+    doc = Document(display, os.path.abspath(source.where), kind or "", "", unread=True)
     return doc, not_checked_finding(display, why, source.named)
 
 
@@ -252,10 +267,10 @@ def run(sources: list[Source], settings: Settings, options: Options) -> Result:
 
 def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     enabled = enabled_codes(settings)
-    # Files whose facts other files' checks consult are parsed first and kept whole. Every
-    # other file is read again, parsed, checked and let go in turn (in worker processes for
-    # a large set): a run holds the trees of the shared files, and the text of the files
-    # with something to report, only.
+    # Files whose facts other files' checks consult are parsed first and kept (whole, or the
+    # part those checks read: `_narrow`). Every other file is read again, parsed, checked and
+    # let go in turn (in worker processes for a large set): a run holds the trees of the
+    # shared files, and the text of the files with something to report, only.
     mapped = mapped_paths(settings)
     node_run = "node" in options.facts
     docs: list[Document] = []
@@ -265,8 +280,12 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     unread_yet: set[int] = set()
     skipped = 0
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run)
-    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.map_in_order(classify, sources,
-                                                                                        options.jobs)):
+    errors: list[str] = []
+    narrowed: set[int] = set()
+    # a shared file is parsed as soon as its kind is told: while this process parses, the
+    # workers go on telling the kinds of the files after it
+    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.iterate_in_order(classify, sources,
+                                                                                            options.jobs)):
         if doc is None:
             skipped += 1
             continue
@@ -276,19 +295,22 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
             unread_yet.add(id(doc))
         if early is not None:
             raw.append(early)
-        if is_shared:
-            shared.append(doc)
-    errors: list[str] = []
-    named = {id(doc) for doc, source in zip(docs, read_from) if source.named}
-    for doc in shared:
+        if not is_shared:
+            continue
+        shared.append(doc)
         try:
             with watchdog.budget(settings.file_timeout):
                 found, failed = _parse(doc)
         except watchdog.FileTimeout:
             doc.tree, doc.unread = None, True
-            found, failed = [_too_slow(doc.path, settings.file_timeout, id(doc) in named)], []
+            found, failed = [_too_slow(doc.path, settings.file_timeout, source.named)], []
         raw.extend(found)
         errors.extend(failed)
+        # what only the file's own checks read is let go at once (the next file's tree takes
+        # its place), before worker processes are forked, each holding the shared files: the
+        # whole tree is parsed again in its turn
+        if _narrow(doc):
+            narrowed.add(id(doc))
     keep = {id(d) for d in shared}
     around = _around(options, mapped, node_run) + list(options.context)
     # the rule families of the linted kinds only: those of the files around would run
@@ -301,7 +323,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not chk.project and enabled.intersection(chk.codes):
             for kind in chk.kinds:
                 by_kind.setdefault(kind, []).append(chk)
-    step = _Step(context, by_kind, keep, unread_yet, options.kind, settings.max_file_size,
+    step = _Step(context, by_kind, keep, narrowed, unread_yet, options.kind, settings.max_file_size,
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
     for doc, outcome in zip(docs, parallel.iterate_in_order(step, list(zip(docs, read_from)), options.jobs)):
@@ -416,9 +438,9 @@ class _Classify(Record):
                 doc, early = load(source, self.forced_kind, self.max_bytes)
         except watchdog.FileTimeout:
             # reported even where its kind is still unknown: it was read as a candidate
-            display = source.display or display_path(source.path)
-            doc = Document(display, os.path.abspath(source.path),
-                           self.forced_kind or kinds.kind_by_name(source.path.name, source.path.parent.name) or "",
+            display = source.display or display_path(source.where)
+            doc = Document(display, os.path.abspath(source.where),
+                           self.forced_kind or kinds.kind_by_name(*source.names) or "",
                            "", unread=True)
             early = not_checked_finding(display, f"it took longer than {self.timeout:g} s to read "
                                                  f"and tell its kind (raise the limit with `--file-timeout` "
@@ -438,17 +460,18 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
     file, which is read now to tell its kind or whether it is shared."""
     if source.text is not None:
         return None
-    path = source.path
-    kind = forced_kind or kinds.kind_by_name(path.name, path.parent.name)
+    path = source.where
+    name, folder = source.names
+    kind = forced_kind or kinds.kind_by_name(name, folder)
     if kind is None:
         return None
-    abspath = os.path.abspath(source._path)
+    abspath = os.path.abspath(path)
     if not never_shared(kind, abspath, mapped, node_run):
         return None
-    if abspath == source._path:  # the string the source holds, as in `load`
-        abspath = source._path
-    _, templated = strip_template_suffix(path.name)
-    return Document(source.display or display_path(source._path), abspath, kind, "", templated=templated)
+    if abspath == path:  # the string the source holds, as in `load`
+        abspath = path
+    _, templated = strip_template_suffix(name)
+    return Document(source.display or display_path(path), abspath, kind, "", templated=templated)
 
 
 def never_shared(kind: str, abspath: str, mapped: set[str], node_run: bool = False) -> bool:
@@ -544,21 +567,23 @@ class _Step(Record):
     suppressions and run the file checks, within the file's time budget; then let its tree
     go, and its text too when it has nothing to report."""
 
-    __slots__ = ("context", "file_checks", "keep", "unread_yet", "forced_kind", "max_bytes", "timeout")
+    __slots__ = ("context", "file_checks", "keep", "narrowed", "unread_yet", "forced_kind", "max_bytes", "timeout")
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
-    keep: set[int]  # the shared documents, parsed already and kept whole
+    keep: set[int]  # the shared documents, parsed already and kept
+    narrowed: set[int]  # the shared documents of which only a part is kept (`_narrow`)
     unread_yet: set[int]  # documents of files not read before their turn: their findings on reading are due
     forced_kind: str | None
     max_bytes: int
     timeout: float | None  # seconds for one file (None or 0: no budget)
 
-    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], unread_yet: set[int],
-                 forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
+    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], narrowed: set[int],
+                 unread_yet: set[int], forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
         self.context = context
         self.file_checks = file_checks
         self.keep = keep
+        self.narrowed = narrowed
         self.unread_yet = unread_yet
         self.forced_kind = forced_kind
         self.max_bytes = max_bytes
@@ -567,6 +592,7 @@ class _Step(Record):
     def __call__(self, item: tuple[Document, Source]) -> _Outcome:
         doc, source = item
         own = id(doc) not in self.keep
+        kept = doc.tree if id(doc) in self.narrowed else None  # what other files' checks read of it
         try:
             if doc.unread:  # not read: its GL006 or GL001 is given already
                 produced, errors = [], []
@@ -582,6 +608,8 @@ class _Step(Record):
             doc.release()
             text = doc.text if produced or doc.suppressions else ""
             doc.text = text
+        elif kept is not None:
+            doc.narrow(kept)
         return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
                         (doc.bom, doc.crlf, doc.encoding))
 
@@ -601,6 +629,11 @@ class _Step(Record):
                 produced, errors = _parse(doc)
                 if early is not None and id(doc) in self.unread_yet:  # a refused encoding's GL001
                     produced.append(early)
+        elif id(doc) in self.narrowed:
+            # the whole tree again, for its own checks (what parsing says is said already), and
+            # nothing other files' checks memoised from the part kept
+            doc.cache = {}
+            _parse(doc)
         if not doc.unread:  # comments count even in a file that does not parse
             doc.suppressions = find_suppressions(doc)
         if doc.tree is not None:
@@ -611,6 +644,19 @@ class _Step(Record):
                     errors.append(f"internal error in check {chk.fn.__name__} "
                                   f"({', '.join(chk.codes)}) on {doc.path}:\n{_trace()}")
         return produced, errors
+
+
+def _narrow(doc: Document) -> bool:
+    """Keep of a shared document only the part other files' checks consult (`Kind.kept`),
+    when that is less than its whole tree."""
+    kept = kinds.BY_NAME[doc.kind].kept
+    if not kept or doc.tree is None:
+        return False
+    part = resolve(kept)(doc)
+    if part is None:
+        return False
+    doc.narrow(part)
+    return True
 
 
 def _too_slow(display: str, seconds: float | None, named: bool) -> Finding:
@@ -635,7 +681,10 @@ def context_document(source: Source, mapped: set[str], node_run: bool = False) -
     if doc is None or doc.unread or not _shared(doc, mapped, node_run):
         return None
     found, failed = _parse(doc)
-    return doc if not found and not failed and doc.tree is not None else None
+    if found or failed or doc.tree is None:
+        return None
+    _narrow(doc)  # only other files' checks read it
+    return doc
 
 
 def _config_linted(sources: list[Source], settings: Settings) -> bool:

@@ -31,7 +31,8 @@ def _segment(glob: str) -> str:
         elif ch == "?":
             out.append("[^/]")
         elif ch == "[":
-            end = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "^") else i + 1)
+            # a `]` first in the brackets (after a `!` or `^`) is one of its characters
+            end = glob.find("]", (i + 3 if glob[i + 1:i + 2] in ("!", "^") else i + 2))
             if end == -1:
                 out.append(re.escape(ch))
             else:
@@ -81,7 +82,10 @@ def compile_pattern(line: str) -> Pattern | None:
             regex += _segment(part) + ("" if last else "/")
     if not anchored:
         regex = "(?:.*/)?" + regex
-    return Pattern(negated, dir_only, re.compile(regex + r"\Z", re.DOTALL))
+    try:
+        return Pattern(negated, dir_only, re.compile(regex + r"\Z", re.DOTALL))
+    except re.error:  # brackets git cannot read either: the line matches nothing
+        return None
 
 
 class Rules:
@@ -89,9 +93,17 @@ class Rules:
 
     def __init__(self, lines) -> None:
         self.patterns = [p for p in map(compile_pattern, lines) if p is not None]
+        # without a `!` pattern the last match is any match: one expression asks them all
+        # (a walk asks the excludes about every file and folder), for a file, for a folder
+        self._any: tuple[re.Pattern | None, re.Pattern | None] | None = None
+        if not any(p.negated for p in self.patterns):
+            self._any = (_joined([p for p in self.patterns if not p.dir_only]), _joined(self.patterns))
 
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: left out; False: re-included; None: no pattern speaks of it."""
+        if self._any is not None:
+            joined = self._any[is_dir]
+            return True if joined is not None and joined.match(rel) else None
         verdict = None
         for pattern in self.patterns:
             if pattern.dir_only and not is_dir:
@@ -108,6 +120,13 @@ class Rules:
             if self.decide("/".join(parts[:depth]), True):
                 return True
         return bool(self.decide(rel, is_dir))
+
+
+def _joined(patterns: list[Pattern]) -> re.Pattern | None:
+    """One expression that matches where any of `patterns` does."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{p.regex.pattern})" for p in patterns), re.DOTALL)
 
 
 def _relative(path: str, base: str) -> str | None:

@@ -10,10 +10,14 @@ expression's backtracking inside `re`) is stopped when it does.
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+try:  # the C module under `signal`: its handlers are plain ints, not enums to convert (each
+    import _signal as _signals  # file's budget sets and restores SIGALRM's handler), and a
+    # one-file run imports neither `signal`'s enums nor `threading`
+except ImportError:  # an interpreter without it
+    import signal as _signals
 
 # The default budget for one file, in seconds (`--file-timeout`, `file-timeout`).
 DEFAULT_SECONDS = 10.0
@@ -25,24 +29,28 @@ class FileTimeout(BaseException):
     each check (a broken check is an internal error) lets it through."""
 
 
-def available() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-
 @contextmanager
 def budget(seconds: float | None) -> Iterator[None]:
     """Raise FileTimeout in the block once `seconds` have passed (None or 0: no budget)."""
-    if not seconds or seconds >= LONGEST or not available():
+    previous = _NONE
+    if seconds and seconds < LONGEST and hasattr(_signals, "setitimer"):
+        try:
+            previous = _signals.signal(_signals.SIGALRM, _expired)
+        except ValueError:  # not the main thread, which alone receives signals: no budget
+            pass
+    if previous is _NONE:
         yield
         return
-
-    def expired(signum, frame):
-        raise FileTimeout()
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    _signals.setitimer(_signals.ITIMER_REAL, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+        _signals.setitimer(_signals.ITIMER_REAL, 0)
+        _signals.signal(_signals.SIGALRM, _signals.SIG_DFL if previous is None else previous)
+
+
+_NONE = object()  # no handler was set
+
+
+def _expired(signum, frame):
+    raise FileTimeout()

@@ -19,7 +19,7 @@ import os
 import re
 
 from gpulint.model import Document, Node, Span, sequence
-from gpulint.record import Frozen, freeze
+from gpulint.record import Frozen, freeze, memo
 from gpulint.regex import lazy
 
 # The device drivers Docker Engine registers for GPUs: `nvidia` (when the NVIDIA hook is
@@ -32,15 +32,20 @@ _ENV_LINE = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$")
 
 
 class Service(Frozen):
-    __slots__ = ("name", "node", "key", "name_span")
+    __slots__ = ("name", "node", "key", "name_span", "known")
 
     name: str
     node: Node  # the service mapping, merge keys applied
     key: Node  # the service's own mapping as written (for its name's position)
     name_span: object
+    # what a dozen rules ask of each service (its device requests by block, its image),
+    # worked out once
+    known: dict
+    _memo = ("known",)
 
     def __init__(self, name: str, node: Node, key: Node, name_span: object) -> None:
         freeze(self, name, node, key, name_span)
+        memo(self, "known", {})
 
     def get(self, *path: str) -> Node | None:
         return self.node.get(*path)
@@ -191,8 +196,11 @@ def resources(service: Service, where: str | None = None) -> Node | None:
 
 def device_requests(service: Service, where: str = "reservations") -> list[Node]:
     """The items of `deploy.resources.<where>.devices`."""
-    block = resources(service, where)
-    return sequence(block.get("devices") if block is not None else None)
+    found = service.known.get(where)
+    if found is None:
+        block = resources(service, where)
+        found = service.known[where] = sequence(block.get("devices") if block is not None else None)
+    return found
 
 
 def is_gpu_device(item: Node) -> bool:
@@ -246,9 +254,11 @@ def requests_gpus(doc: Document, service: Service) -> bool:
 
 def image(doc: Document, service: Service) -> tuple[Node, str] | None:
     """The service's `image` node and its value after interpolation (None: none, or unknown)."""
-    node = service.get("image")
-    value = value_of(doc, node)
-    return (node, value.strip()) if value and value.strip() else None
+    if "image" not in service.known:
+        node = service.get("image")
+        value = value_of(doc, node)
+        service.known["image"] = (node, value.strip()) if value and value.strip() else None
+    return service.known["image"]
 
 
 def gpu_service_images(doc: Document) -> list[tuple[str, Span]]:

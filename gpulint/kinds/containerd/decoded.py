@@ -135,38 +135,40 @@ class _Walker:
 
     def table(self, node: Node, structs, path: str, top: bool = False) -> None:
         fields, plain = self._fields(structs)
-        for key, child in node.items():
+        major = self.major
+        for key, child in node.value.items():  # `node` is a table
             if is_unknown_value(key):
                 continue
-            match = model.field_for(key, plain, self.major)
-            if match is None:
-                self._note(child, "unknown", key, path, sorted(plain))
-                continue
-            tag, spec = match
+            exact = fields.get(key)  # most keys are written as their field's tag
+            if exact is not None:
+                tag, (release, container, spec) = key, exact
+            else:
+                match = model.field_for(key, plain, major)
+                if match is None:
+                    self._note(child, "unknown", key, path, sorted(plain))
+                    continue
+                tag, spec = match
+                release, container, _ = fields[tag]
             if top and tag == "plugins":
                 continue  # each plugin's table is decoded by the plugin
-            release, container, _ = fields[tag]
             self.value(child, key, release, container, spec, f"{path}.{key}" if not top else key)
 
     def value(self, node: Node, key: str, release: str, container: str, spec: dict, path: str) -> None:
         if is_unknown_value(node.value):
             return
         go = spec["type"]
-        struct = model.resolve_type(release, container, go)
+        struct, inner, inner_struct = _plan(release, container, go)
         if struct is not None:
             if node.is_map:
                 self.table(node, self._related(release, struct), path)
             else:
                 self._type_error(node, key, release, container, spec)
             return
-        mapped = _MAP.fullmatch(go)
-        if mapped is not None:
+        if inner is not None:
             if not node.is_map:
                 self._type_error(node, key, release, container, spec)
                 return
-            inner = mapped[1]
-            inner_struct = model.resolve_type(release, container, inner)
-            for name, child in node.items():
+            for name, child in node.value.items():
                 if inner_struct is not None:
                     if child.is_map:
                         self.table(child, self._related(release, inner_struct), f"{path}.{name}")
@@ -195,6 +197,22 @@ class _Walker:
         # a key 2.x reads only through migration: its words in 2.x are not known
         text = None if release != self.release else _message(self.major, node, container, spec, in_map)
         self._note(node, "type", key, "", text)
+
+
+# (release, struct, Go type) -> the struct the type names, and for a map type the type of its
+# values and the struct that names; the same few hundred are asked for every value of every config
+_PLANS: dict[tuple[str, str, str], tuple[str | None, str | None, str | None]] = {}
+
+
+def _plan(release: str, container: str, go: str) -> tuple[str | None, str | None, str | None]:
+    found = _PLANS.get((release, container, go))
+    if found is None:
+        struct = model.resolve_type(release, container, go)
+        mapped = _MAP.fullmatch(go) if struct is None else None
+        inner = mapped[1] if mapped is not None else None
+        inner_struct = model.resolve_type(release, container, inner) if inner is not None else None
+        found = _PLANS[(release, container, go)] = (struct, inner, inner_struct)
+    return found
 
 
 def _fits(node: Node, go: str) -> bool:

@@ -63,6 +63,8 @@ def plugin_id_invalid(doc, ctx):
 def _plugin_key(doc: Document, key: str, table: Node, releases: list[str]):
     refused = [r for r in releases if model.plugin_key_refused(r, key)]
     known = any(key in model.plugin_uris(r) for r in releases)
+    if known and not refused:
+        return  # a plugin's ID: what it was meant to be is not worked out
     holds = _holds_cri(table)
     meant, rest = _meant(key, table, releases)
     hint = f"; write `plugins.\"{meant}\"`" if "." not in key and meant else _hint(key, meant, rest)

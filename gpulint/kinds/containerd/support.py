@@ -125,7 +125,8 @@ def declared_runtimes(doc: Document, majors: tuple[int, ...] = ()):
 def is_unknown_value(value) -> bool:
     """A value a template fills in: a neutralised `{{ }}` expression or a `${VAR}`
     (MicroK8s templates)."""
-    return is_placeholder(value) or (isinstance(value, str) and "${" in value)
+    # asked of every key and value of a config: only a string can be one
+    return isinstance(value, str) and ("${" in value or (value[:1] == "x" and is_placeholder(value)))
 
 
 def runc_like(node: Node) -> bool:

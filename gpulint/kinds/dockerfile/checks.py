@@ -41,6 +41,7 @@ from gpulint.kinds.dockerfile.facts import (
     plain_image,
     run_mentions,
     stage_cuda,
+    stage_text,
 )
 from gpulint.kinds.dockerfile.parse import expand
 from gpulint.knowledge.images import parse_cuda_tag, parse_image_ref, tag_status
@@ -177,9 +178,10 @@ def nvcc_in_non_devel_stage(doc: Document, ctx: Context):
             # a devel image, or a base whose contents gpulint cannot tell (a serving release
             # known only by the CUDA its start check demands has no flavor)
             continue
-        if installs_toolkit(sf):
+        hits = cuda_builds(sf)
+        if not hits or installs_toolkit(sf):
             continue
-        for hit in cuda_builds(sf):
+        for hit in hits:
             if image is not None:
                 devel = cuda_variant(image, "devel")
                 advice = f"build in `{devel}` and copy the result into this stage" if devel else \
@@ -481,7 +483,10 @@ def gpu_at_build_time(doc: Document, ctx: Context):
                               f"{'without them' if jetson else 'there'} it fails with "
                               f"`nvidia-smi: not found` or `NVIDIA-SMI has failed`; check GPUs "
                               f"when the container starts instead")
-        for ins in sf.stage.instructions:
+        text = stage_text(sf.stage, ("RUN", "ENV", "ARG"))
+        sieved = not (may_match(_GPU_CALL, text) or may_match(_NATIVE_ARCH, text) or
+                      may_match(_DRIVER_LIBRARY, text))  # then none of them finds anything
+        for ins in () if sieved else sf.stage.instructions:
             if ins.keyword not in ("RUN", "ENV", "ARG"):
                 continue
             asserted = _gpu_assert(ins.value) if ins.keyword == "RUN" else None

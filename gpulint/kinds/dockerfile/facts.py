@@ -118,8 +118,9 @@ class Package(Frozen):
 
 class StageFacts(Record):
     __slots__ = ("stage", "chain", "image", "scratch", "cuda_image", "env", "assignments", "commands",
-                 "packages", "ancestors")
+                 "packages", "ancestors", "runfiles", "cuda_builds", "l4t", "plain")
     _unshown = ("ancestors",)
+    _memo = ("runfiles", "cuda_builds", "l4t", "plain")
 
     stage: Stage
     chain: list[Stage]  # this stage, then the stages it is built FROM, root last
@@ -135,6 +136,12 @@ class StageFacts(Record):
     # facts of the stages `chain` builds on, nearest first: not this stage's own, so that the
     # facts form no cycle and reference counting frees them once the file is checked
     ancestors: list["StageFacts"]
+    # the answers of runfiles, cuda_builds, l4t_base and plain_image, asked for by several
+    # rules: worked out once
+    runfiles: list["Runfile"] | None
+    cuda_builds: list["Hit"] | None
+    l4t: bool | None
+    plain: bool | None
 
     def __init__(self, stage: Stage, chain: list[Stage], image: str | None, scratch: bool,
                  cuda_image: object | None, env: dict[str, EnvValue] | None = None,
@@ -150,6 +157,10 @@ class StageFacts(Record):
         self.commands = [] if commands is None else commands
         self.packages = [] if packages is None else packages
         self.ancestors = [] if ancestors is None else ancestors
+        self.runfiles = None
+        self.cuda_builds = None
+        self.l4t = None
+        self.plain = None
 
     @property
     def family(self) -> list["StageFacts"]:
@@ -251,9 +262,11 @@ def _build(doc: Document) -> Facts:
         for ins in stage.instructions:
             if ins.keyword == "ENV":
                 for env in env_values(doc, ins):
-                    sf.env[env.name] = replace(env, value=expand(env.value, known))
-                    known[env.name] = sf.env[env.name].value
-                    sf.assignments.append(sf.env[env.name])
+                    if "$" in env.value:  # else expand leaves it as it is
+                        env = replace(env, value=expand(env.value, known))
+                    sf.env[env.name] = env
+                    known[env.name] = env.value
+                    sf.assignments.append(env)
             elif ins.keyword == "ARG":
                 declared = _stage_args(ins, variables, df.global_args)
                 variables.update(declared)
@@ -335,42 +348,40 @@ def env_values(doc: Document, ins: Instruction) -> list[EnvValue]:
     return out
 
 
+# A word of an ENV or LABEL instruction as Docker's reader takes it: pieces of bare text,
+# "..." (backslash escapes inside; to the end of the text when not closed), '...' (the same)
+# and backslash escapes, up to a blank or a backslash-newline outside quotes.
+_ENV_WORD = lazy(r"""(?:[^ \t\r\n"'\\]+|"(?:\\.?|[^"\\])*"?|'[^']*'?|\\(?![\r\n]).?)+""", re.DOTALL)
+_ENV_PIECE = lazy(r"""'([^']*)'?|"((?:\\.?|[^"\\])*)"?|\\(.?)|([^'"\\]+)""", re.DOTALL)
+_ESCAPED = lazy(r"\\(.)", re.DOTALL)
+
+
 def _words(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
     """Split text[start:end] into words as Docker does for ENV/LABEL: quotes group,
     backslash escapes, a backslash-newline continues the line. Returns (word without
     quotes, start offset, end offset)."""
     out = []
-    i = start
-    while i < end:
-        ch = text[i]
-        if ch in " \t\r\n" or (ch == "\\" and i + 1 < end and text[i + 1] in "\r\n"):
-            i += 1
-            continue
-        word_start, chars, quote = i, [], None
-        while i < end:
-            ch = text[i]
-            if quote:
-                if ch == quote:
-                    quote = None
-                elif ch == "\\" and quote == '"' and i + 1 < end:
-                    i += 1
-                    chars.append(text[i])
-                else:
-                    chars.append(ch)
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "\\" and i + 1 < end:
-                if text[i + 1] in "\r\n":
-                    break
-                i += 1
-                chars.append(text[i])
-            elif ch in " \t\r\n":
-                break
-            else:
-                chars.append(ch)
-            i += 1
-        out.append(("".join(chars), word_start, i))
+    for match in _ENV_WORD.finditer(text, start, end):
+        word = match[0]
+        if "'" in word or '"' in word or "\\" in word:
+            word = _env_unquote(word)
+        out.append((word, match.start(), match.end()))
     return out
+
+
+def _env_unquote(word: str) -> str:
+    parts = []
+    for piece in _ENV_PIECE.finditer(word):
+        kind = piece.lastindex
+        if kind == 1:
+            parts.append(piece[1])
+        elif kind == 2:  # a lone backslash at the end of an unclosed "... stays
+            parts.append(_ESCAPED.sub(r"\1", piece[2]))
+        elif kind == 3:  # so does one at the end of the text
+            parts.append(piece[3] or "\\")
+        else:
+            parts.append(piece[4])
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------- RUN commands
@@ -396,7 +407,7 @@ def run_commands(ins: Instruction, variables: dict[str, str | None]) -> list[Com
     flags = ins.flags
     for name, val in flags.items():  # drop `--mount=...` and friends
         value = value.replace(f"--{name}={val}" if val else f"--{name}", "", 1)
-    script = _HEREDOC_MARK.sub("", value)
+    script = _HEREDOC_MARK.sub("", value) if "<<" in value else value
     return _nested(_split(script, ins, variables), variables)
 
 
@@ -423,41 +434,35 @@ def _split(script: str, ins: Instruction, variables) -> list[Command]:
             current.append(tok)
     if current:
         out.append(current)
-    return [Command([expand(w, variables) for w in words], words, ins) for words in out]
+    return [Command([expand(w, variables) if "$" in w else w for w in words], words, ins) for words in out]
 
 
 _SUBSTITUTION = lazy(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
 
 
 # The words of a RUN script as `shlex.shlex(posix=True, punctuation_chars=";&|()")` with
-# `whitespace_split` reads them, matched by whole pieces rather than one character at a time:
-# blanks, a run of operator characters, a comment (to the end: newlines are `;` by then), or a
-# word made of bare text, '...', "..." and backslash escapes.
-_TOKEN = lazy(r"""[ \t\r\n]+|([;&|()]+)|(\#)|((?:[^ \t\r\n;&|()'"\\\#]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+)""",
-              re.S)
-_PIECE = lazy(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.S)
+# `whitespace_split` reads them, matched by whole pieces rather than one character at a time,
+# all at once: a run of operator characters, a comment (to the end: newlines are `;` by then),
+# a word made of bare text, '...', "..." and backslash escapes, or else the one character no
+# token starts with (an unbalanced quote, a trailing backslash: no word is that character).
+_TOKEN = lazy(r"""[;&|()]+|\#|(?:[^ \t\r\n;&|()'"\\\#]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\.)+|[^ \t\r\n]""",
+              re.DOTALL)
+_PIECE = lazy(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^'"\\]+)""", re.DOTALL)
 _IN_DOUBLE = lazy(r"""\\(["\\])""")
 
 
 def _tokens(script: str) -> list[str]:
-    # `$(nproc)` is one word to the command around it, not a subshell boundary
-    script = _SUBSTITUTION.sub("SUBST", script)
-    line = script.replace("\n", " ; ")
+    if "$(" in script or "`" in script:  # `$(nproc)` is one word to the command around it
+        script = _SUBSTITUTION.sub("SUBST", script)
     out: list[str] = []
-    pos, end = 0, len(line)
-    match = _TOKEN.match
-    while pos < end:
-        m = match(line, pos)
-        if m is None:  # unbalanced quotes or a trailing backslash: fall back to plain words
-            return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
-        pos = m.end()
-        punct, comment, word = m.groups()
-        if comment is not None:
+    for token in _TOKEN.findall(script.replace("\n", " ; ")):
+        if token == "#":
             break
-        if punct is not None:
-            out.append(punct)
-        elif word is not None:
-            out.append(_unquote(word) if "'" in word or '"' in word or "\\" in word else word)
+        if "'" in token or '"' in token or "\\" in token:
+            if len(token) == 1:  # unbalanced quotes or a trailing backslash: fall back to plain words
+                return re.findall(r"&&|\|\||[;|&()]|[^\s;|&()]+", script)
+            token = _unquote(token)
+        out.append(token)
     return out
 
 
@@ -491,8 +496,7 @@ def _command_name(words: list[str]) -> tuple[str, list[str]]:
     i = 0
     while i < len(words):
         word = words[i]
-        if _ASSIGNMENT.fullmatch(word) or word in ("sudo", "env", "exec",
-                                                                           "time", "nohup"):
+        if word in ("sudo", "env", "exec", "time", "nohup") or "=" in word and _ASSIGNMENT.fullmatch(word):
             i += 1
             continue
         if word == "-E" and i and words[i - 1] == "sudo":
@@ -513,6 +517,8 @@ _APT_VALUE_OPTIONS = {"-o", "-t", "--target-release", "-c", "--option"}
 _RPM_VALUE_OPTIONS = {"--enablerepo", "--disablerepo", "--setopt", "--repo", "--releasever",
                       "--installroot", "-x", "--exclude", "--repofrompath"}
 _CONDA_VALUE_OPTIONS = {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"}
+# the programs installed_packages reads besides pip (pip*, python* -m pip)
+_MANAGERS = _APT | _RPM | {"uv", "zypper", "apk", "conda", "mamba", "micromamba"}
 
 
 def pip_arguments(cmd: Command) -> list[str] | None:
@@ -530,6 +536,8 @@ def pip_arguments(cmd: Command) -> list[str] | None:
 def installed_packages(cmd: Command) -> list[Package]:
     """Packages a command installs, by package manager."""
     name, args = command_name(cmd)
+    if name not in _MANAGERS and not name.startswith(("pip", "python")):
+        return []  # no package manager runs (nor pip: pip_arguments would say None)
     pip_args = pip_arguments(cmd)
     if pip_args is not None:
         return _packages(cmd, "pip", pip_args, _PIP_VALUE_OPTIONS)
@@ -631,9 +639,12 @@ def package_span(doc: Document, package: Package) -> Span:
     return doc.index.span(*at)
 
 
+_KEYWORD = lazy(r"\s*[A-Za-z]+")
+
+
 def keyword_end(doc: Document, ins: Instruction) -> int:
     """Offset just after the instruction's keyword (`RUN`, `ENV`, ...)."""
-    match = re.compile(r"\s*[A-Za-z]+").match(doc.text, ins.start, ins.end)
+    match = _KEYWORD.match(doc.text, ins.start, ins.end)
     return match.end() if match else ins.start
 
 
@@ -682,26 +693,41 @@ def cuda_builds(sf: StageFacts) -> list[Hit]:
     CUDA options, `make` pointed at a CUDA toolkit, CUDA extension builds
     (`setup.py` or `pip install` with TORCH_CUDA_ARCH_LIST or FORCE_CUDA set), and
     sources written in the RUN (heredocs, `echo` lines) that include CUDA headers."""
+    if sf.cuda_builds is None:
+        sf.cuda_builds = _cuda_builds(sf)
+    return list(sf.cuda_builds)  # the caller's own list (native_builds adds to it)
+
+
+def _cuda_builds(sf: StageFacts) -> list[Hit]:
     out = []
+    horovod_env = any(k in sf.env for k in _HOROVOD_GPU_ENV)
+    extension_env = any(k in sf.env for k in _EXTENSION_ENV)
     for cmd in sf.commands:
         name, args = command_name(cmd)
-        inline = {w.split("=", 1)[0] for w in cmd.words[: len(cmd.words) - len(args)] if "=" in w}
         if name == "nvcc":
             out.append(Hit(cmd.instruction, program_word(cmd)))
-        elif name in ("cmake", "make"):
+            continue
+        if name in ("cmake", "make"):
             pattern = _CMAKE_CUDA if name == "cmake" else _MAKE_CUDA
             word = next((w for w in args if pattern.match(w)), None)
             if word is not None:
                 setting = word.split("=", 1)[0] + "="
                 out.append(Hit(cmd.instruction, setting, f"`{name} {setting}...`"))
-        elif any(k in sf.env or k in inline for k in _HOROVOD_GPU_ENV) and \
+            continue
+        if not name.startswith(("python", "pip", "uv")):
+            continue  # no pip install (pip_arguments) and no setup.py: neither build below
+        # variables set for the command alone (`FORCE_CUDA=1 pip install ...`)
+        inline = {w.split("=", 1)[0] for w in cmd.words[: len(cmd.words) - len(args)] if "=" in w}
+        if (horovod_env or not inline.isdisjoint(_HOROVOD_GPU_ENV)) and \
                 any(w.lower().startswith("horovod") for w in pip_arguments(cmd) or ()):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a Horovod GPU build)"))
-        elif any(k in sf.env or k in inline for k in _EXTENSION_ENV) and _source_build(cmd):
+        elif (extension_env or not inline.isdisjoint(_EXTENSION_ENV)) and _source_build(cmd):
             word = program_word(cmd)
             out.append(Hit(cmd.instruction, word, f"`{word}` (a CUDA extension build, "
                                                   f"TORCH_CUDA_ARCH_LIST or FORCE_CUDA set)"))
+    if not may_match(_CUDA_HEADER, stage_text(sf.stage, ("RUN",))):
+        return out
     seen = {h.instruction.start for h in out}
     for ins in sf.stage.instructions:
         match = _CUDA_HEADER.search(ins.value) if ins.keyword == "RUN" else None
@@ -750,6 +776,8 @@ def linked_libraries(sf: StageFacts) -> dict[str, Hit]:
     """CUDA libraries a stage's RUN instructions link dynamically (`-lcublas`,
     CMake `CUDA::cublas`), by canonical name, with where the first link is."""
     out: dict[str, Hit] = {}
+    if not may_match(_LINK, stage_text(sf.stage, ("RUN",))):
+        return out
     for ins in sf.stage.instructions:
         if ins.keyword != "RUN":
             continue
@@ -761,19 +789,22 @@ def linked_libraries(sf: StageFacts) -> dict[str, Hit]:
 
 
 # What installing a package (or copying a path) brings, by canonical library name.
-_PACKAGE_LIBRARIES = (
-    (lazy(r"(lib)?cublas"), {"cublas"}), (lazy(r"(lib)?cufft"), {"cufft"}),
-    (lazy(r"(lib)?curand"), {"curand"}), (lazy(r"(lib)?cusolver"), {"cusolver"}),
-    (lazy(r"(lib)?cusparse"), {"cusparse"}), (lazy(r"(lib)?npp"), {"npp"}),
-    (lazy(r"(lib)?nvjpeg"), {"nvjpeg"}), (lazy(r"(lib)?nccl"), {"nccl"}),
-    (lazy(r"(lib)?cudnn"), {"cudnn"}), (lazy(r"(lib)?nvinfer|tensorrt"), {"tensorrt"}),
-    (lazy(r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)"), None),
-    (lazy(r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart"), {"cudart"}),
-    (lazy(r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$"),
+_PACKAGE_LIBRARY_PATTERNS = (
+    (r"(lib)?cublas", {"cublas"}), (r"(lib)?cufft", {"cufft"}),
+    (r"(lib)?curand", {"curand"}), (r"(lib)?cusolver", {"cusolver"}),
+    (r"(lib)?cusparse", {"cusparse"}), (r"(lib)?npp", {"npp"}),
+    (r"(lib)?nvjpeg", {"nvjpeg"}), (r"(lib)?nccl", {"nccl"}),
+    (r"(lib)?cudnn", {"cudnn"}), (r"(lib)?nvinfer|tensorrt", {"tensorrt"}),
+    (r"nvidia-(cublas|cufft|curand|cusolver|cusparse|npp|nvjpeg|nccl|cudnn)", None),
+    (r"cuda-cudart|nvidia-cuda-runtime|cuda-runtime|cudart", {"cudart"}),
+    (r"cuda-libraries|cuda-toolkit|cudatoolkit|cuda-\d+-\d+$|cuda$",
      {"cudart", "cublas", "cufft", "curand", "cusolver", "cusparse", "npp", "nvjpeg", "nvtx"}),
-    (lazy(r"torch$|torch[=<>~]|cupy-cuda"), {"cudart", "cublas", "cufft", "curand",
-                                                   "cusolver", "cusparse", "nccl", "cudnn"}),
+    (r"torch$|torch[=<>~]|cupy-cuda", {"cudart", "cublas", "cufft", "curand",
+                                        "cusolver", "cusparse", "nccl", "cudnn"}),
 )
+_PACKAGE_LIBRARIES = tuple((lazy(pattern), libraries) for pattern, libraries in _PACKAGE_LIBRARY_PATTERNS)
+# whether one of them matches: most names match none, which one match tells
+_ANY_PACKAGE_LIBRARY = lazy("|".join(f"(?:{pattern})" for pattern, _ in _PACKAGE_LIBRARY_PATTERNS))
 
 
 def provided_libraries(names: list[str]) -> set[str]:
@@ -781,6 +812,8 @@ def provided_libraries(names: list[str]) -> set[str]:
     out: set[str] = set()
     for raw in names:
         name = raw.lower().rsplit("/", 1)[-1]
+        if not _ANY_PACKAGE_LIBRARY.match(name):
+            continue
         for pattern, libraries in _PACKAGE_LIBRARIES:
             match = pattern.match(name)
             if match:
@@ -854,19 +887,30 @@ def runfiles(sf: StageFacts) -> list[Runfile]:
     (`./cuda_...run`, `/tmp/NVIDIA-Linux-...run`) or as a shell's script; one saved under
     another name (`wget -O cuda.run .../cuda_12.6.0_560.28.03_linux.run`) is known by
     the name in its address."""
+    if sf.runfiles is None:
+        sf.runfiles = _runfiles(sf)
+    return sf.runfiles
+
+
+def _runfiles(sf: StageFacts) -> list[Runfile]:
     out = []
     saved = _saved_downloads(c for member in sf.ancestors for c in member.commands)
     for cmd in sf.commands:
-        saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         name, args = command_name(cmd)
+        if name in _SAVED_AS:
+            saved.update(_saved_downloads([cmd]))  # the latest download under a name counts
         if name in _SHELLS:
             script = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
             if script is None or "-c" in args[:script]:
                 continue  # `sh -c '...'`: its commands are commands of the RUN already
             name, args = args[script].rsplit("/", 1)[-1], args[script + 1:]
         index = len(cmd.words) - len(args) - 1
-        written = cmd.raw[index].rsplit("/", 1)[-1] if 0 <= index < len(cmd.raw) else name
+        written = name
         name = saved.get(name, name)
+        if ".run" not in name:  # none of the installers' names
+            continue
+        if 0 <= index < len(cmd.raw):
+            written = cmd.raw[index].rsplit("/", 1)[-1]
         cuda = _CUDA_RUNFILE.match(name)
         if cuda is not None:
             out.append(Runfile(cmd, written, index, name, "cuda", tuple(args),
@@ -916,11 +960,8 @@ def installs_toolkit(sf: StageFacts) -> bool:
         return True
     if any(r.installs_toolkit() for member in sf.family for r in runfiles(member)):
         return True
-    return any(_copies_cuda_tree(ins) for s in sf.chain for ins in s.instructions)
-
-
-def _copies_cuda_tree(ins: Instruction) -> bool:
-    return ins.keyword in ("COPY", "ADD") and "/usr/local/cuda" in ins.value
+    # a COPY or ADD of the toolkit's tree (the joined text holds it only where a value does)
+    return any("/usr/local/cuda" in stage_text(s, ("COPY", "ADD")) for s in sf.chain)
 
 
 def copied_paths(stage: Stage) -> list[str]:
@@ -1032,9 +1073,11 @@ def compat_removed(doc: Document) -> Hit | None:
         return None
     for cmd in final.chain_commands():
         program, args = command_name(cmd)
-        offset = len(cmd.words) - len(args)
         removing = (program in _PACKAGE_TOOLS and _REMOVE_VERBS & set(args)) or \
             (program == "rpm" and any(a.startswith("-e") for a in args))
+        if not removing and program != "rm":
+            continue  # no word of it removes anything
+        offset = len(cmd.words) - len(args)
         for word, raw in zip(args, cmd.raw[offset:]):
             if removing and word.startswith("cuda-compat") or program == "rm" and _COMPAT_DIR.match(word):
                 return Hit(cmd.instruction, raw, f"`{raw}`")
@@ -1066,7 +1109,9 @@ def jetson_stage(sf: StageFacts) -> Hit | None:
 
 def l4t_base(sf: StageFacts) -> bool:
     """The stage is built on one of NVIDIA's Jetson images or dusty-nv's (jetson-containers)."""
-    return bool(sf.image) and jetson_reference(sf.image) is not None
+    if sf.l4t is None:
+        sf.l4t = bool(sf.image) and jetson_reference(sf.image) is not None
+    return sf.l4t
 
 
 _L4T_RELEASE = lazy(r"(?:^|[-_])r(\d+)\.(\d+)")
@@ -1097,8 +1142,23 @@ def _final_mention(doc: Document, pattern: re.Pattern) -> Hit | None:
                          ("ENTRYPOINT", "CMD", "LABEL", "COPY", "ADD"), pattern)
 
 
+def stage_text(stage: Stage, keywords: tuple[str, ...]) -> str:
+    """The values of a stage's instructions with one of `keywords`, joined: where the literal
+    sieve (`may_match`) rules a pattern out in it, the pattern can match in none of them, and
+    the instructions need not be sieved one by one."""
+    texts = stage._texts
+    if texts is None:
+        texts = stage._texts = {}
+    text = texts.get(keywords)
+    if text is None:
+        text = texts[keywords] = "\n".join([i.value for i in stage.instructions if i.keyword in keywords])
+    return text
+
+
 def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instruction, re.Match]]:
     """(RUN instruction, what `pattern` finds first in it) for each of a stage's RUNs it finds something in."""
+    if not may_match(pattern, stage_text(stage, ("RUN",))):
+        return
     for ins in stage.instructions:
         match = pattern.search(ins.value) if ins.keyword == "RUN" and may_match(pattern, ins.value) else None
         if match:
@@ -1108,6 +1168,8 @@ def run_mentions(stage: Stage, pattern: re.Pattern) -> Iterable[tuple[Instructio
 def first_mention(stages: Iterable[Stage], keywords: tuple[str, ...], pattern: re.Pattern) -> Hit | None:
     """What `pattern` finds in the first instruction of `stages` with one of `keywords`."""
     for stage in stages:
+        if not may_match(pattern, stage_text(stage, keywords)):
+            continue
         for ins in stage.instructions:
             if ins.keyword in keywords and may_match(pattern, ins.value):
                 match = pattern.search(ins.value)
@@ -1131,8 +1193,10 @@ _PLAIN_IMAGES = lazy(
 
 def plain_image(sf: StageFacts) -> bool:
     """The stage's root image is a plain OS or language image (no CUDA inside)."""
-    ref = parse_image_ref(sf.image) if sf.image else None
-    return ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
+    if sf.plain is None:
+        ref = parse_image_ref(sf.image) if sf.image else None
+        sf.plain = ref is not None and bool(_PLAIN_IMAGES.fullmatch(ref.repository))
+    return sf.plain
 
 
 def is_nvidia_image(image: str | None) -> bool:

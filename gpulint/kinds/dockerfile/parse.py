@@ -1,12 +1,12 @@
 """Dockerfiles into stages and instructions with positions.
 
-Instructions are split as dockerfile-parse 2.0.1 splits them (`instruction_lines`,
-line continuations and the `escape` directive included; ported, so that a Dockerfile
-is read without the package and in time linear in its length); heredoc bodies, which
-it reads as instructions of their own, are folded back into the instruction that
-opens them here. Where it reads otherwise than BuildKit's parser (moby/buildkit
-frontend/dockerfile/parser), the text it is given is first made to read the same: an empty or blank line inside a
-line continuation is skipped by BuildKit (the continuation goes on), as a comment
+Instructions are split as dockerfile-parse 2.0.1 splits them (line continuations and
+the `escape` directive included; ported, so that a Dockerfile is read without the
+package, in one pass and in time linear in its length); heredoc bodies, which it reads
+as instructions of their own, are folded back into the instruction that opens them
+here. Where it reads otherwise than BuildKit's parser (moby/buildkit
+frontend/dockerfile/parser), BuildKit's reading decides: an empty or blank line inside
+a line continuation is skipped by BuildKit (the continuation goes on), as a comment
 line there is. Heredocs are found as BuildKit finds them: in ADD, COPY and RUN
 (not their JSON form), a word that starts with `<<`. `FROM` images are resolved
 with the defaults of the ARGs declared before the first FROM.
@@ -60,17 +60,21 @@ class Instruction(Record):
     def flags(self) -> dict[str, str]:
         """Leading `--name=value` flags (`COPY --from=build`, `FROM --platform=...`)."""
         out = {}
-        for token in self.value.split():
-            match = _FLAG.fullmatch(token)
+        rest = self.value
+        while True:  # word by word: the flags come first, and most values have none
+            words = rest.split(None, 1)
+            match = _FLAG.fullmatch(words[0]) if words else None
             if not match:
                 break
             out[match[1]] = match[2] or ""
+            rest = words[1] if len(words) > 1 else ""
         return out
 
 
 class Stage(Record):
     __slots__ = ("index", "name", "image", "resolved", "parent", "from_instruction", "image_span",
-                 "instructions")
+                 "instructions", "_texts")
+    _memo = ("_texts",)
 
     index: int
     name: str | None  # lower-cased `AS name`
@@ -80,6 +84,8 @@ class Stage(Record):
     from_instruction: Instruction
     image_span: Span
     instructions: list[Instruction]
+    # the values of its instructions of some keywords, joined, by keywords (facts.stage_text)
+    _texts: dict[tuple[str, ...], str] | None
 
     def __init__(self, index: int, name: str | None, image: str, resolved: str, parent: int | None,
                  from_instruction: Instruction, image_span: Span,
@@ -92,6 +98,7 @@ class Stage(Record):
         self.from_instruction = from_instruction
         self.image_span = image_span
         self.instructions = [] if instructions is None else instructions
+        self._texts = None
 
 
 class Dockerfile(Record):
@@ -239,135 +246,69 @@ def heredoc_words(keyword: str, args: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _continues(line: str, escape: str) -> tuple[str, bool]:
-    """BuildKit's trimContinuationCharacter: the line without a final escape character
-    (and the blanks after it), and whether the instruction goes on."""
-    stripped = line.rstrip(" \t")
-    if stripped.endswith(escape) and (len(stripped) == 1 or stripped[-2] != escape):
-        return stripped[:-1], True
-    return line, False
+# dockerfile-parse reads the escape directive only among the first lines, as long as each
+# is an escape or a syntax directive (it knows no `# check=`); it may so read another escape
+# character than BuildKit does (escape_token), and splits instructions with its own.
+_ESCAPE_DIRECTIVE = lazy(r"^\s*#\s*escape\s*=\s*(\\|`)\s*$", re.IGNORECASE)
+_SYNTAX_DIRECTIVE = lazy(r"^\s*#\s*syntax\s*=\s*(.*)\s*$", re.IGNORECASE)
 
 
-def _is_comment(line: str) -> bool:
-    return line.lstrip().startswith("#")
-
-
-def continuation_blanks(lines: list[str], escape: str) -> tuple[list[int], bool]:
-    """The (0-based) empty or blank lines inside a line continuation: BuildKit skips them
-    and the instruction goes on (with a warning that this may become an error); and
-    whether the file ends inside a continuation (the instruction ends there)."""
-    blanks = []
-    more = False
-    row = 0
-    while row < len(lines):
-        line = lines[row].rstrip("\r").lstrip()
-        row += 1
-        if _is_comment(line) or not line:
-            continue
-        joined, more = _continues(line, escape)
-        while more and row < len(lines):
-            raw = lines[row].rstrip("\r")
-            row += 1
-            if _is_comment(raw):
-                continue
-            if not raw.strip():
-                blanks.append(row - 1)
-                continue
-            part, more = _continues(raw, escape)
-            joined += part
-        keyword, _, args = joined.strip().partition(" ")
-        for name, tabs in heredoc_words(keyword, args):
-            while row < len(lines):
-                candidate = lines[row].rstrip("\r")
-                row += 1
-                if (candidate.lstrip("\t") if tabs else candidate) == name:
-                    break
-    return blanks, more
-
-
-_INSTRUCTION_LINE = lazy(r"^\s*(\S+)\s+(.*)$")
-_COMMENT_LINE = lazy(r"^\s*#")
-_ESCAPE_DIRECTIVE = lazy(r"^\s*#\s*escape\s*=\s*(\\|`)\s*$", re.I)
-_SYNTAX_DIRECTIVE = lazy(r"^\s*#\s*syntax\s*=\s*(.*)\s*$", re.I)
-
-
-def instruction_lines(text: str) -> list[dict]:
-    """The instructions of a Dockerfile as dockerfile-parse 2.0.1's `structure` gives them
-    ({instruction, startline, endline, value}, lines 0-based; comment lines as COMMENT),
-    read the same way line for line, with a continued instruction's value gathered in a
-    list: the package's `+=` on one string made thousands of continuation lines quadratic.
-    Where the package and BuildKit differ, BuildKit is followed: a line that ends in an
-    escaped escape character (`echo a\\\\`) does not continue the instruction.
-    tests/test_dockerfile_oracle.py compares the two where the package is installed."""
-    out: list[dict] = []
+def _split_escape(lines: list[str]) -> str:
     escape = "\\"
-    directives = True
-    current: dict | None = None
-    parts: list[str] = []
-    lines = text.split("\n")
-    for number, raw in enumerate(lines):
-        line = raw + "\n" if number < len(lines) - 1 else raw  # as readlines() gives it
-        if not line:
-            continue
-        if directives:
-            found = _ESCAPE_DIRECTIVE.match(line)
-            if found is not None:
-                escape = found[1]
-            elif _SYNTAX_DIRECTIVE.match(line) is None:
-                directives = False
-        if _COMMENT_LINE.match(line):  # also inside a continuation, which goes on after it
-            out.append({"instruction": "COMMENT", "startline": number, "endline": number,
-                        "value": re.sub(r"^\s*#\s*", "", line).replace("\n", "")})
-            continue
-        if current is None:
-            found = _INSTRUCTION_LINE.match(line)
-            if found is None:
-                continue  # a line of one word is no instruction to dockerfile-parse
-            current = {"instruction": found[1].upper(), "startline": number, "endline": number}
-            parts = [_without_escape(found[2], escape)]
-        else:
-            current["endline"] = number
-            parts.append(_without_escape(line if any(parts) else line.lstrip(), escape))
-        if not _continues(line.rstrip("\r\n"), escape)[1]:  # not `a\\`: an escaped escape
-            current["value"] = "".join(parts)
-            out.append(current)
-            current = None
-    return out
-
-
-def _without_escape(text: str, escape: str) -> str:
-    """A line without the escape character that continues it (BuildKit's rule)."""
-    part, more = _continues(text.rstrip("\r\n"), escape)
-    return part if more else text.rstrip()
+    for line in lines:
+        found = _ESCAPE_DIRECTIVE.match(line)
+        if found is not None:
+            escape = found[1]
+        elif _SYNTAX_DIRECTIVE.match(line) is None:
+            break
+    return escape
 
 
 def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
+    """The instructions and stages of a Dockerfile, read in one pass over its lines.
+
+    Two readings go along the lines together. BuildKit's says which lines continue an
+    instruction (an empty or blank line inside a continuation is skipped, as a comment line
+    is, and the file's end ends a continued instruction) and which lines are heredoc bodies
+    (so that no empty line inside one is skipped). The other splits the instructions and
+    gathers their values as dockerfile-parse 2.0.1's `structure` does (a line that ends in
+    an escaped escape character, `echo a\\\\`, does not continue, as in BuildKit), reading
+    the lines BuildKit skips as comments; heredoc bodies, which it reads as instructions of
+    their own, are then folded back into the instruction that opens them. The two differ
+    on odd files (a one-word last line, a keyword followed by a tab before a heredoc, a
+    heredoc that ends in a comment-like line, the escape directive after `# check=`): each
+    is kept as it is, as tests/test_dockerfile_single_pass.py checks against the
+    three-pass reading gpulint had before."""
     lines = text.split("\n")
     escape = escape_token(lines)
-    blanks, open_at_end = continuation_blanks(lines, escape)
-    given_text = text
-    if blanks:  # read as the comment lines dockerfile-parse already skips there
-        given = list(lines)
-        for row in blanks:
-            given[row] = "#"
-        given_text = "\n".join(given)
-    if open_at_end:  # BuildKit ends the instruction with the file; dockerfile-parse drops it
-        given_text += "\n\n"
-    structure = instruction_lines(given_text)
-
+    split_escape = _split_escape(lines)
+    other_escape = split_escape != escape
+    last_row = len(lines) - 1
+    final_row = last_row - 1 if lines[-1] == "" else last_row  # the last line that may hold text
     instructions: list[Instruction] = []
-    skip_until = -1
-    for item in structure:
-        first, last = item["startline"], item["endline"]
-        if first <= skip_until or item["instruction"] == "COMMENT":
-            continue
-        keyword = item["instruction"].upper()
-        value = item["value"]
+
+    # BuildKit's reading: the instruction's text as it joins it (for its heredoc words),
+    # whether the next line continues it, the heredoc end words still to come
+    joined: list[str] = []
+    continued = False
+    ends: list[tuple[str, bool]] = []
+    # the instruction being split: its keyword (None between instructions), first line, values
+    keyword: str | None = None
+    first = 0
+    parts: list[str] = []
+    has_text = False
+    skip_until = -1  # the last line of the heredoc bodies read so far
+
+    def finish(last: int) -> None:
+        nonlocal skip_until
+        if first <= skip_until:  # a heredoc body line, read as an instruction of its own
+            return
         if keyword not in INSTRUCTIONS:
-            raise ParseError(f"unknown instruction `{item['instruction']}` (the builder stops with "
+            raise ParseError(f"unknown instruction `{keyword}` (the builder stops with "
                              f"\"unknown instruction\")", first + 1, 1)
+        value = "".join(parts)
         bodies = []
-        for end_word, strip_tabs in heredoc_words(keyword, value):
+        for end_word, strip_tabs in heredoc_words(keyword, value) if "<<" in value else ():
             body, row = [], last + 1
             while row < len(lines):
                 candidate = lines[row].rstrip("\r")
@@ -380,15 +321,80 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
                 raise ParseError(f"heredoc `<<{end_word}` is never closed by a line `{end_word}`",
                                  first + 1, max(1, column))
             bodies.append("\n".join(body))
-            last = min(row, len(lines) - 1)
-        skip_until = last if bodies else skip_until
-        if open_at_end:  # not past the file's last line (the lines added above)
-            last = min(last, len(lines) - (2 if lines[-1] == "" else 1))
-        start = index.offset(first + 1, 1)
-        end_text = lines[last].rstrip("\r") if last < len(lines) else ""
-        end = index.offset(last + 1, len(end_text) + 1)
-        instructions.append(Instruction(keyword, value + "".join("\n" + b for b in bodies),
-                                        first + 1, last + 1, start, end, heredocs=bodies))
+            last = row
+        if bodies:
+            skip_until = last
+            value += "".join("\n" + b for b in bodies)
+        if last > final_row:  # past the file's end: a continued instruction the end ended
+            last = final_row
+        end = index.offset(last + 1, len(lines[last].rstrip("\r")) + 1)
+        instructions.append(Instruction(keyword, value, first + 1, last + 1, index.offset(first + 1, 1), end,
+                                        heredocs=bodies))
+
+    for row, raw in enumerate(lines):
+        body = raw.lstrip()
+        if body[:1] == "#" or not body:
+            if ends:  # a heredoc body line (never its end: the end word holds no blank)
+                line = raw.rstrip("\r")
+                end_word, strip_tabs = ends[0]
+                if (line.lstrip("\t") if strip_tabs else line) == end_word:
+                    del ends[0]
+            elif continued or body:
+                continue  # a comment line, or a blank one inside a continuation: skipped
+            if body[:1] == "#" or keyword is None or (not raw and row == last_row and not continued):
+                continue
+            parts.append("")  # an empty line ends the instruction being split
+            finish(row)
+            keyword = None
+            continue
+
+        line = raw.rstrip("\r")
+        stripped = line.rstrip(" \t")
+        more = stripped[-1:] == escape and stripped[-2:-1] != escape
+        if ends:
+            end_word, strip_tabs = ends[0]
+            if (line.lstrip("\t") if strip_tabs else line) == end_word:
+                del ends[0]
+        elif not continued and not more:  # an instruction of one line
+            if "<<" in line:
+                word, _, args = line.strip().partition(" ")
+                ends = heredoc_words(word, args)
+        else:
+            if not continued:
+                joined = []
+            joined.append(stripped[:-1] if more else line)
+            continued = more
+            if not more:
+                read = "".join(joined)
+                if "<<" in read:
+                    word, _, args = read.strip().partition(" ")
+                    ends = heredoc_words(word, args)
+        if other_escape:
+            more = stripped[-1:] == split_escape and stripped[-2:-1] != split_escape
+        if keyword is None:
+            words = raw.split(None, 1)
+            if len(words) == 1:
+                if row == last_row and not continued and len(body) == len(words[0]):
+                    continue  # one word and no blank after it: no instruction to dockerfile-parse
+                value = ""
+            elif more:  # the rest continues as the line does (it ends the same way)
+                value = words[1].rstrip("\r").rstrip(" \t")[:-1]
+            else:
+                value = words[1].rstrip()
+            keyword = words[0].upper()
+            first = row
+            parts = [value]
+            has_text = bool(value)
+        elif has_text:
+            parts.append(stripped[:-1] if more else raw.rstrip())
+        else:
+            parts.append((stripped[:-1] if more else raw.rstrip()).lstrip())
+            has_text = bool(parts[-1])
+        if not more:
+            finish(row)
+            keyword = None
+    if continued and keyword is not None:  # the file ends the continued instruction
+        finish(last_row + 1)
 
     global_args: dict[str, str | None] = {}
     stages: list[Stage] = []

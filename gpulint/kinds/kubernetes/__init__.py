@@ -12,4 +12,5 @@ KIND = Kind("kubernetes", precedence=50, wants=recognise.wants, by_content=recog
                                                                 "gpulint.kinds.kubernetes.quota",
                                                                 "gpulint.kinds.kubernetes.plugin_pods"),
             templated=True, shared="if-defines",
-            defines_shared="gpulint.kinds.kubernetes.facts:may_define_shared_object", block_strings=True)
+            defines_shared="gpulint.kinds.kubernetes.facts:may_define_shared_object",
+            kept="gpulint.kinds.kubernetes.facts:shared_objects", block_strings=True)

@@ -71,7 +71,7 @@ def duplicate_keys(doc: Document, ctx: Context):
 
 @check("GL501", kinds=("kubernetes",))
 def gpu_request_without_limit(doc: Document, ctx: Context):
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return  # the base it is merged into may hold the limit
     for _, container in containers_of(doc):
         limits = device_plugin_resources(container, "limits")

@@ -5,7 +5,7 @@ attribute references inside CEL selectors (with their places inside the YAML sca
 
 from __future__ import annotations
 
-from gpulint.kinds.kubernetes.facts import object_kind, object_name, scalar_str
+from gpulint.kinds.kubernetes.facts import object_kind, object_name, objects, scalar_str
 from gpulint.knowledge.dra import CLASSIC_KINDS, DRA_KINDS, GROUP
 from gpulint.model import Document, Node, Span, sequence
 from gpulint.record import Frozen, Record, freeze
@@ -23,7 +23,10 @@ def dra_api_version(obj: Node) -> str | None:
 def dra_objects(doc: Document) -> list[Node]:
     """The DeviceClass, ResourceClaim and ResourceClaimTemplate objects of a document, and
     classic DRA's ResourceClass and parameters objects."""
-    return [obj for obj in doc.tree or () if dra_api_version(obj) is not None]
+    found = doc.cache.get("k8s.dra_objects")  # memoised: each DRA rule asks
+    if found is None:
+        found = doc.cache["k8s.dra_objects"] = [obj for obj, _ in objects(doc) if dra_api_version(obj) is not None]
+    return found
 
 
 def claim_spec(obj: Node) -> Node | None:

@@ -16,6 +16,11 @@ from gpulint.model import Document, Node, sequence
 from gpulint.record import Record
 from gpulint.regex import lazy, may_match
 
+# `typing` and the registry are for type checkers only
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gpulint.registry import Context
+
 CONTAINER_SECTIONS = ("containers", "initContainers", "ephemeralContainers")
 
 # Paths from the object to each pod spec; "*" is every value of a mapping or
@@ -61,13 +66,19 @@ _KSERVE_FRAMEWORKS = ("model", "pytorch", "tensorflow", "triton", "onnx", "sklea
 
 
 class Container(Record):
-    __slots__ = ("node", "name", "image", "image_node", "section")
+    __slots__ = ("node", "name", "image", "image_node", "section", "resources", "asks_gpus", "env")
+    _memo = ("resources", "asks_gpus", "env")
 
     node: Node
     name: str | None
     image: str | None  # None when absent or templated
     image_node: Node | None
     section: str  # "containers" | "initContainers" | "ephemeralContainers"
+    # what `_resources`, `requests_gpus` and `env_vars` answered, worked out once: the rules
+    # ask them of each container many times (read only)
+    resources: dict
+    asks_gpus: bool | None
+    env: list | None
 
     def __init__(self, node: Node, name: str | None, image: str | None, image_node: Node | None, section: str) -> None:
         self.node = node
@@ -75,6 +86,9 @@ class Container(Record):
         self.image = image
         self.image_node = image_node
         self.section = section
+        self.resources = {}
+        self.asks_gpus = None
+        self.env = None
 
 
 class PodSpec(Record):
@@ -116,10 +130,21 @@ _SUBSTITUTED = lazy(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^FILLED[ _]BY[ _](THE[ _]
 def scalar_str(node: Node | None) -> str | None:
     """A scalar's text, or None for absent, non-scalar, null, templated and
     yet-to-be-substituted values."""
-    if node is None or not node.is_scalar:
+    # the rules' most frequent question (kinds, names, images, quantities): a string is
+    # taken as it is, and only a text that starts like a placeholder is tested for one
+    if node is None:
         return None
-    text = node.str()
-    if text is None or is_placeholder(text) or (text[:1] in ("$", "F") and _SUBSTITUTED.match(text)):
+    value = node.value
+    if type(value) is str:
+        text = value
+    elif not node.is_scalar:
+        return None
+    else:
+        text = node.str()
+        if text is None:
+            return None
+    first = text[:1]
+    if (first == "x" and is_placeholder(text)) or (first in ("$", "F") and _SUBSTITUTED.match(text)):
         return None
     return text
 
@@ -130,14 +155,16 @@ def scalar_str(node: Node | None) -> str | None:
 # (the GPU nodes' taints), a ConfigMap holding a device plugin config (the sharing the
 # GPU nodes advertise) and the device plugin's own pods (the release that reads that
 # config), and the DRA objects pods' claims name (DeviceClass, ResourceClaim,
-# ResourceClaimTemplate, and the NVIDIA ComputeDomain that creates a template).
-# A manifest with none of them is checked on its own.
+# ResourceClaimTemplate, and the NVIDIA ComputeDomain that creates a template), and
+# kubeadm's own objects (beside a KubeletConfiguration, they say kubeadm writes its
+# cgroup driver). A manifest with none of them is checked on its own.
 SHARED_KINDS = ("RuntimeClass", "ClusterPolicy", "NVIDIADriver", "KubeletConfiguration", "Node",
                 "NodePool", "InitConfiguration", "JoinConfiguration", "ClusterConfig", "DeviceClass",
                 "ResourceClaim", "ResourceClaimTemplate", "ComputeDomain")
 _NAMES_SHARED_KIND = lazy(r"\bkind\W+(?:" + "|".join(SHARED_KINDS) + r")\b")
 
 
+_KUBEADM_OBJECT = lazy(r"\bapiVersion\W+kubeadm\.k8s\.io/")
 _CONFIGMAP = lazy(r"\bkind\W+ConfigMap\b")
 _PLUGIN_CONFIG_VERSION = lazy(r"\bversion\W+v1\b")
 _PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
@@ -146,8 +173,21 @@ _PLUGIN_IMAGE = lazy(r"k8s-device-plugin:v?\d")
 def may_define_shared_object(text: str) -> bool:
     """Whether a manifest's text may hold one of SHARED_KINDS or a device plugin config
     (decided before parsing; a `kind` written through a YAML alias is not seen)."""
-    return _found(_NAMES_SHARED_KIND, text) or _found(_PLUGIN_IMAGE, text) \
+    return _found(_NAMES_SHARED_KIND, text) or _found(_PLUGIN_IMAGE, text) or _found(_KUBEADM_OBJECT, text) \
         or (_found(_CONFIGMAP, text) and _found(_PLUGIN_CONFIG_VERSION, text))
+
+
+def shared_objects(doc) -> list[Node] | None:
+    """The objects of a shared manifest that may define a shared object, judged as the file
+    was (`may_define_shared_object`) on each object's own text: what other files' checks
+    consult (the Deployments and Jobs beside a RuntimeClass are not). None when that is
+    every object."""
+    out = []
+    for obj in doc.tree:
+        start, end = doc.index.offsets(obj.span)
+        if may_define_shared_object(doc.text[start:end]):
+            out.append(obj)
+    return None if len(out) == len(doc.tree) else out
 
 
 def _found(pattern, text: str) -> bool:
@@ -157,6 +197,15 @@ def _found(pattern, text: str) -> bool:
 
 def object_kind(obj: Node) -> str | None:
     return scalar_str(obj.get("kind"))
+
+
+def objects(doc: Document) -> list[tuple[Node, str | None]]:
+    """(object, its kind) of each object of a Kubernetes document, in file order (memoised:
+    most rules look for objects of a few kinds)."""
+    found = doc.cache.get("k8s.objects")
+    if found is None:
+        found = doc.cache["k8s.objects"] = [(obj, object_kind(obj)) for obj in doc.tree or ()]
+    return found
 
 
 def object_name(obj: Node) -> str | None:
@@ -176,18 +225,17 @@ def is_handler_name(name: str) -> bool:
 
 def runtime_classes(doc: Document) -> list[Node]:
     """The RuntimeClass objects of a Kubernetes document."""
-    return [obj for obj in doc.tree or () if object_kind(obj) == "RuntimeClass"]
+    return [obj for obj, kind in objects(doc) if kind == "RuntimeClass"]
 
 
 def pod_specs(doc: Document) -> list[PodSpec]:
     """Every pod spec in a Kubernetes document, in file order (memoised)."""
     if "k8s.pod_specs" not in doc.cache:
-        doc.cache["k8s.pod_specs"] = [pod for obj in doc.tree or () for pod in _object_pods(doc, obj)]
+        doc.cache["k8s.pod_specs"] = [pod for obj, kind in objects(doc) for pod in _object_pods(doc, obj, kind)]
     return doc.cache["k8s.pod_specs"]
 
 
-def _object_pods(doc: Document, obj: Node) -> list[PodSpec]:
-    kind = object_kind(obj)
+def _object_pods(doc: Document, obj: Node, kind: str | None) -> list[PodSpec]:
     pods = []
     for path in _POD_SPEC_PATHS.get(kind or "", ()):
         for trail, spec in _walk(obj, path):
@@ -263,8 +311,12 @@ def is_gpu_resource(name: str) -> bool:
 
 
 def _resources(container: Container, section: str, wanted) -> dict[str, Node]:
-    entries = container.node.get("resources", section)
-    return {name: value for name, value in entries.items() if wanted(name)} if entries else {}
+    found = container.resources.get((section, wanted))
+    if found is None:
+        entries = container.node.get("resources", section)
+        found = {name: value for name, value in entries.items() if wanted(name)} if entries else {}
+        container.resources[(section, wanted)] = found
+    return found
 
 
 def gpu_limits(container: Container) -> dict[str, Node]:
@@ -301,6 +353,12 @@ def requests_gpus(container: Container) -> bool:
     A templated count is taken as a request: a chart that templates its GPU
     count is a GPU workload.
     """
+    if container.asks_gpus is None:
+        container.asks_gpus = _requests_gpus(container)
+    return container.asks_gpus
+
+
+def _requests_gpus(container: Container) -> bool:
     legacy = {name: value for name, value in gpu_requests(container).items() if name == LEGACY_GPU_RESOURCE}
     # the legacy resource could be overcommitted, so its request alone asks for GPUs
     for value in (*gpu_limits(container).values(), *legacy.values()):
@@ -345,6 +403,12 @@ def _single_value_labels(term: Node) -> dict[str, Node]:
 
 def env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
     """(name, the `name` node, the `value` node or None) for each literal `env` entry."""
+    if container.env is None:
+        container.env = _env_vars(container)
+    return container.env
+
+
+def _env_vars(container: Container) -> list[tuple[str, Node, Node | None]]:
     env = container.node.get("env")
     out = []
     for item in sequence(env):
@@ -409,17 +473,25 @@ _KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomizatio
 _KUSTOMIZE_LEVELS = 4  # patches sit beside their kustomization or a few folders below it
 
 
-def is_kustomize_patch(doc: Document) -> bool:
+def is_kustomize_patch(doc: Document, ctx: Context | None = None) -> bool:
     """The file is listed under `patches` / `patchesStrategicMerge` of a kustomization
     in its folder or a folder above: a partial object that Kustomize merges into a base
-    gpulint may not see."""
+    gpulint may not see. With the run's context, each folder is looked at once in the run
+    (the manifests of a project share the folders above them)."""
     if "k8s.kustomize_patch" not in doc.cache:
         import os
 
+        seen = ctx.cache.setdefault("k8s.kustomize_patch_paths", {}) if ctx is not None else None
         folder, target = os.path.dirname(doc.abspath), os.path.normpath(doc.abspath)
         found = False
         for _ in range(_KUSTOMIZE_LEVELS):
-            if target in _patch_paths(folder):
+            if seen is None:
+                paths = _patch_paths(folder)
+            else:
+                paths = seen.get(folder)
+                if paths is None:
+                    paths = seen[folder] = _patch_paths(folder)
+            if target in paths:
                 found = True
                 break
             parent = os.path.dirname(folder)

@@ -12,18 +12,19 @@ from gpulint.common.operator_chart import (
 from gpulint.formats.embedded import embedded_roots
 from gpulint.formats.errors import ParseError
 from gpulint.formats.template import neutralise
-from gpulint.kinds.kubernetes.facts import object_kind, scalar_str
+from gpulint.kinds.kubernetes.facts import objects, scalar_str
 from gpulint.knowledge import gpu_operator
 from gpulint.model import Document
 from gpulint.registry import Context, check, finding
 
 
 def _operator_charts(doc: Document):
-    for obj in doc.tree or ():
+    for obj, kind in objects(doc):
+        if kind != "HelmChart":
+            continue
         api = scalar_str(obj.get("apiVersion")) or ""
         chart = scalar_str(obj.get("spec", "chart")) or ""
-        if object_kind(obj) == "HelmChart" and api.startswith("helm.cattle.io/") \
-                and OPERATOR_CHART.search(chart):
+        if api.startswith("helm.cattle.io/") and OPERATOR_CHART.search(chart):
             yield obj
 
 

@@ -9,25 +9,30 @@ from __future__ import annotations
 from gpulint.common.crd_validation import validate
 from gpulint.kinds.kubernetes.facts import (
     is_kustomize_patch,
-    object_kind,
     object_name,
+    objects,
     scalar_str,
 )
 from gpulint.knowledge import gpu_operator
-from gpulint.model import Document
+from gpulint.model import Document, Node
 from gpulint.registry import Context, check, finding, related
 
 KINDS = ("ClusterPolicy", "NVIDIADriver")
 GROUP = "nvidia.com/"
 
 
-def operator_objects(doc: Document):
-    """(object, its kind) of each ClusterPolicy and NVIDIADriver of the nvidia.com group."""
-    for obj in doc.tree or ():
-        kind = object_kind(obj)
-        api = scalar_str(obj.get("apiVersion")) or ""
-        if kind in KINDS and api.startswith(GROUP):
-            yield obj, kind, api[len(GROUP):]
+def operator_objects(doc: Document) -> list[tuple[Node, str, str]]:
+    """(object, its kind, its version) of each ClusterPolicy and NVIDIADriver of the nvidia.com
+    group (memoised: several rules ask)."""
+    found = doc.cache.get("operator.objects")
+    if found is None:
+        found = doc.cache["operator.objects"] = []
+        for obj, kind in objects(doc):
+            if kind in KINDS:
+                api = scalar_str(obj.get("apiVersion")) or ""
+                if api.startswith(GROUP):
+                    found.append((obj, kind, api[len(GROUP):]))
+    return found
 
 
 def _problems(doc: Document, ctx: Context):
@@ -35,7 +40,7 @@ def _problems(doc: Document, ctx: Context):
     def compute():
         judged = gpu_operator.judged_release(ctx.settings)
         out = []
-        patch = is_kustomize_patch(doc)
+        patch = is_kustomize_patch(doc, ctx)
         for obj, kind, version in operator_objects(doc):
             schema = gpu_operator.crd_schema(judged.tag, kind)
             if schema is None or schema.get("x-version") != version:
@@ -176,7 +181,7 @@ def operator_image_in_parts(doc: Document, ctx: Context):
     """The operator builds a component's image as `repository/image:version` (`@version` for a
     digest) once `repository` or `version` is set, whatever is empty; only `image` alone is
     taken as the whole reference, and with none of them it uses its own environment (OLM)."""
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return  # the base it is merged into may hold the other parts
     for obj, kind, _ in operator_objects(doc):
         if kind != "ClusterPolicy":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from gpulint.kinds.kubernetes.facts import (
     is_device_plugin_resource,
     is_kustomize_patch,
-    object_kind,
+    objects,
 )
 from gpulint.model import Document
 from gpulint.registry import Context, check, finding
@@ -26,10 +26,10 @@ _QUOTA_SPECS = {"ResourceQuota": ("spec",), "Profile": ("spec", "resourceQuotaSp
 
 @check("GL518", kinds=("kubernetes",))
 def quota_gpu_not_counted(doc: Document, ctx: Context):
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return
-    for obj in doc.tree or ():
-        where = _QUOTA_SPECS.get(object_kind(obj) or "")
+    for obj, kind in objects(doc):
+        where = _QUOTA_SPECS.get(kind or "")
         hard = obj.get(*where, "hard") if where else None
         if hard is None or not hard.is_map:
             continue

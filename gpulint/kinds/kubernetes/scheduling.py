@@ -27,6 +27,7 @@ from gpulint.kinds.kubernetes.facts import (
 )
 from gpulint.kinds.kubernetes.support import (
     OPT_OUT,
+    container_cuda_image,
     container_label,
     containers_of,
     entry_lines,
@@ -39,7 +40,6 @@ from gpulint.kinds.kubernetes.support import (
     replace_edit,
     source_text,
 )
-from gpulint.knowledge.images import cuda_image
 from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Edit, Fix, Node, Related, Span, sequence
 from gpulint.paths import display_path
@@ -66,16 +66,29 @@ def _misplaced_runtime_classes(doc: Document) -> list[tuple[str, Node, list[PodS
     (a LeaderWorkerSet's leader and worker), so one entry may serve several."""
     found: dict[int, tuple[str, Node, list[PodSpec]]] = {}
     for pod in pod_specs(doc):
-        places = [(f"the top level of the {pod.kind}", pod.obj)]
-        places += [(f"the {pod.kind}'s `{_key_text(doc, node)}`", node) for node in pod.trail]
+        # (what the place is, the place): where it is, in words, only for an entry found
+        places: list[tuple[object, Node]] = [("top", pod.obj)]
+        places += [(node, node) for node in pod.trail]
         if pod.metadata is not None:
             places.append(("metadata", pod.metadata))
-        places += [(container_label(c), c.node) for c in pod.containers]
-        for where, mapping in places:
+        places += [(c, c.node) for c in pod.containers]
+        for what, mapping in places:
             entry = mapping.get("runtimeClassName")
             if entry is not None and entry.key_span is not None:
-                found.setdefault(id(entry), (where, entry, []))[2].append(pod)
+                if id(entry) not in found:
+                    found[id(entry)] = (_place_text(doc, pod, what), entry, [])
+                found[id(entry)][2].append(pod)
     return list(found.values())
+
+
+def _place_text(doc: Document, pod: PodSpec, what) -> str:
+    if what == "top":
+        return f"the top level of the {pod.kind}"
+    if what == "metadata":
+        return "metadata"
+    if isinstance(what, Node):  # a mapping on the way to the pod spec
+        return f"the {pod.kind}'s `{_key_text(doc, what)}`"
+    return container_label(what)
 
 
 def _key_text(doc: Document, node: Node) -> str:
@@ -241,7 +254,7 @@ def _deprecated_label(doc: Document, selector: Node | None, label: str, span: Sp
 @check("GL512", kinds=("kubernetes",))
 def devel_image_in_pod(doc: Document, ctx: Context):
     for _, container in containers_of(doc):
-        image = cuda_image(container.image) if container.image else None
+        image = container_cuda_image(container.image) if container.image else None
         # NGC framework images are built on devel and have no runtime flavour to move to
         if image is None or not image.is_devel or image.family != "nvidia-cuda":
             continue
@@ -256,7 +269,7 @@ def devel_image_in_pod(doc: Document, ctx: Context):
 @check("GL513", kinds=("kubernetes",))
 def cuda_image_without_gpu(doc: Document, ctx: Context):
     nvidia_classes = _nvidia_runtime_classes(ctx)
-    if is_kustomize_patch(doc):
+    if is_kustomize_patch(doc, ctx):
         return  # the base it is merged into may hold the GPU limit
     for pod, container in containers_of(doc):
         runtime_class = scalar_str(pod.spec.get("runtimeClassName"))
@@ -452,7 +465,7 @@ def gpu_taint_not_tolerated(doc: Document, ctx: Context):
         if not daemon and not any(requests_gpus(c) for c in pod.containers):
             continue
         tolerations = pod.spec.get("tolerations")
-        if tolerations is None and (doc.templated or is_kustomize_patch(doc)):
+        if tolerations is None and (doc.templated or is_kustomize_patch(doc, ctx)):
             continue  # charts template their tolerations in; a patch's base may hold them
         pools = _gpu_pools(ctx)
         if not pools:

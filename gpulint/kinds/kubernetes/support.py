@@ -5,6 +5,8 @@ added, renamed or moved) that keep its indentation and comments.
 
 from __future__ import annotations
 
+import functools
+
 from gpulint.kinds.kubernetes.facts import (
     Container,
     is_gpu_resource,
@@ -12,7 +14,7 @@ from gpulint.kinds.kubernetes.facts import (
     pod_specs,
     scalar_str,
 )
-from gpulint.knowledge.images import cuda_image
+from gpulint.knowledge.images import CudaImage, cuda_image
 from gpulint.model import Document, Edit, Fix, Node, Span, sequence
 from gpulint.registry import Context
 
@@ -75,11 +77,9 @@ def replace_edit(doc: Document, span: Span, text: str, description: str, safe: b
 def no_fix_in_patches(check_fn):
     """Findings in a Kustomize patch come without a fix: rewriting a partial object
     could contradict the base it is merged into."""
-    import functools
-
     @functools.wraps(check_fn)
     def wrapper(doc: Document, ctx: Context):
-        patch = is_kustomize_patch(doc)
+        patch = is_kustomize_patch(doc, ctx)
         for found in check_fn(doc, ctx):
             if patch:
                 found.fix = None
@@ -133,7 +133,14 @@ OPT_OUT = ("void", "none", "")
 def is_cuda_image(image: str | None) -> bool:
     if not image:
         return False
-    return cuda_image(image) is not None
+    return container_cuda_image(image) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def container_cuda_image(image: str) -> CudaImage | None:
+    """`cuda_image` of a container's image reference, worked out once per reference: several
+    rules ask it of every container."""
+    return cuda_image(image)
 
 
 # Keys users write for `limits` / `requests` that the API does not know.

@@ -177,53 +177,65 @@ def _semver(text: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in text.removeprefix("v").split("."))
 
 
-def _features(tree: Node):
-    """(feature, span) for every use of a feature a later cdiVersion added (specs-go/version.go)."""
+def _features(tree: Node, wanted: set[str]):
+    """(feature, span) for every use of a feature a later cdiVersion added (specs-go/version.go),
+    of the `wanted` features only: a spec lists thousands of device nodes and mounts."""
     annotations = tree.get("annotations")
-    if annotations is not None and annotations.value:
+    if "annotations" in wanted and annotations is not None and annotations.value:
         yield "annotations", annotations.anchor
     kind = tree.get("kind")
-    if str_value(kind) is not None and "." in kind.value.partition("/")[2]:
+    if "class-dot" in wanted and str_value(kind) is not None and "." in kind.value.partition("/")[2]:
         yield "class-dot", kind.span
     devices = tree.get("devices")
     edits = [tree.get("containerEdits")]
     for item in devices.value if devices is not None and devices.is_seq else ():
-        if not item.is_map:
+        fields = item.value  # the device's mapping, read directly: a spec may list thousands
+        if not isinstance(fields, dict):
             continue
-        name = item.get("name")
-        if str_value(name) and name.value[0].isdigit():
+        name = fields.get("name")
+        if "device-name-digit" in wanted and str_value(name) and name.value[0].isdigit():
             yield "device-name-digit", name.span
-        if item.get("annotations") is not None and item.get("annotations").value:
-            yield "annotations", item.get("annotations").anchor
-        edits.append(item.get("containerEdits"))
+        annotations = fields.get("annotations")
+        if "annotations" in wanted and annotations is not None and annotations.value:
+            yield "annotations", annotations.anchor
+        edits.append(fields.get("containerEdits"))
     for edit in edits:
         if edit is not None and edit.is_map:
-            yield from _edit_features(edit)
+            yield from _edit_features(edit, wanted)
 
 
-def _edit_features(edit: Node):
+def _edit_features(edit: Node, wanted: set[str]):
+    fields = edit.value  # the edits' mapping, read directly: a spec may list thousands
     for key, field, feature in (("mounts", "type", "mount-type"), ("deviceNodes", "hostPath", "host-path")):
-        entries = edit.get(key)
+        if feature not in wanted:
+            continue
+        entries = fields.get(key)
         for entry in entries.value if entries is not None and entries.is_seq else ():
-            if str_value(entry.get(field)):
-                yield feature, entry.get(field).anchor
-    rdt = edit.get("intelRdt")
+            found = entry.value.get(field) if isinstance(entry.value, dict) else None
+            if str_value(found):
+                yield feature, found.anchor
+    rdt = fields.get("intelRdt")
     if rdt is not None:
-        yield "intel-rdt", rdt.anchor
-        newer = [rdt.get("schemata"), rdt.get("enableMonitoring")] if rdt.is_map else []
-        if newer[0] is not None or (newer and newer[1] is not None and newer[1].value is True):
-            yield "intel-rdt-schemata", (newer[0] if newer[0] is not None else newer[1]).anchor
+        if "intel-rdt" in wanted:
+            yield "intel-rdt", rdt.anchor
+        # `intelRdt: null` (or any value but a mapping) has neither field
+        schemata, monitoring = (rdt.get("schemata"), rdt.get("enableMonitoring")) if rdt.is_map else (None, None)
+        if "intel-rdt-schemata" in wanted and \
+                (schemata is not None or (monitoring is not None and monitoring.value is True)):
+            yield "intel-rdt-schemata", (schemata if schemata is not None else monitoring).anchor
     for key, feature in (("additionalGids", "additional-gids"), ("netDevices", "net-devices")):
-        if edit.get(key) is not None and edit.get(key).value:
-            yield feature, edit.get(key).anchor
+        value = fields.get(key)
+        if feature in wanted and value is not None and value.value:
+            yield feature, value.anchor
 
 
 def _newer_than_declared(doc: Document, tree: Node, declared: tuple[int, ...]):
     """The CDI library computes the lowest version a spec's features need and rejects a spec
     that declares less, naming the highest one needed; each use is reported where it is written."""
     text = str_value(tree.get("cdiVersion"))
-    late = [(_cdi()["requires"][feature], span) for feature, span in _features(tree)
-            if _semver(_cdi()["requires"][feature]["version"]) > declared]
+    requires = _cdi()["requires"]
+    wanted = {feature for feature, need in requires.items() if _semver(need["version"]) > declared}
+    late = [(requires[feature], span) for feature, span in _features(tree, wanted)] if wanted else []
     if not late:
         return
     highest = max((need["version"] for need, _ in late), key=_semver)
@@ -246,15 +258,23 @@ def _devices(doc: Document, tree: Node):
         yield finding(doc, "GL811", devices.anchor if devices is not None else tree.span,
                       "the CDI spec lists no devices: runtimes reject it (`invalid spec, no devices`)")
         return
+    # a spec may list thousands of devices: each one's mapping is read directly, and its keys
+    # are looked at one by one only when some are not CDI fields
+    device_keys, edit_keys = set(_cdi()["device_keys"]), set(_cdi()["edit_keys"])
     seen: set[str] = set()
     for item in items:
-        if not item.is_map:
+        fields = item.value
+        if not isinstance(fields, dict):
             continue
-        yield from _unknown_keys(doc, item, _cdi()["device_keys"], "of a device")
-        yield from _edits(doc, item.get("containerEdits"))
-        name = item.get("name")
+        if not device_keys.issuperset(fields):
+            yield from _unknown_keys(doc, item, _cdi()["device_keys"], "of a device")
+        edits = fields.get("containerEdits")
+        if edits is not None and isinstance(edits.value, dict) and not edit_keys.issuperset(edits.value):
+            yield from _edits(doc, edits)
+        name = fields.get("name")
         value = str_value(name)
-        if value is None or not _DEVICE_NAME.fullmatch(value):
+        valid = value is not None and _DEVICE_NAME.fullmatch(value) is not None
+        if not valid:
             yield finding(doc, "GL811", name.span if name is not None else item.span,
                           "a CDI device needs a `name` of letters, digits, `_`, `-`, `.` and `:` that starts and "
                           "ends with a letter or digit: "
@@ -265,7 +285,7 @@ def _devices(doc: Document, tree: Node):
                           f"(`invalid spec, multiple device`)")
         else:
             seen.add(value)
-        if value is not None and _DEVICE_NAME.fullmatch(value) and not _edits_something(item.get("containerEdits")):
+        if valid and not _edits_something(edits):
             yield finding(doc, "GL811", name.span,
                           f"device `{value}` has no container edits of its own (`env`, `deviceNodes`, "
                           f"`mounts`, `hooks` …): runtimes reject the whole spec (`invalid device, empty "

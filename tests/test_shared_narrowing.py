@@ -1,0 +1,33 @@
+"""A manifest that defines a shared object (a RuntimeClass ...) is kept for other files'
+checks, but only its shared objects: the pods and jobs beside them are let go at once and
+read again for the file's own checks, whose findings must be those of the whole file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import FIXTURES, run_gpulint
+
+FOLDER = FIXTURES / "crossfile" / "shared-narrowed"
+
+
+def _findings(*args: str) -> list[tuple[str, str, int, list]]:
+    run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none",
+                      "--driver", "550.54.15", *args, str(FOLDER))
+    assert run.rc == 0, run.err
+    return [(f["code"], f["path"].rsplit("/", 1)[-1], f["line"], [(r["path"].rsplit("/", 1)[-1], r["line"])
+                                                                   for r in f["related"]])
+            for f in json.loads(run.out)["findings"]]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_pod_beside_a_runtimeclass_is_checked_whole(jobs):
+    # a-plugin-config.yaml's MPS check reads every kept manifest's pods before the pod's
+    # own turn: what it memoised from the kept part must not stand in for the whole file
+    assert ("GL605", "b-runtimeclass-and-pod.yaml", 15, []) in _findings("--jobs", jobs)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_other_files_still_consult_the_kept_runtimeclass(jobs):
+    assert ("GL701", "c-pod.yaml", 6, [("b-runtimeclass-and-pod.yaml", 4)]) in _findings("--jobs", jobs)
