@@ -458,8 +458,12 @@ _IN_DOUBLE = lazy(r"""\\(["\\])""")
 def _tokens(script: str) -> list[str]:
     if "$(" in script or "`" in script:  # `$(nproc)` is one word to the command around it
         script = _SUBSTITUTION.sub("SUBST", script)
+    tokens = _TOKEN.findall(script.replace("\n", " ; "))
+    if "'" not in script and '"' not in script and "\\" not in script:
+        # nothing quoted or escaped: each token is a word as it is, up to a comment
+        return tokens[:tokens.index("#")] if "#" in tokens else tokens
     out: list[str] = []
-    for token in _TOKEN.findall(script.replace("\n", " ; ")):
+    for token in tokens:
         if token == "#":
             break
         if "'" in token or '"' in token or "\\" in token:
