@@ -9,10 +9,11 @@ keys, inline tables and array items.
 from __future__ import annotations
 
 import datetime
+import sys
 from json.decoder import scanstring
 
 from gpulint.formats.errors import ParseError
-from gpulint.model import LineIndex, Node, Span, place
+from gpulint.model import LineIndex, Node, Span
 from gpulint.regex import lazy
 
 try:  # Python 3.11+
@@ -79,11 +80,14 @@ def _key_parts(key: str) -> Path:
     return tuple(bare or basic or literal for bare, basic, literal in _KEY_PART.findall(key))
 
 
+# The scanner records each place as the Node will hold it, `model.place(start, end)` written
+# out (`start << 33 | end << 1`): one int, made once and shared by every Node at the same
+# place (a table header's key and value, a dotted key and the tables it makes).
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.keys: dict[Path, tuple[int, int]] = {}
-        self.values: dict[Path, tuple[int, int]] = {}
+        self.keys: dict[Path, int] = {}
+        self.values: dict[Path, int] = {}
         self.quoted: set[Path] = set()
         self.aot_count: dict[Path, int] = {}
 
@@ -100,14 +104,15 @@ class _Scanner:
                 n = self.aot_count.get(keys, 0)
                 self.aot_count[keys] = n + 1
                 current = keys + (n,)
-                self.keys.setdefault(keys, (start, pos))
-                self.keys[current] = self.values[current] = (start, pos)
+                at = start << 33 | pos << 1
+                self.keys.setdefault(keys, at)
+                self.keys[current] = self.values[current] = at
             elif text[pos] == "[":
                 start = pos
                 keys, pos, _ = self.key(pos + 1)
                 pos = text.index("]", pos) + 1
                 current = keys
-                self.keys[current] = self.values[current] = (start, pos)
+                self.keys[current] = self.values[current] = start << 33 | pos << 1
             else:
                 pos = self.keyval(pos, current)
 
@@ -154,23 +159,23 @@ class _Scanner:
             bare, dotted = match.group(1, 2)
             if bare is not None:
                 full = current + (bare,)
-                self.keys[full] = (start, match.end(1))
+                self.keys[full] = start << 33 | match.end(1) << 1
             else:
                 keys = _key_parts(dotted)
                 full = current + keys
-                self.keys[full] = (start, match.end(2))
+                self.keys[full] = at = start << 33 | match.end(2) << 1
                 for i in range(1, len(keys)):  # dotted keys create their parents
-                    self.keys.setdefault(current + keys[:i], (start, match.end(2)))
+                    self.keys.setdefault(current + keys[:i], at)
             value_start = match.start(3)
-            self.values[full] = (value_start, match.end(3))
+            self.values[full] = value_start << 33 | match.end(3) << 1
             if text[value_start] in "\"'":
                 self.quoted.add(full)
             return match.end(3)
         keys, pos, key_end = self.key(pos)
         full = current + keys
-        self.keys[full] = (start, key_end)
+        self.keys[full] = at = start << 33 | key_end << 1
         for i in range(1, len(keys)):  # dotted keys create their parents
-            self.keys.setdefault(current + keys[:i], (start, key_end))
+            self.keys.setdefault(current + keys[:i], at)
         # `key` stopped at the `=`
         return self.value(_WS.match(self.text, pos + 1).end(), full)
 
@@ -228,7 +233,7 @@ class _Scanner:
                     pos += 1
         else:
             end = _SCALAR.match(text, pos).end()
-        self.values[path] = (start, end)
+        self.values[path] = start << 33 | end << 1
         return end
 
 
@@ -256,28 +261,41 @@ def parse_toml(text: str, index: LineIndex) -> Node:
         scanner.run()
     except (ValueError, IndexError, AttributeError):
         pass  # positions found so far stay; the rest fall back to their parent's
-    root_span = Span(1, 1, max(1, index.line_count), 1)
+    # the file's lines counted here: the index's line starts are worked out only when a place is asked for
+    root_span = Span(1, 1, max(1, text.count("\n") + 1), 1)
 
     keys, values, quoted = scanner.keys, scanner.values, scanner.quoted
+    intern = sys.intern
 
+    # Keys and string values are interned: the containerd configs of a run, whose trees are kept
+    # for the whole run, repeat the same few hundred keys (and many values) thousands of times.
+    # A sequence's Nodes take the place of tomllib's items in its own list.
     def build(value, path: Path, fallback: Span | int) -> Node:
-        key = keys.get(path)
-        key_span = place(*key) if key is not None else None
-        at = values.get(path)
-        span = place(*at) if at is not None else key_span  # a parent of dotted keys: its key
+        key_span = keys.get(path)
+        span = values.get(path)
+        if span is None:  # a parent of dotted keys: its key
+            span = key_span
         kind = type(value)
         if kind is dict:  # tomllib makes plain dicts and lists
             inner = span or fallback
-            children = {k: build(v, path + (k,), inner) for k, v in value.items()}
+            children = {}
+            for k, v in value.items():
+                k = intern(k)
+                children[k] = build(v, path + (k,), inner)
             if span is None:  # an implicit table: point at its first written child
-                first = next((c for c in children.values()), None)
-                span = first.anchor if first else fallback
+                first = next(iter(children.values()), None)
+                # the child's anchor (its key, else its value), as the child holds it
+                span = fallback if first is None else (
+                    first._key_span if first._key_span is not None else first._span)
                 key_span = key_span or span
             return Node(children, span, key_span, "map", index=index)
         if kind is list:
             inner = span or fallback
-            items = [build(v, path + (i,), inner) for i, v in enumerate(value)]
-            return Node(items, inner, key_span, "seq", index=index)
+            for i, v in enumerate(value):
+                value[i] = build(v, path + (i,), inner)
+            return Node(value, inner, key_span, "seq", index=index)
+        if kind is str:
+            return Node(intern(value), span or fallback, key_span, "str", path in quoted, index)
         return Node(value, span or fallback, key_span, _TAG_OF.get(kind) or _tag(value),
                     path in quoted, index)
 
