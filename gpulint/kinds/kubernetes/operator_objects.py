@@ -38,10 +38,13 @@ def operator_objects(doc: Document) -> list[tuple[Node, str, str]]:
 def _problems(doc: Document, ctx: Context):
     """(object, kind, problem, judged release) of each schema problem, worked out once for both rules."""
     def compute():
+        found = operator_objects(doc)
+        if not found:  # most manifests: no release to work out, no kustomization to look for
+            return []
         judged = gpu_operator.judged_release(ctx.settings)
         out = []
         patch = is_kustomize_patch(doc, ctx)
-        for obj, kind, version in operator_objects(doc):
+        for obj, kind, version in found:
             schema = gpu_operator.crd_schema(judged.tag, kind)
             if schema is None or schema.get("x-version") != version:
                 continue  # no such version served: the API server finds no kind to judge it by
