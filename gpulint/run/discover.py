@@ -50,31 +50,68 @@ def walk(paths: list[str], patterns: tuple[str, ...], *, base: Path | None = Non
         root = os.fspath(Path(raw))
         top = os.path.abspath(root)
         if os.path.isdir(root):
-            candidates = []
             anchor = excludes.anchor(top)
-            for dirpath, dirnames, filenames in os.walk(root):
-                absdir = os.path.abspath(dirpath)
-                # the ignore files are asked about a folder's entries only where one applies
-                ignoring = ignores is not None and ignores.apply_in(absdir, ".gitignore" in filenames)
-                dirnames[:] = sorted(d for d in dirnames
-                                     if not left_out(os.path.join(absdir, d), True, anchor, ignoring=ignoring))
-                candidates.extend(os.path.join(dirpath, f) for f in sorted(filenames)
-                                  if not left_out(os.path.join(absdir, f), False, anchor, ignoring=ignoring))
+            candidates = _listed(root, top, anchor, left_out, ignores)
         elif os.path.lexists(root):  # a file, or a FIFO, device, dangling symlink or loop
             if force_exclude and left_out(top, False, excludes.base, walked=False):
                 continue
-            candidates = [root]
+            candidates = [(root, _real(root, {}))]
             if named is not None:
                 named.add(top)
         else:
             raise FileNotFoundError(raw)
-        real_dirs: dict[str, str] = {}  # a folder's real path, resolved once for its files
-        for path in candidates:
-            key = _real(path, real_dirs)
+        for path, key in candidates:
             if key not in seen:
                 seen.add(key)
                 found.append(path)
     return found
+
+
+def _listed(root: str, top: str, anchor: str, left_out, ignores) -> list[tuple[str, str]]:
+    """(path, real path) of each file under the folder `root` (absolute: `top`), as os.walk
+    lists them from the top down (a folder's files by name, then its folders by name; a
+    symbolic link to a folder is not followed), from one `scandir` per folder: whether an
+    entry is a folder or a link comes with the listing, so a folder's real path is its
+    parent's and its name, and only links are resolved."""
+    out: list[tuple[str, str]] = []
+    stack = [(root, top, os.path.realpath(root))]
+    while stack:
+        folder, absolute, real = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:  # unreadable or gone: os.walk passes it over too
+            continue
+        files, folders = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (folders if is_dir else files).append(entry)
+        # the ignore files are asked about a folder's entries only where one applies
+        ignoring = ignores is not None and ignores.apply_in(
+            absolute, any(e.name == ".gitignore" for e in files), any(e.name == ".git" for e in entries))
+        for entry in sorted(files, key=_name):
+            name = entry.name
+            if not left_out(_joined(absolute, name), False, anchor, ignoring=ignoring):
+                path = _joined(folder, name)
+                out.append((path, os.path.realpath(path) if entry.is_symlink() else _joined(real, name)))
+        below = [(_joined(folder, e.name), _joined(absolute, e.name), _joined(real, e.name))
+                 for e in sorted(folders, key=_name)
+                 if not e.is_symlink() and not left_out(_joined(absolute, e.name), True, anchor, ignoring=ignoring)]
+        stack.extend(reversed(below))
+    return out
+
+
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _joined(folder: str, name: str) -> str:
+    """os.path.join of a folder and an entry's name (no separator in it): what the walk does
+    for every entry"""
+    return folder + name if folder.endswith(os.sep) else folder + os.sep + name
 
 
 def _real(path: str, real_dirs: dict[str, str]) -> str:

@@ -216,10 +216,14 @@ class GitIgnores:
             self._chains[folder] = (root, chain)
         return self._chains[folder]
 
-    def apply_in(self, folder: str, has_gitignore: bool) -> bool:
+    def apply_in(self, folder: str, has_gitignore: bool, has_git: bool | None = None) -> bool:
         """Whether any ignore file decides on the entries of `folder` (absolute), told by
-        its listing whether it holds a `.gitignore`: a walk that lists it asks once per
-        folder, and opens no `.gitignore` it knows is not there."""
+        its listing whether it holds a `.gitignore` (and, where the walk says, a `.git`): a
+        walk that lists it asks once per folder, and opens or stats nothing it knows is not
+        there."""
+        if has_git is not None and folder not in self._roots:
+            parent = os.path.dirname(folder)
+            self._roots[folder] = folder if has_git else None if parent == folder else self._root(parent)
         if not has_gitignore and folder not in self._rules and self._root(folder) != folder:
             self._rules[folder] = None
         root, chain = self._chain(folder)

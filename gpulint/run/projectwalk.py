@@ -49,7 +49,7 @@ def _walk(root, patterns, wanted, base, gitignore, known, listed, settled) -> li
             entries = sorted(found, key=lambda e: e.name)
         names = {e.name for e in entries}
         marks = _marks(folder, names, top if folder == top else None) if gitignore else ()
-        ignoring = ignores is not None and ignores.apply_in(folder, ".gitignore" in names)
+        ignoring = ignores is not None and ignores.apply_in(folder, ".gitignore" in names, ".git" in names)
         files, folders = [], []
         for entry in entries:
             try:
