@@ -84,11 +84,7 @@ def _listed(root: str, top: str, anchor: str, left_out, ignores) -> list[tuple[s
             continue
         files, folders = [], []
         for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            (folders if is_dir else files).append(entry)
+            (folders if is_folder(entry) else files).append(entry)
         # the ignore files are asked about a folder's entries only where one applies
         ignoring = ignores is not None and ignores.apply_in(
             absolute, any(e.name == ".gitignore" for e in files), any(e.name == ".git" for e in entries))
@@ -102,6 +98,14 @@ def _listed(root: str, top: str, anchor: str, left_out, ignores) -> list[tuple[s
                  if not e.is_symlink() and not left_out(_joined(absolute, e.name), True, anchor, ignoring=ignoring)]
         stack.extend(reversed(below))
     return out
+
+
+def is_folder(entry: os.DirEntry) -> bool:
+    """Whether a listed entry is a folder (or a link to one); one that cannot be told is not."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _name(entry: os.DirEntry) -> str:

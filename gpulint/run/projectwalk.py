@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gpulint.run.discover import is_folder
 from gpulint.run.ignore import Excludes, GitIgnores
 
 # a folder listing: (modification time, or -1 where it may change again within the same tick
@@ -52,11 +53,7 @@ def _walk(root, patterns, wanted, base, gitignore, known, listed, settled) -> li
         ignoring = ignores is not None and ignores.apply_in(folder, ".gitignore" in names, ".git" in names)
         files, folders = [], []
         for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
+            if is_folder(entry):
                 if not entry.is_symlink() and not left_out(entry.path, True, ignoring):
                     folders.append(entry.name)
             elif wanted(entry.name, folder) and not left_out(entry.path, False, ignoring):
