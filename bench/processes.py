@@ -3,7 +3,9 @@ starts, added up (the workers live at the same time, so the machine needs their 
 largest alone, which `wait4` reports, understates a parallel run).
 
 A thread follows the process tree while the run lasts (`/proc/PID/task/TID/children`, every
-10 ms) and keeps each process's high-water mark (`VmHWM` in `/proc/PID/status`). A worker that
+10 ms) and keeps each process's high-water mark (`VmHWM` in `/proc/PID/status`), and the
+largest sum of the live processes' proportional sets (`Pss` in `/proc/PID/smaps_rollup`), which
+counts a page shared by forked processes once. A worker that
 lives less than one poll is missed; the main process's own mark is also taken from `wait4` at
 the end, so a run without workers is counted exactly. Linux only: elsewhere the figure is the
 largest process, as `wait4` gives it.
@@ -28,6 +30,19 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _pss_kb(pid: int) -> int:
+    """The proportional set of `pid`: its own pages, and its share of those it shares with its
+    workers (a forked worker's resident set counts every page of its parent it still maps)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _hwm_kb(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
@@ -45,6 +60,9 @@ class TreeMemory:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peaks: dict[int, int] = {}  # pid -> kilobytes
+        # the largest sum of the proportional sets of the processes alive at one poll: what the
+        # machine gives the run at once (workers that never live together are not added up)
+        self.pss_at_once_kb = 0
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._follow, daemon=True)
         if os.path.isdir("/proc"):
@@ -53,12 +71,15 @@ class TreeMemory:
     def _follow(self) -> None:
         while True:
             todo = [self.pid]
+            pss = 0
             while todo:
                 pid = todo.pop()
                 kb = _hwm_kb(pid)
                 if kb is not None:
                     self.peaks[pid] = max(kb, self.peaks.get(pid, 0))
+                    pss += _pss_kb(pid)
                 todo += _children(pid)
+            self.pss_at_once_kb = max(self.pss_at_once_kb, pss)
             if self._done.wait(POLL_SECONDS):
                 return
 

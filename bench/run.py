@@ -47,6 +47,7 @@ class Sample:
     rss_mb: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)  # user + system seconds, worker processes included
     # the peak resident memory of the run, summed over the process and its workers (processes.py)
+    pss_mb: list[float] = field(default_factory=list)  # the largest summed proportional set at one time
 
     @property
     def median(self) -> float:
@@ -76,6 +77,7 @@ def measure(cmd: list[str], sample: Sample, env: dict[str, str] | None = None) -
     process.returncode = 0  # reaped by wait4 already
     sample.seconds.append(time.perf_counter() - start)
     sample.rss_mb.append(memory.stop(usage.ru_maxrss))  # ru_maxrss: kilobytes on Linux
+    sample.pss_mb.append(memory.pss_at_once_kb / 1024)
     sample.cpu.append(usage.ru_utime + usage.ru_stime)
 
 
@@ -141,7 +143,8 @@ class Row:
             self.work,
             f"{g.median * 1000:.0f} ms (±{g.spread * 500:.0f})",
             f"{g.cpu_median * 1000:.0f} ms" if g.cpu else "-",
-            f"{g.peak:.0f} MB",
+            f"{g.peak:.0f} MB" + (f" (at once: {max(g.pss_mb):.0f} MB PSS)"
+                                  if g.pss_mb and max(g.pss_mb) and g.peak - max(g.pss_mb) > 20 else ""),
             f"{self.load:.2f} / {os.cpu_count()}" if self.load is not None else "-",
             ref,
             f"{ratio:.2f}x" if ratio is not None else "-",

@@ -141,30 +141,36 @@ def _item(op, arg, folded: bool):
 
 def needs(pattern) -> Needs:
     """The groups of literals every match of `pattern` (compiled, or a `lazy` one) holds one
-    literal of each of."""
-    if isinstance(pattern, Lazy):
-        pattern = pattern.compiled()
+    literal of each of. A lazy pattern is read from its text, not compiled: where the text
+    lacks its literals, it never is."""
+    key = pattern._args if isinstance(pattern, Lazy) else pattern
     try:
-        return _NEEDS[pattern]
+        return _NEEDS[key]
     except KeyError:
         pass
-    found = None
-    flags = pattern.flags
-    if isinstance(pattern.pattern, str) and not flags & (re.LOCALE | re.ASCII):
-        try:
-            groups = _groups(_sre.parse(pattern.pattern, flags), bool(flags & re.IGNORECASE))
-            found = tuple(sorted(groups, key=_weight, reverse=True)[:_GROUPS]) or None
-        except Exception:  # a parser this code does not know: no sieve
-            found = None
-    _NEEDS[pattern] = found
+    text, flags = key if isinstance(pattern, Lazy) else (pattern.pattern, pattern.flags)
+    found = _NEEDS[key] = _analysed(text, flags)
     return found
+
+
+def _analysed(text, flags: int) -> Needs:
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = _sre.parse(text, flags)
+        flags = parsed.state.flags  # with the pattern's own `(?i)`
+        if flags & (re.LOCALE | re.ASCII):
+            return None
+        groups = _groups(parsed, bool(flags & re.IGNORECASE))
+        return tuple(sorted(groups, key=_weight, reverse=True)[:_GROUPS]) or None
+    except Exception:  # a parser this code does not know: no sieve
+        return None
 
 
 def may_match(pattern, text: str) -> bool:
     """False only where `pattern` (compiled, or a `lazy` one) cannot match anywhere in `text`:
     the text lacks every literal of a group that each match needs one of."""
-    found = _NEEDS.get(pattern._compiled if isinstance(pattern, Lazy) and pattern._compiled is not None
-                       else pattern, False)
+    found = _NEEDS.get(pattern._args if isinstance(pattern, Lazy) else pattern, False)
     if found is False:
         found = needs(pattern)
     if not found:

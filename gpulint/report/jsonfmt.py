@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from gpulint import __version__
@@ -35,7 +34,12 @@ def finding_json(f, edits_of) -> dict:
     return out
 
 
-_STRING = json.encoder.encode_basestring_ascii  # what json.dumps writes a str with (C)
+# what json.dumps writes a str with, from the C module itself: a report of plain values
+# imports no `json` (its decoder and scanner come with it)
+try:
+    from _json import encode_basestring_ascii as _STRING
+except ImportError:  # an interpreter without the C accelerator
+    from json.encoder import encode_basestring_ascii as _STRING
 
 
 def dumps(value, indent: str = "") -> str:
@@ -58,7 +62,9 @@ def dumps(value, indent: str = "") -> str:
         if not value:
             return "[]"
         return "[\n" + ",\n".join(inner + dumps(item, inner) for item in value) + "\n" + indent + "]"
-    return json.dumps(value, indent=2).replace("\n", "\n" + indent)  # floats, other keys: as json writes them
+    import json  # floats, other keys: as json writes them
+
+    return json.dumps(value, indent=2).replace("\n", "\n" + indent)
 
 
 def render(result, findings) -> str:
@@ -71,8 +77,7 @@ def pieces(result, findings) -> Iterator[str]:
     from gpulint.report.edits import EditLocator
 
     locate = EditLocator(result.documents)
-    head = json.dumps({"version": JSON_VERSION, "tool": {"name": "gpulint", "version": __version__}},
-                      indent=2)
+    head = dumps({"version": JSON_VERSION, "tool": {"name": "gpulint", "version": __version__}})
     yield head[:-2] + ',\n  "findings": ['  # without its closing "\n}"
     first = True
     for f in findings:
@@ -80,4 +85,4 @@ def pieces(result, findings) -> Iterator[str]:
         yield ("\n    " if first else ",\n    ") + item
         first = False
     yield ("]" if first else "\n  ]") + ',\n  "summary": ' \
-        + json.dumps(summary(result), indent=2).replace("\n", "\n  ") + "\n}\n"
+        + dumps(summary(result), "  ") + "\n}\n"

@@ -197,14 +197,14 @@ def load(source: Source, forced_kind: str | None,
             return _not_checked(source, display, None,
                                 f"it is not text: not UTF-8 (byte {exc.start}), and no UTF-16 or "
                                 f"UTF-32 byte order mark")
-        doc = Document(display, os.path.abspath(path), kind, "", unread=True)
+        doc = Document(display, _absolute(path), kind, "", unread=True)
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is not UTF-8 text (byte {exc.start}), so it was not checked")
     kind = kind or kinds.classify(name, text, folder)
     if kind is None:
         return None, None
     _, templated = strip_template_suffix(name)
-    doc = Document(display, os.path.abspath(path), kind, text, templated=templated,
+    doc = Document(display, _absolute(path), kind, text, templated=templated,
                    bom=bom, crlf=crlf, encoding=encoding)
     refused = kinds.encoding_refused(kind, encoding)
     if refused is not None:
@@ -216,6 +216,13 @@ def load(source: Source, forced_kind: str | None,
 
 # How much of a file over the size limit is read to tell its kind by content.
 HEAD_BYTES = 64 * 1024
+
+
+def _absolute(path: str) -> str:
+    """os.path.abspath, sharing the string of a path written so already (a tree named by its
+    absolute path): a run keeps one per file."""
+    found = os.path.abspath(path)
+    return path if found == path else found
 
 
 def _kind_of_head(source: Source, size: int) -> str | None:
@@ -246,7 +253,7 @@ def _not_checked(source: Source, display: str, kind: str | None,
     kind = kind or kinds.classify(name, None, folder)
     if kind is None and not source.named:  # a name gpulint reads only for what is inside: skipped
         return None, None
-    doc = Document(display, os.path.abspath(source.where), kind or "", "", unread=True)
+    doc = Document(display, _absolute(source.where), kind or "", "", unread=True)
     return doc, not_checked_finding(display, why, source.named)
 
 
@@ -434,7 +441,7 @@ class _Classify(Record):
         except watchdog.FileTimeout:
             # reported even where its kind is still unknown: it was read as a candidate
             display = source.display or display_path(source.where)
-            doc = Document(display, os.path.abspath(source.where),
+            doc = Document(display, _absolute(source.where),
                            self.forced_kind or kinds.kind_by_name(*source.names) or "",
                            "", unread=True)
             early = not_checked_finding(display, f"it took longer than {self.timeout:g} s to read "
@@ -460,7 +467,7 @@ def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_
     kind = forced_kind or kinds.kind_by_name(name, folder)
     if kind is None:
         return None
-    abspath = os.path.abspath(path)
+    abspath = _absolute(path)
     if not never_shared(kind, abspath, mapped, node_run):
         return None
     _, templated = strip_template_suffix(name)

@@ -285,7 +285,10 @@ def _stage_args(ins: Instruction, variables: dict, global_args: dict) -> dict[st
     only once the stage declares it again (`ARG CUDA_VERSION`), with the global default."""
     out = {}
     for name, default in arg_pairs(ins.value):
-        out[name] = global_args.get(name) if default is None else expand(default, {**variables, **out})
+        if default is None:
+            out[name] = global_args.get(name)
+        else:  # expand leaves a default without `$` as it is
+            out[name] = expand(default, {**variables, **out}) if "$" in default else default
     return out
 
 
@@ -338,12 +341,13 @@ def env_values(doc: Document, ins: Instruction) -> list[EnvValue]:
         span = doc.index.span(rest[0][1], rest[-1][2]) if rest else name_span
         return [EnvValue(name, value, ins, span, name_span, value)]
     out = []
+    index = doc.index
     for word, start, end in words:
         name, _, value = word.partition("=")
         raw = text[start:end]
         value_start = start + raw.find("=") + 1
-        name_span = doc.index.span(start, start + len(raw.partition("=")[0]))
-        span = doc.index.span(value_start, end) if end > value_start else name_span
+        name_span = index.span(start, start + len(raw.partition("=")[0]))
+        span = index.span(value_start, end) if end > value_start else name_span
         out.append(EnvValue(name, value, ins, span, name_span, value))
     return out
 
@@ -454,8 +458,12 @@ _IN_DOUBLE = lazy(r"""\\(["\\])""")
 def _tokens(script: str) -> list[str]:
     if "$(" in script or "`" in script:  # `$(nproc)` is one word to the command around it
         script = _SUBSTITUTION.sub("SUBST", script)
+    tokens = _TOKEN.findall(script.replace("\n", " ; "))
+    if "'" not in script and '"' not in script and "\\" not in script:
+        # nothing quoted or escaped: each token is a word as it is, up to a comment
+        return tokens[:tokens.index("#")] if "#" in tokens else tokens
     out: list[str] = []
-    for token in _TOKEN.findall(script.replace("\n", " ; ")):
+    for token in tokens:
         if token == "#":
             break
         if "'" in token or '"' in token or "\\" in token:
@@ -601,6 +609,8 @@ def cuda_wheels(cmd: Command) -> list[tuple[str, int]]:
         raw = cmd.raw[offset + i] if offset + i < len(cmd.raw) else word
         if word.startswith("--") and "=" in word:  # --extra-index-url=https://...
             word, raw = word.split("=", 1)[1], raw.split("=", 1)[-1]
+        if "cu" not in word.lower():  # every pattern needs it: most words are not tried (nor compiled)
+            continue
         for pattern, with_minor in _WHEELS:
             match = pattern.match(word)
             if match:

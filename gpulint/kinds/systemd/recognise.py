@@ -26,8 +26,11 @@ ENV_FOLDERS = ("default", "sysconfig")
 ENV_NAMES = ("docker", "docker-storage", "docker-network", "containerd")
 
 
+_DROP_IN_FOLDERS = tuple(u + ".d" for u in UNITS)
+
+
 def by_folder(folder: str, lower: str) -> bool:
-    return (folder in tuple(u + ".d" for u in UNITS) and lower.endswith(".conf")) \
+    return (folder in _DROP_IN_FOLDERS and lower.endswith(".conf")) \
         or (folder in ENV_FOLDERS and lower in ENV_NAMES)
 
 
