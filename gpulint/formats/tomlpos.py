@@ -159,18 +159,27 @@ class _Scanner:
             bare, dotted = match.group(1, 2)
             if bare is not None:
                 full = current + (bare,)
-                self.keys[full] = start << 33 | match.end(1) << 1
+                key_end = match.end(1)
             else:
                 keys = _key_parts(dotted)
                 full = current + keys
-                self.keys[full] = at = start << 33 | match.end(2) << 1
+                key_end = match.end(2)
+                at = start << 33 | key_end << 1
                 for i in range(1, len(keys)):  # dotted keys create their parents
                     self.keys.setdefault(current + keys[:i], at)
-            value_start = match.start(3)
-            self.values[full] = value_start << 33 | match.end(3) << 1
+            value_start, end = match.span(3)
+            key_length, gap, value_length = key_end - start, value_start - key_end, end - value_start
+            if start < 1 << 26 and 0 < key_length < 1 << 12 and gap < 1 << 8 and value_length < 1 << 14:
+                # both places in one int (see `_KeyValue`), for the key and its value alike; negated
+                # by `-`, which makes an int of the same size (`~` makes one a digit larger)
+                self.keys[full] = self.values[full] = -(((start << 12 | key_length) << 8 | gap) << 14
+                                                        | value_length)
+            else:
+                self.keys[full] = start << 33 | key_end << 1
+                self.values[full] = value_start << 33 | end << 1
             if text[value_start] in "\"'":
                 self.quoted.add(full)
-            return match.end(3)
+            return end
         keys, pos, key_end = self.key(pos)
         full = current + keys
         self.keys[full] = at = start << 33 | key_end << 1
@@ -237,6 +246,55 @@ class _Scanner:
         return end
 
 
+def _offsets(packed: int) -> tuple[int, int, int, int]:
+    """The key's and the value's offset ranges of a key/value whose places are one int: its
+    key's start, the key's length, the blanks and `=` after it, the value's length."""
+    code = -packed
+    value_length, code = code & 0x3FFF, code >> 14
+    gap, code = code & 0xFF, code >> 8
+    key_length, start = code & 0xFFF, code >> 12
+    key_end = start + key_length
+    return start, key_end, key_end + gap, key_end + gap + value_length
+
+
+def _key_place(packed: int) -> int:
+    """The key's place (`model.place`) of a key/value whose places are one int."""
+    start, key_end, _, _ = _offsets(packed)
+    return start << 33 | key_end << 1
+
+
+def _value_place(packed: int) -> int:
+    _, _, start, end = _offsets(packed)
+    return start << 33 | end << 1
+
+
+class _KeyValue(Node):
+    """The Node of a `key = value` written on one line with a scalar value (most of a config):
+    its key's place and its value's are one int, a negative one, held by both `_key_span` and
+    `_span` until each is asked for (one int of 32 bytes where two places take 64). The rest
+    is Node's."""
+
+    __slots__ = ()
+
+    @property
+    def span(self) -> Span:
+        span = self._span
+        if type(span) is int and span < 0:
+            _, _, start, end = _offsets(span)
+            span = self._span = self._index.span(start, end)
+            return span
+        return Node.span.fget(self)
+
+    @property
+    def key_span(self) -> Span | None:
+        span = self._key_span
+        if type(span) is int and span < 0:
+            start, end, _, _ = _offsets(span)
+            span = self._key_span = self._index.span(start, end)
+            return span
+        return Node.key_span.fget(self)
+
+
 _TAGS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
 
 
@@ -273,9 +331,18 @@ def parse_toml(text: str, index: LineIndex) -> Node:
     def build(value, path: Path, fallback: Span | int) -> Node:
         key_span = keys.get(path)
         span = values.get(path)
+        kind = type(value)
+        if span is not None and span is key_span and span < 0 and kind is not dict and kind is not list:
+            # a key/value on one line: both places in one int
+            if kind is str:
+                return _KeyValue(intern(value), span, span, "str", path in quoted, index)
+            return _KeyValue(value, span, span, _TAG_OF.get(kind) or _tag(value), path in quoted, index)
+        if key_span is not None and key_span < 0:
+            key_span = _key_place(key_span)
         if span is None:  # a parent of dotted keys: its key
             span = key_span
-        kind = type(value)
+        elif span < 0:
+            span = _value_place(span)
         if kind is dict:  # tomllib makes plain dicts and lists
             inner = span or fallback
             children = {}
@@ -287,6 +354,8 @@ def parse_toml(text: str, index: LineIndex) -> Node:
                 # the child's anchor (its key, else its value), as the child holds it
                 span = fallback if first is None else (
                     first._key_span if first._key_span is not None else first._span)
+                if type(span) is int and span < 0:  # a key/value's places in one int: its key's
+                    span = _key_place(span)
                 key_span = key_span or span
             return Node(children, span, key_span, "map", index=index)
         if kind is list:
