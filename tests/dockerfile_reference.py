@@ -137,6 +137,8 @@ def instructions(text: str) -> list[Instruction]:
         given_text = "\n".join(given)
     if open_at_end:  # BuildKit ends the instruction with the file; dockerfile-parse drops it
         given_text += "\n\n"
+    elif lines[-1] and len(lines[-1].split()) == 1 and not lines[-1][-1].isspace():
+        given_text += " "  # a one-word last line: BuildKit reads it, dockerfile-parse drops it
     structure = instruction_lines(given_text)
 
     instructions: list[Instruction] = []

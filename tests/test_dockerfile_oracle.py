@@ -64,6 +64,8 @@ HAND_WRITTEN = {
     "no heredoc in ENV": "FROM u\nENV A=<<EOF\nRUN b\n",
     "JSON forms": 'FROM u\nCMD ["a", \\\n  "b"]\nENTRYPOINT ["x"]\nSHELL ["/bin/bash", "-c"]\n',
     "unterminated heredoc": "FROM u\nRUN <<EOF\necho\n",
+    "one word on the last line": "FROM u\nRUN a\nUSER",
+    "one word on the last line after a heredoc": "FROM u\nRUN <<EOF\necho\nEOF",
 }
 
 
@@ -154,3 +156,33 @@ def test_instruction_lines_match_dockerfile_parse():
     compared = [t for t in texts if not escaped_escape(t)]
     assert len(compared) > 3000
     assert [t for t in compared if instruction_lines(t) != theirs(t)] == []
+
+
+# Lines BuildKit's parser refuses for their arguments (line_parsers.go: parseNameVal,
+# parseJSON), and lines it reads that instructions.Parse then counts
+# (not `COPY ["a", 1] /x`: the wrapped parser predates dockerfile/1.10.0, which reads the whole
+# text as JSON, json.Unmarshal, where it read the first value, moby/buildkit 80518e257)
+PARSER_REFUSES = ["ENV A", "LABEL a", "ENV A=1 B", 'CMD ["a", 1]', 'COPY ["a", true]',
+                  "ONBUILD ENV A", 'HEALTHCHECK CMD ["a", 2]', "ENV \\\n  A"]
+PARSER_READS = ["USER", "RUN", "COPY a", "ENV", "ENV A B", "ENV A=1 B=2", "ONBUILD USER",
+                "FROM a b c", "HEALTHCHECK NONE x", "SHELL sh", 'VOLUME [""]', "ARG a b=1"]
+
+
+@pytest.mark.parametrize("line", PARSER_REFUSES + PARSER_READS)
+def test_argument_refusals_of_the_parser_are_buildkits(line):
+    """gpulint's GL001 for an instruction's arguments says \"BuildKit's parser refuses\" exactly
+    where BuildKit's parser refuses the line, with its message."""
+    from gpulint.kinds.dockerfile.arguments import arguments_text, refusal
+
+    text = f"FROM u\n{line}\n"
+    ins = parse_dockerfile(text, LineIndex(text)).instructions[1]
+    found = refusal(ins.keyword, arguments_text(ins))
+    try:
+        dockerfile.parse_string(text)
+        theirs = None
+    except dockerfile.GoParseError as exc:
+        theirs = str(exc)
+    ours = found.message if found is not None and found.parser else None
+    assert (ours is None) == (theirs is None), (ours, theirs)
+    if ours is not None:
+        assert ours in theirs

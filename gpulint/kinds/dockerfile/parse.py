@@ -275,7 +275,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     an escaped escape character, `echo a\\\\`, does not continue, as in BuildKit), reading
     the lines BuildKit skips as comments; heredoc bodies, which it reads as instructions of
     their own, are then folded back into the instruction that opens them. The two differ
-    on odd files (a one-word last line, a keyword followed by a tab before a heredoc, a
+    on odd files (a keyword followed by a tab before a heredoc, a
     heredoc that ends in a comment-like line, the escape directive after `# check=`): each
     is kept as it is, as tests/test_dockerfile_single_pass.py checks against the
     three-pass reading gpulint had before."""
@@ -373,10 +373,8 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
             more = stripped[-1:] == split_escape and stripped[-2:-1] != split_escape
         if keyword is None:
             words = raw.split(None, 1)
-            if len(words) == 1:
-                if row == last_row and not continued and len(body) == len(words[0]):
-                    continue  # one word and no blank after it: no instruction to dockerfile-parse
-                value = ""
+            if len(words) == 1:  # an instruction without arguments (BuildKit reads one on
+                value = ""  # the file's last line too, where dockerfile-parse drops it)
             elif more:  # the rest continues as the line does (it ends the same way)
                 value = words[1].rstrip("\r").rstrip(" \t")[:-1]
             else:
