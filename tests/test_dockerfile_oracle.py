@@ -186,3 +186,34 @@ def test_argument_refusals_of_the_parser_are_buildkits(line):
     assert (ours is None) == (theirs is None), (ours, theirs)
     if ours is not None:
         assert ours in theirs
+
+
+_ARGUMENTS = ["", "a", "a b", "  a   b  c ", "--chown=1:1 a b", "--from=x a", '--chown="a b" c d', "-- a b",
+              '["a"]', '["a", "b"]', "[]", '[ "a" , "b" ]', '"a b" c', "'a b'", "a=1", "a=1 b=2", 'a="x y"',
+              "a\\ b", "NONE", "CMD", "CMD a b", 'CMD ["a"]', "--interval=5s CMD a", "a \\", "=1",
+              "a\tb", "--mount=type=cache,target=/x", "--link"]
+
+
+@pytest.mark.parametrize("keyword", ["ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE",
+                                     "FROM", "HEALTHCHECK", "LABEL", "MAINTAINER", "RUN", "SHELL",
+                                     "STOPSIGNAL", "USER", "VOLUME", "WORKDIR"])
+def test_arguments_are_counted_as_buildkits_parser_splits_them(keyword):
+    """The arguments GL001 counts are those BuildKit's parser hands instructions.Parse: as
+    many, the flags taken off, and the same JSON form."""
+    from gpulint.kinds.dockerfile.arguments import Refusal, split_arguments
+
+    for args in _ARGUMENTS:
+        text = f"FROM u\n{keyword} {args}\n"
+        try:
+            theirs = dockerfile.parse_string(text)[1]
+        except dockerfile.GoParseError:
+            theirs = None
+        ins = parse_dockerfile(text, LineIndex(text)).instructions[1]
+        try:
+            ours = split_arguments(ins.keyword, ins.value)
+        except Refusal:
+            ours = None
+        assert (ours is None) == (theirs is None), (text, ours, theirs)
+        if ours is not None and keyword not in ("ENV", "LABEL"):  # (pairs: the package drops
+            # the empty separator of the `NAME value` form)
+            assert (len(ours[0]), ours[1]) == (len(theirs.value), theirs.json), (text, ours, theirs)

@@ -250,13 +250,14 @@ def _line_parser(keyword: str, rest: str, escape: str) -> tuple[list[str], bool]
             if "=" not in found[0]:
                 if len(_WHITESPACE.split(rest, 1)) < 2:
                     raise Refusal(f"{keyword} must have two arguments", parser=True)
-                return [found[0], "x", ""], False
+                name, value = _WHITESPACE.split(rest, 1)
+                return [name, value, ""], False
             out = []
             for word in found:
                 if "=" not in word:
                     raise Refusal(f"Syntax error - can't find = in {_go_quote(word)}. "
                                   f"Must be of the form: name=value", parser=True)
-                out += [word.split("=", 1)[0], "", "="]
+                out += [*word.split("=", 1), "="]
             return out, False
     except _NotStrings:
         raise Refusal("when using JSON array syntax, arrays must be comprised of strings only",
@@ -268,6 +269,13 @@ def _split(line: str, escape: str) -> tuple[str, str]:
     """splitCommand: the keyword as written and what the flags leave of the arguments."""
     parts = _WHITESPACE.split(line.strip(), 1)
     return parts[0], (after_flags(parts[1], escape) if len(parts) == 2 else "")
+
+
+def split_arguments(keyword: str, args_text: str, escape: str = "\\") -> tuple[list[str], bool]:
+    """(arguments, JSON form) of an instruction as BuildKit's parser hands them on (the flags
+    taken off; ENV and LABEL: name, value, separator for each pair); raises Refusal where the
+    parser refuses them."""
+    return _line_parser(keyword.upper(), after_flags(args_text, escape), escape)
 
 
 def refusal(keyword: str, args_text: str, escape: str = "\\") -> Refusal | None:
