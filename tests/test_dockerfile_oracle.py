@@ -182,7 +182,7 @@ def test_argument_refusals_of_the_parser_are_buildkits(line):
         theirs = None
     except dockerfile.GoParseError as exc:
         theirs = str(exc)
-    ours = found.message if found is not None and found.parser else None
+    ours = found[0] if found is not None and found[1] else None
     assert (ours is None) == (theirs is None), (ours, theirs)
     if ours is not None:
         assert ours in theirs

@@ -29,8 +29,6 @@ and the count (or form) its `parseXxx` function requires.
 
 from __future__ import annotations
 
-import json
-
 from gpulint.kinds.dockerfile.parse import Instruction
 from gpulint.model import Document
 from gpulint.regex import lazy
@@ -187,6 +185,8 @@ def json_array(rest: str) -> list[str] | None:
     rest = rest.lstrip()
     if not rest.startswith("["):
         return None
+    import json  # here: a Dockerfile with no JSON form imports none at start-up
+
     try:
         value = json.loads(rest, parse_constant=_no_constant)
     except (ValueError, RecursionError):
@@ -203,6 +203,8 @@ def _whitespace(rest: str) -> list[str]:
 
 
 def _go_quote(text: str) -> str:
+    import json
+
     return json.dumps(text, ensure_ascii=False)
 
 
@@ -278,9 +280,10 @@ def split_arguments(keyword: str, args_text: str, escape: str = "\\") -> tuple[l
     return _line_parser(keyword.upper(), after_flags(args_text, escape), escape)
 
 
-def refusal(keyword: str, args_text: str, escape: str = "\\") -> Refusal | None:
+def refusal(keyword: str, args_text: str, escape: str = "\\") -> tuple[str, bool] | None:
     """BuildKit's refusal of an instruction for its arguments (`args_text`: what follows the
-    keyword, continuations joined, no heredoc bodies), or None."""
+    keyword, continuations joined, no heredoc bodies): (its message, whether its parser
+    refuses the line rather than instructions.Parse), or None."""
     keyword = keyword.upper()
     if keyword not in ARGUMENTS:
         return None
@@ -299,8 +302,8 @@ def refusal(keyword: str, args_text: str, escape: str = "\\") -> Refusal | None:
             return None
         args, as_json = _line_parser(keyword, rest, escape)
         _count(keyword, args, as_json)
-    except Refusal as exc:
-        return exc
+    except Refusal as exc:  # plain data out: the exception's traceback holds the frames
+        return exc.message, exc.parser
     return None
 
 
@@ -373,10 +376,11 @@ def refused_arguments(doc: Document, ctx: Context):
         end = start
         while end < ins.end and not text[end].isspace():
             end += 1
-        if found.parser:
-            said = f"BuildKit's parser refuses the file: \"{found.message}\""
+        message, by_parser = found
+        if by_parser:
+            said = f"BuildKit's parser refuses the file: \"{message}\""
         else:
             said = (f"BuildKit refuses the file: \"dockerfile parse error on line {ins.line}: "
-                    f"{found.message}\"")
+                    f"{message}\"")
         yield finding(doc, "GL001", doc.index.span(start, end),
                       f"{said}; `docker build` reads none of it")
