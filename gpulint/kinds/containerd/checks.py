@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.runtimes import configs_with_main
 from gpulint.formats.template import includes_template
 from gpulint.kinds.containerd.facts import (
     ALL_CRI_IDS,
@@ -294,7 +295,7 @@ def _converted_to_3(doc: Document, ctx) -> Document | None:
     default, for the main file); a later file's own version replaces it (mergo override): a
     version 2 drop-in brings it back to 2, and the CRI migration then runs over the whole
     merged config, while a version 3 drop-in of a version 2 file raises it to 3."""
-    node = next((n for n in ctx.fact("node-configs") if n.kind == "containerd" and n.doc is doc), None)
+    node = next((n for n in configs_with_main(ctx, doc) if n.kind == "containerd"), None)
     merged, by = 3, doc
     for loaded in node.docs if node is not None else [doc]:
         version = containerd_file(loaded).version
