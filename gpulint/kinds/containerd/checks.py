@@ -23,10 +23,10 @@ from gpulint.kinds.containerd.facts import (
 )
 from gpulint.kinds.containerd.support import (
     CDI_KEYS,
-    beside_main,
     checked_fix,
     cri_items,
     declared_runtimes,
+    drop_ins_beside,
     is_unknown_value,
     line_start,
     replace_edit,
@@ -103,8 +103,7 @@ def _nearby(ctx, node) -> list[Document]:
     """The files of this node's config, and the drop-ins in folders beside its main file:
     other configs in the linted set belong to other nodes."""
     own = {d.abspath for d in node.docs}
-    return list(node.docs) + [d for d in ctx.of_kind("containerd")
-                              if d.abspath not in own and beside_main(d, node.doc)]
+    return list(node.docs) + [d for d in drop_ins_beside(ctx, node.doc) if d.abspath not in own]
 
 
 def _definitions(ctx, node, name: str):

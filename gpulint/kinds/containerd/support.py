@@ -162,3 +162,15 @@ def beside_main(drop_in: Document, main: Document) -> bool:
     return is_drop_in(drop_in) and _folder(drop_in).rsplit("/", 1)[0] == _folder(main)
 
 
+def drop_ins_beside(ctx, main: Document) -> list[Document]:
+    """The linted drop-ins `beside_main` of `main`, in the linted order, from an index made
+    once per run (every config with a finding asks)."""
+    def build() -> dict[str, list[Document]]:
+        out: dict[str, list[Document]] = {}
+        for doc in ctx.of_kind("containerd"):
+            if is_drop_in(doc):
+                out.setdefault(_folder(doc).rsplit("/", 1)[0], []).append(doc)
+        return out
+    return ctx.memo("containerd.drop-ins-by-folder", build).get(_folder(main), [])
+
+
