@@ -279,20 +279,22 @@ class _KeyValue(Node):
     @property
     def span(self) -> Span:
         span = self._span
-        if type(span) is int and span < 0:
+        if type(span) is int:
+            if span >= 0:  # a place set since (model.place)
+                return Node.span.fget(self)
             _, _, start, end = _offsets(span)
             span = self._span = self._index.span(start, end)
-            return span
-        return Node.span.fget(self)
+        return span
 
     @property
     def key_span(self) -> Span | None:
         span = self._key_span
-        if type(span) is int and span < 0:
+        if type(span) is int:
+            if span >= 0:  # a place set since (model.place)
+                return Node.key_span.fget(self)
             start, end, _, _ = _offsets(span)
             span = self._key_span = self._index.span(start, end)
-            return span
-        return Node.key_span.fget(self)
+        return span
 
 
 _TAGS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
