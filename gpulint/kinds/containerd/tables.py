@@ -22,11 +22,11 @@ from gpulint.kinds.containerd.support import (
     CDI_KEYS,
     GENERATED,
     RUNC_V2,
-    beside_main,
     checked_fix,
     cri_items,
     declared_runtimes,
     is_unknown_value,
+    mains_beside,
     quoted_value,
     replace_edit,
     runc_like,
@@ -151,7 +151,7 @@ def drop_in_not_imported(ctx):
     for doc in docs:
         if not is_drop_in(doc) or doc.abspath in imported:
             continue
-        mains = [d for d in docs if not is_drop_in(d) and beside_main(doc, d)]
+        mains = mains_beside(ctx, doc)
         # a templated main may render imports we cannot see
         if not mains or any(m.templated for m in mains):
             continue
