@@ -38,7 +38,8 @@ def selects_gpus(value: str) -> bool:
 
 
 def _daemon_configs(ctx):
-    return [c for c in ctx.fact("node-configs") if c.kind == "daemon-json"]
+    return ctx.memo("containers.daemon-configs",
+                    lambda: [c for c in ctx.fact("node-configs") if c.kind == "daemon-json"])
 
 
 # A finding names at most this many of the daemon.json it searched: a project of many hosts'
@@ -86,7 +87,12 @@ def _cdi_feature(config) -> bool | None:
 
 def cdi_problem(ctx) -> tuple[str, str, tuple[Related, ...]] | None:
     """(severity, message, related) for a CDI device asked of Docker when the linted
-    daemon.json files leave Docker's CDI feature off for the release the nodes run."""
+    daemon.json files leave Docker's CDI feature off for the release the nodes run (once
+    per run: every file with a CDI device asks)."""
+    return ctx.memo("containers.cdi-problem", lambda: _cdi_problem(ctx))
+
+
+def _cdi_problem(ctx) -> tuple[str, str, tuple[Related, ...]] | None:
     configs = _daemon_configs(ctx)
     states = [_cdi_feature(c) for c in configs]
     if not configs or any(state is True for state in states):
@@ -118,6 +124,11 @@ def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | No
     name = name.strip()
     if not name or "$" in name:
         return None
+    # once per name and run: every service and container that names a runtime asks
+    return ctx.memo(f"containers.runtime-problem:{name}", lambda: _runtime_problem(ctx, name))
+
+
+def _runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | None:
     configs = _daemon_configs(ctx)
     # a unit's `--add-runtime` counts too where no daemon.json of its node is linted
     if any(c.defines(name) for c in ctx.fact("node-configs") if c.kind in ("daemon-json", "dockerd")):
@@ -138,6 +149,10 @@ def runtime_problem(ctx, name: str) -> tuple[str, str, tuple[Related, ...]] | No
 
 def _nvidia_default(ctx) -> bool | None:
     """Whether a linted daemon.json makes an NVIDIA runtime the default (None: none linted)."""
+    return ctx.memo("containers.nvidia-default", lambda: _finds_nvidia_default(ctx))
+
+
+def _finds_nvidia_default(ctx) -> bool | None:
     configs = _daemon_configs(ctx)
     if not configs:
         return None

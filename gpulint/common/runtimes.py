@@ -31,6 +31,29 @@ class RuntimeEntry(Record):
         self.is_nvidia = is_nvidia
 
 
+def configs_with_main(ctx, doc: Document) -> list[NodeConfig]:
+    """The linted node configs whose main file is `doc` (`ctx.fact("node-configs")`, looked
+    up in an index made once per run: a check asks for every config file)."""
+    return _index(ctx)[0].get(id(doc), [])
+
+
+def configs_loading(ctx, doc: Document) -> list[NodeConfig]:
+    """The linted node configs that load `doc`: as their main file or as a merged drop-in."""
+    return _index(ctx)[1].get(id(doc), [])
+
+
+def _index(ctx) -> tuple[dict[int, list], dict[int, list]]:
+    def build():
+        by_main: dict[int, list] = {}
+        by_loaded: dict[int, list] = {}
+        for config in ctx.fact("node-configs"):
+            by_main.setdefault(id(config.doc), []).append(config)
+            for loaded in {id(d): d for d in config.docs}:
+                by_loaded.setdefault(loaded, []).append(config)
+        return by_main, by_loaded
+    return ctx.memo("node-configs.index", build)
+
+
 class NodeConfig(Record):
     __slots__ = ("doc", "kind", "runtimes", "default_runtime", "docs")
 

@@ -5,7 +5,7 @@ config.toml gpulint linted (GL124)."""
 
 from __future__ import annotations
 
-from gpulint.common.runtimes import NodeConfig, RuntimeEntry
+from gpulint.common.runtimes import NodeConfig, RuntimeEntry, configs_with_main
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.daemon_json.checks import BUILTIN_RUNTIMES, docker_version
 from gpulint.kinds.daemon_json.facts import daemon_node
@@ -261,7 +261,7 @@ def unit_default_runtime_undefined(ctx: Context):
             continue
         flag = given[-1]
         name = flag.value
-        config = next((c for c in ctx.fact("node-configs") if c.doc is doc), None)
+        config = next(iter(configs_with_main(ctx, doc)), None)
         if config is None or config.defines(name) or name in BUILTIN_RUNTIMES or is_placeholder(name):
             continue
         names = runtime_names(config)

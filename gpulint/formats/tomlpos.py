@@ -279,20 +279,22 @@ class _KeyValue(Node):
     @property
     def span(self) -> Span:
         span = self._span
-        if type(span) is int and span < 0:
+        if type(span) is int:
+            if span >= 0:  # a place set since (model.place)
+                return Node.span.fget(self)
             _, _, start, end = _offsets(span)
             span = self._span = self._index.span(start, end)
-            return span
-        return Node.span.fget(self)
+        return span
 
     @property
     def key_span(self) -> Span | None:
         span = self._key_span
-        if type(span) is int and span < 0:
+        if type(span) is int:
+            if span >= 0:  # a place set since (model.place)
+                return Node.key_span.fget(self)
             start, end, _, _ = _offsets(span)
             span = self._key_span = self._index.span(start, end)
-            return span
-        return Node.key_span.fget(self)
+        return span
 
 
 _TAGS = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
@@ -324,6 +326,7 @@ def parse_toml(text: str, index: LineIndex) -> Node:
 
     keys, values, quoted = scanner.keys, scanner.values, scanner.quoted
     intern = sys.intern
+    new = object.__new__
 
     # Keys and string values are interned: the containerd configs of a run, whose trees are kept
     # for the whole run, repeat the same few hundred keys (and many values) thousands of times.
@@ -333,10 +336,19 @@ def parse_toml(text: str, index: LineIndex) -> Node:
         span = values.get(path)
         kind = type(value)
         if span is not None and span is key_span and span < 0 and kind is not dict and kind is not list:
-            # a key/value on one line: both places in one int
+            # a key/value on one line: both places in one int. Node(...) written out: its fields
+            # (model.Node's __slots__, all of them) set on a bare instance, in half the time
+            node = new(_KeyValue)
             if kind is str:
-                return _KeyValue(intern(value), span, span, "str", path in quoted, index)
-            return _KeyValue(value, span, span, _TAG_OF.get(kind) or _tag(value), path in quoted, index)
+                node.value = intern(value)
+                node.tag = "str"
+            else:
+                node.value = value
+                node.tag = _TAG_OF.get(kind) or _tag(value)
+            node._span = node._key_span = span
+            node.quoted = path in quoted
+            node._index = index
+            return node
         if key_span is not None and key_span < 0:
             key_span = _key_place(key_span)
         if span is None:  # a parent of dotted keys: its key

@@ -328,7 +328,14 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     step = _Step(context, by_kind, keep, narrowed, unread_yet, options.kind, settings.max_file_size,
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
-    for doc, outcome in zip(docs, parallel.iterate_in_order(step, list(zip(docs, read_from)), options.jobs)):
+    items = list(zip(docs, read_from))
+    work: Callable = step
+    if parallel.workers_for(len(items), options.jobs) > 1:
+        # a file of each kind is checked here before the workers are forked: what checks load
+        # on first use (rule data, schemas, compiled patterns, modules) is then loaded once,
+        # and every worker starts with it, instead of each process loading it again
+        work = _Ahead(step, {id(item[0]): step(item) for item in _samples(items, keep)})
+    for doc, outcome in zip(docs, parallel.iterate_in_order(work, items, options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
@@ -644,6 +651,37 @@ class _Step(Record):
                     errors.append(f"internal error in check {chk.fn.__name__} "
                                   f"({', '.join(chk.codes)}) on {doc.path}:\n{_trace()}")
         return produced, errors
+
+
+class _Ahead(Record):
+    """The per-file work, some files' outcomes worked out already (`_samples`)."""
+
+    __slots__ = ("step", "done")
+
+    step: _Step
+    done: dict[int, _Outcome]  # id of the document -> its outcome
+
+    def __init__(self, step: _Step, done: dict[int, _Outcome]) -> None:
+        self.step = step
+        self.done = done
+
+    def __call__(self, item: tuple[Document, Source]) -> _Outcome:
+        found = self.done.pop(id(item[0]), None)
+        return found if found is not None else self.step(item)
+
+
+def _samples(items: list[tuple[Document, Source]], keep: set[int]) -> list[tuple[Document, Source]]:
+    """The first readable file of each kind, and the first shared one of each kind (a
+    RuntimeClass or a ClusterPolicy takes checks a plain manifest does not)."""
+    seen: set[tuple[str, bool]] = set()
+    out = []
+    for item in items:
+        doc = item[0]
+        key = (doc.kind, id(doc) in keep)
+        if not doc.unread and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def _narrow(doc: Document) -> bool:

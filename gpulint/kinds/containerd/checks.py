@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.common.runtimes import configs_with_main
 from gpulint.formats.template import includes_template
 from gpulint.kinds.containerd.facts import (
     ALL_CRI_IDS,
@@ -22,10 +23,10 @@ from gpulint.kinds.containerd.facts import (
 )
 from gpulint.kinds.containerd.support import (
     CDI_KEYS,
-    beside_main,
     checked_fix,
     cri_items,
     declared_runtimes,
+    drop_ins_beside,
     is_unknown_value,
     line_start,
     replace_edit,
@@ -102,8 +103,7 @@ def _nearby(ctx, node) -> list[Document]:
     """The files of this node's config, and the drop-ins in folders beside its main file:
     other configs in the linted set belong to other nodes."""
     own = {d.abspath for d in node.docs}
-    return list(node.docs) + [d for d in ctx.of_kind("containerd")
-                              if d.abspath not in own and beside_main(d, node.doc)]
+    return list(node.docs) + [d for d in drop_ins_beside(ctx, node.doc) if d.abspath not in own]
 
 
 def _definitions(ctx, node, name: str):
@@ -294,7 +294,7 @@ def _converted_to_3(doc: Document, ctx) -> Document | None:
     default, for the main file); a later file's own version replaces it (mergo override): a
     version 2 drop-in brings it back to 2, and the CRI migration then runs over the whole
     merged config, while a version 3 drop-in of a version 2 file raises it to 3."""
-    node = next((n for n in ctx.fact("node-configs") if n.kind == "containerd" and n.doc is doc), None)
+    node = next((n for n in configs_with_main(ctx, doc) if n.kind == "containerd"), None)
     merged, by = 3, doc
     for loaded in node.docs if node is not None else [doc]:
         version = containerd_file(loaded).version

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 
+from gpulint.common.runtimes import configs_loading
 from gpulint.formats.template import includes_template, is_placeholder
 from gpulint.kinds.containerd.facts import (
     V1_RUNTIME_TYPE,
@@ -238,8 +239,7 @@ def _options_misspelt(node: Node) -> bool:
 
 def _node_of(doc: Document, ctx):
     """The containerd node config that loads `doc`."""
-    return next((node for node in ctx.fact("node-configs")
-                 if node.kind == "containerd" and any(d is doc for d in node.docs)), None)
+    return next((node for node in configs_loading(ctx, doc) if node.kind == "containerd"), None)
 
 
 def _runc_for(doc: Document, ctx, plugin_id: str) -> tuple[Document, Node] | None:

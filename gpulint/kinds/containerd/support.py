@@ -157,8 +157,35 @@ def cri_items(table: Node) -> list[Node]:
     return items
 
 
-def beside_main(drop_in: Document, main: Document) -> bool:
-    """`drop_in` is in a `*.d` folder next to `main` (`conf.d/gpu.toml` beside `config.toml`)."""
-    return is_drop_in(drop_in) and _folder(drop_in).rsplit("/", 1)[0] == _folder(main)
+def _main_folder(drop_in: Document) -> str:
+    """The folder of the main files a drop-in sits beside: `conf.d/gpu.toml` is beside the
+    `config.toml` of the folder holding `conf.d`."""
+    return _folder(drop_in).rsplit("/", 1)[0]
+
+
+def mains_beside(ctx, drop_in: Document) -> list[Document]:
+    """The linted main files (no drop-ins) that the drop-in `drop_in` sits beside, in the
+    linted order."""
+    return _by_folder(ctx)[0].get(_main_folder(drop_in), []) if is_drop_in(drop_in) else []
+
+
+def drop_ins_beside(ctx, main: Document) -> list[Document]:
+    """The linted drop-ins that sit beside `main`, in the linted order."""
+    return _by_folder(ctx)[1].get(_folder(main), [])
+
+
+def _by_folder(ctx) -> tuple[dict[str, list[Document]], dict[str, list[Document]]]:
+    """The linted main files by their folder, and the drop-ins by the folder of the main
+    files they sit beside: made once per run (every config with a finding asks)."""
+    def build():
+        mains: dict[str, list[Document]] = {}
+        drop_ins: dict[str, list[Document]] = {}
+        for doc in ctx.of_kind("containerd"):
+            if is_drop_in(doc):
+                drop_ins.setdefault(_main_folder(doc), []).append(doc)
+            else:
+                mains.setdefault(_folder(doc), []).append(doc)
+        return mains, drop_ins
+    return ctx.memo("containerd.by-folder", build)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from gpulint.common.runtimes import configs_loading
 from gpulint.formats.template import includes_template
 from gpulint.kinds.containerd.facts import (
     ALL_CRI_IDS,
@@ -21,11 +22,11 @@ from gpulint.kinds.containerd.support import (
     CDI_KEYS,
     GENERATED,
     RUNC_V2,
-    beside_main,
     checked_fix,
     cri_items,
     declared_runtimes,
     is_unknown_value,
+    mains_beside,
     quoted_value,
     replace_edit,
     runc_like,
@@ -80,8 +81,7 @@ def cri_plugin_disabled(doc, ctx):
         return
     # containerd appends the disabled_plugins of every file it merges: a drop-in that turns
     # CRI off does so for the runtimes of the main file too
-    merged = next((n.docs for n in ctx.fact("node-configs")
-                   if n.kind == "containerd" and any(d is doc for d in n.docs)), [doc])
+    merged = next((n.docs for n in configs_loading(ctx, doc) if n.kind == "containerd"), [doc])
     where = next((d for d in merged if any(cri_items(t) for _, t in containerd_file(d).cri_tables())), None)
     if where is None:
         return
@@ -151,7 +151,7 @@ def drop_in_not_imported(ctx):
     for doc in docs:
         if not is_drop_in(doc) or doc.abspath in imported:
             continue
-        mains = [d for d in docs if not is_drop_in(d) and beside_main(doc, d)]
+        mains = mains_beside(ctx, doc)
         # a templated main may render imports we cannot see
         if not mains or any(m.templated for m in mains):
             continue

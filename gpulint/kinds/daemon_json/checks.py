@@ -12,6 +12,7 @@ import posixpath
 import re
 
 from gpulint.common.gojson import json_type
+from gpulint.common.runtimes import configs_with_main
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.daemon_json.facts import runtime_field
 from gpulint.knowledge import dockerd_config
@@ -83,7 +84,7 @@ def _rename_key(doc: Document, node: Node, new: str) -> Edit:
 
 def _flag_runtimes(doc: Document, ctx) -> set[str]:
     """Runtimes dockerd gets besides the file's: `--add-runtime` in the node's systemd unit."""
-    return {name for config in ctx.fact("node-configs") if config.doc is doc
+    return {name for config in configs_with_main(ctx, doc)
             for name, entry in config.runtimes.items() if entry.doc is not doc}
 
 

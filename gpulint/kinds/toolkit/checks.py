@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 from gpulint.formats.template import is_placeholder
-from gpulint.kinds.toolkit.node import same_node
+from gpulint.kinds.toolkit.node import node_configs_of
 from gpulint.model import Document, Node, str_value
 from gpulint.regex import lazy
 from gpulint.registry import Context, check, finding, related
@@ -343,7 +343,7 @@ def no_cgroups_outside_rootless(doc: Document, ctx: Context):
     mode = str_value(doc.tree.get("nvidia-container-runtime", "mode"))
     if mode in ("cdi", "jit-cdi"):  # devices come from the CDI spec: nvidia-container-cli is not used
         return
-    rootful = [c for c in ctx.fact("node-configs") if not _rootless(c) and same_node(doc, c)]
+    rootful = [c for c in node_configs_of(doc, ctx.fact("node-configs")) if not _rootless(c)]
     said = ("`no-cgroups = true` tells nvidia-container-cli not to give the container access to the "
             "GPU device nodes in its device cgroup: it is meant for rootless Docker and Podman, which "
             "cannot write cgroups. Under a daemon that runs as root the container starts with the "

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from gpulint.model import Document
 
+_SUFFIX = "etc/nvidia-container-runtime/config.toml"
 
-def same_node(doc: Document, config) -> bool:
-    """The toolkit config and a daemon's config in one node's file tree:
-    <root>/etc/nvidia-container-runtime/config.toml beside <root>/etc/docker or /etc/containerd."""
+
+def node_configs_of(doc: Document, configs) -> list:
+    """The daemon configs in the node file tree of the toolkit config `doc`:
+    <root>/etc/nvidia-container-runtime/config.toml beside <root>/etc/docker or /etc/containerd
+    (none for a toolkit config elsewhere: asked once, not once per config)."""
     here = doc.abspath.replace("\\", "/")
-    suffix = "etc/nvidia-container-runtime/config.toml"
-    if not here.endswith("/" + suffix):
-        return False
-    root = here[: -len(suffix)]
-    there = config.doc.abspath.replace("\\", "/")
-    return there.startswith((root + "etc/docker/", root + "etc/containerd/"))
+    if not here.endswith("/" + _SUFFIX):
+        return []
+    root = here[: -len(_SUFFIX)]
+    daemons = (root + "etc/docker/", root + "etc/containerd/")
+    return [c for c in configs if c.doc.abspath.replace("\\", "/").startswith(daemons)]

@@ -13,7 +13,7 @@ GPU of the node.
 
 from __future__ import annotations
 
-from gpulint.kinds.toolkit.node import same_node
+from gpulint.kinds.toolkit.node import node_configs_of
 from gpulint.model import Document, Node, Span, str_value
 from gpulint.registry import Context, check, finding, related
 
@@ -34,8 +34,8 @@ def gpu_resources(tree: Node | None) -> list[tuple[str, Node]]:
 
 @check("GL813", kinds=("nvidia-toolkit",))
 def swarm_resource_not_read(doc: Document, ctx: Context):
-    advertised = [(kind, entry, config) for config in ctx.fact("node-configs")
-                  if config.kind == "daemon-json" and same_node(doc, config)
+    advertised = [(kind, entry, config) for config in node_configs_of(doc, ctx.fact("node-configs"))
+                  if config.kind == "daemon-json"
                   for kind, entry in gpu_resources(config.doc.tree)]
     if not advertised:
         return
