@@ -53,8 +53,10 @@ def repository(work: Path, n: int) -> tuple[Path, Path]:
     _git(tree, "init", "-q")
     _git(tree, "add", "-A")
     _git(tree, "commit", "-q", "-m", "generated")
-    changed = next(p for p in sorted(tree.rglob("*")) if p.is_file() and "dockerfile" in p.name.lower()
-                   and ".git" not in p.parts)
+    # a Dockerfile by the generator's folder of its kind: a corpus name that mentions
+    # "Dockerfile" may be a containerd config (`..._Dockerfile.test.d__..._config.toml`), whose
+    # checks consult every node config of the repository
+    changed = next(p for p in sorted((tree / "dockerfile").rglob("*")) if p.is_file())
     return tree, changed
 
 
