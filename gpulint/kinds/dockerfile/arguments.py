@@ -78,6 +78,8 @@ def after_flags(line: str, escape: str) -> str:
     """What `extractBuilderFlags` leaves of an instruction's arguments once it has taken the
     leading `--flag` words off (quotes and the escape character group a flag's value; a
     word `--` ends the flags), trimmed as `splitCommand` trims it."""
+    if not line.lstrip().startswith("--"):  # no flags, as most instructions have (lstrip: _go_space's)
+        return line.strip()
     n = len(line)
     pos = 0
     while pos < n:
@@ -125,6 +127,8 @@ def after_flags(line: str, escape: str) -> str:
 def words(rest: str, escape: str) -> list[str]:
     """parseWords: space-delimited words, quotes kept and grouping, the escape character
     keeping the character after it (both kept)."""
+    if escape not in rest and "'" not in rest and '"' not in rest:
+        return rest.split()  # nothing groups: the runs of what is not space (as _go_space tells)
     out: list[str] = []
     word: list[str] = []
     blank_ok = False
