@@ -33,21 +33,19 @@ def _children(pid: int) -> list[int]:
 def _pss_kb(pid: int) -> int:
     """The proportional set of `pid`: its own pages, and its share of those it shares with its
     workers (a forked worker's resident set counts every page of its parent it still maps)."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii", errors="replace") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
+    return _proc_kb(f"/proc/{pid}/smaps_rollup", "Pss:") or 0
 
 
 def _hwm_kb(pid: int) -> int | None:
+    return _proc_kb(f"/proc/{pid}/status", "VmHWM:")
+
+
+def _proc_kb(path: str, field: str) -> int | None:
+    """The kilobytes a /proc file gives on its `field` line (None: the process is gone)."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+        with open(path, encoding="ascii", errors="replace") as handle:
             for line in handle:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except (OSError, ValueError):
         pass

@@ -29,6 +29,9 @@ class FileTimeout(BaseException):
     each check (a broken check is an internal error) lets it through."""
 
 
+_NONE = object()  # no handler was set
+
+
 @contextmanager
 def budget(seconds: float | None) -> Iterator[None]:
     """Raise FileTimeout in the block once `seconds` have passed (None or 0: no budget)."""
@@ -48,8 +51,6 @@ def budget(seconds: float | None) -> Iterator[None]:
         _signals.setitimer(_signals.ITIMER_REAL, 0)
         _signals.signal(_signals.SIGALRM, _signals.SIG_DFL if previous is None else previous)
 
-
-_NONE = object()  # no handler was set
 
 
 def _expired(signum, frame):
