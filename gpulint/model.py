@@ -13,6 +13,7 @@ from collections import namedtuple
 from collections.abc import Iterator
 from functools import cached_property
 from itertools import accumulate
+from types import MappingProxyType
 
 from gpulint.record import Frozen, Record, freeze
 
@@ -253,6 +254,10 @@ class Finding(Record):
         return (self.path, self.span.line, self.span.column, self.code, self.message)
 
 
+# The array type of line offsets in a text under 2**30 characters: 4 bytes each where a C int has 32 bits.
+_OFFSET = "i" if array("i").itemsize >= 4 else "l"
+
+
 class LineIndex:
     """Converts between 0-based offsets and 1-based (line, column) in a text."""
 
@@ -263,9 +268,11 @@ class LineIndex:
     # line or a column (a file with nothing to report).
     @cached_property
     def starts(self) -> array:
-        """The offset each line starts at: 8 bytes a line (a list of ints takes 36); the
-        lengths of the lines, each with its line break, summed."""
-        starts = array("q", [0, *accumulate(map((1).__add__, map(len, self.text.split("\n"))))])
+        """The offset each line starts at: 4 bytes a line (a list of ints takes 36), 8 in a
+        text of 2**30 characters or more; the lengths of the lines, each with its line break, summed.
+        A run keeps those of the shared files, whose trees' positions need them."""
+        typecode = _OFFSET if len(self.text) < 1 << 30 else "q"
+        starts = array(typecode, [0, *accumulate(map((1).__add__, map(len, self.text.split("\n"))))])
         starts.pop()  # the end of the text, past its last line
         return starts
 
@@ -336,6 +343,11 @@ class Suppression(Record):
         self.problem = problem
 
 
+# The memo of a released document (`Document.release`): empty, and read-only, as nothing
+# computed from a tree let go may be kept.
+RELEASED = MappingProxyType({})
+
+
 class Document(Record):
     """One file, parsed. `tree` depends on the kind:
 
@@ -386,9 +398,11 @@ class Document(Record):
 
     def release(self) -> None:
         """Drop the tree and what was computed from it, once the file's checks have run:
-        only the text stays, for reports and fixes."""
+        only the text stays, for reports and fixes. The memo left is one empty mapping that
+        refuses to keep anything, shared by every released document (a run holds one
+        document per file)."""
         self.tree = None
-        self.cache = {}
+        self.cache = RELEASED
         self._index = None
 
     def narrow(self, tree: Any) -> None:

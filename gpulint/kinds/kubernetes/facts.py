@@ -471,6 +471,9 @@ def is_nvml_daemon(pod: PodSpec) -> bool:
 
 _KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _KUSTOMIZE_LEVELS = 4  # patches sit beside their kustomization or a few folders below it
+# the answer for a folder without a kustomization: one object, where the run remembers an
+# answer per folder (`frozenset()` makes a new one of 216 bytes each time)
+_NO_PATCHES: frozenset[str] = frozenset()
 
 
 def is_kustomize_patch(doc: Document, ctx: Context | None = None) -> bool:
@@ -510,7 +513,7 @@ def _patch_paths(folder: str) -> frozenset[str]:
         path = os.path.join(folder, name)
         if os.path.isfile(path):
             return _read_patch_paths(path, os.stat(path).st_mtime_ns)
-    return frozenset()
+    return _NO_PATCHES
 
 
 @functools.lru_cache(maxsize=256)
@@ -523,9 +526,9 @@ def _read_patch_paths(path: str, _mtime: int) -> frozenset[str]:
         with open(path, encoding="utf-8") as handle:
             data = yaml.safe_load(handle)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return frozenset()
+        return _NO_PATCHES
     if not isinstance(data, dict):
-        return frozenset()
+        return _NO_PATCHES
     names = []
     for key in ("patchesStrategicMerge", "patches"):
         items = data.get(key)
