@@ -564,7 +564,8 @@ class _Outcome(Record):
         doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
         doc.unread = self.unread
         doc.bom, doc.crlf, doc.encoding = self.encoding
-        if self.text is not None:
+        if self.text is not None:  # checked and let go (in a worker, the copy there was)
+            doc.release()
             doc.text = self.text
 
 
@@ -613,8 +614,10 @@ class _Step(Record):
         text = None
         if own:
             doc.release()
+            # the outcome takes the text to the run's process, where the file has something
+            # to report; the document here keeps none (a worker would keep it for nothing)
             text = doc.text if produced or doc.suppressions else ""
-            doc.text = text
+            doc.text = ""
         elif kept is not None:
             doc.narrow(kept)
         return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
