@@ -356,13 +356,13 @@ class Document(Record):
     dockerfile: gpulint.kinds.dockerfile.parse.Dockerfile.
     """
 
-    __slots__ = ("path", "abspath", "kind", "text", "tree", "templated", "bom", "encoding", "crlf",
+    __slots__ = ("path", "abspath", "kind", "_text", "tree", "templated", "bom", "encoding", "crlf",
                  "suppressions", "cache", "parsed", "unread", "_index")
 
     path: str  # display path: relative to the current directory, "/" separators
     abspath: str
     kind: str
-    text: str
+    _text: str | bytes  # the text, or the text packed (`packed_text`) until it is read
     tree: Any
     templated: bool
     bom: bool  # the file started with a byte order mark (kept when writing fixes)
@@ -384,7 +384,7 @@ class Document(Record):
         self.path = path
         self.abspath = abspath
         self.kind = kind
-        self.text = text
+        self._text = text
         self.tree = tree
         self.templated = templated
         self.bom = bom
@@ -395,6 +395,31 @@ class Document(Record):
         self.parsed = parsed
         self.unread = unread
         self._index = _index
+
+    @property
+    def text(self) -> str:
+        """The file's text (LF line ends, no byte order mark). A checked file's is kept packed
+        until a report or a fix reads it, then unpacked and kept so."""
+        text = self._text
+        if text.__class__ is bytes:
+            text = self._text = _unpack_text(text)
+        return text
+
+    @text.setter
+    def text(self, text: str | bytes) -> None:
+        """Set the text, or the text packed (`packed_text`)."""
+        self._text = text
+
+    def packed_text(self) -> bytes | str:
+        """The text compressed (to a third of its size, or less), as `text` takes it: a large
+        run keeps the text of every checked file with something to report until the report.
+        An empty text stays as it is."""
+        text = self.text
+        if not text:
+            return text
+        import zlib  # here: a run that keeps no text does not load it
+
+        return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
 
     def release(self) -> None:
         """Drop the tree and what was computed from it, once the file's checks have run:
@@ -420,6 +445,17 @@ class Document(Record):
 
     def line_text(self, line: int) -> str:
         return self.index.line_text(line)
+
+
+# a record's fields are what its __init__ takes: the text, unpacked (what copies, comparisons
+# and pickles see), not the slot that may hold it packed
+Document._fields = tuple("text" if name == "_text" else name for name in Document._fields)
+
+
+def _unpack_text(packed: bytes) -> str:
+    import zlib
+
+    return zlib.decompress(packed).decode("utf-8", "surrogatepass")
 
 
 def apply_edits(text: str, edits) -> str:

@@ -545,12 +545,12 @@ class _Outcome(Record):
     suppressions: list[Suppression]
     parsed: bool
     templated: bool
-    text: str | None  # None: the document was not read again here
+    text: str | bytes | None  # None: the document was not read again here; bytes: packed (`Document.packed_text`)
     unread: bool  # not checked: not read, its parser missing, or past its time budget
     encoding: tuple  # bom, crlf and encoding as read: what writing fixes keeps
 
     def __init__(self, findings: list[Finding], errors: list[str], suppressions: list[Suppression],
-                 parsed: bool, templated: bool, text: str | None, unread: bool, encoding: tuple) -> None:
+                 parsed: bool, templated: bool, text: str | bytes | None, unread: bool, encoding: tuple) -> None:
         self.findings = findings
         self.errors = errors
         self.suppressions = suppressions
@@ -614,9 +614,10 @@ class _Step(Record):
         text = None
         if own:
             doc.release()
-            # the outcome takes the text to the run's process, where the file has something
-            # to report; the document here keeps none (a worker would keep it for nothing)
-            text = doc.text if produced or doc.suppressions else ""
+            # the outcome takes the text to the run's process, packed, where the file has
+            # something to report; the document here keeps none (a worker would keep it for
+            # nothing)
+            text = doc.packed_text() if produced or doc.suppressions else ""
             doc.text = ""
         elif kept is not None:
             doc.narrow(kept)
