@@ -68,3 +68,12 @@ def test_a_one_word_last_line_without_a_newline_is_read():
     found = _gl001("last-word.Dockerfile")
     assert [(f["line"], f["column"]) for f in found] == [(3, 1)]
     assert "USER requires exactly one argument" in found[0]["message"]
+
+
+def test_json_arrays_of_other_things_than_strings_are_refused_by_the_parser():
+    # parseMaybeJSON: RUN, CMD and ENTRYPOINT are refused only for this; a bracket inside a
+    # command written in shell form is an argument like any other
+    found = _gl001("json-not-strings.Dockerfile")
+    assert [(f["line"], f["column"]) for f in found] == [(2, 1), (3, 1), (4, 1)]
+    for f in found:
+        assert "arrays must be comprised of strings only" in f["message"], f["message"]
