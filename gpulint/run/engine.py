@@ -284,10 +284,11 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run)
     errors: list[str] = []
     narrowed: set[int] = set()
-    # a shared file is parsed as soon as its kind is told: while this process parses, the
-    # workers go on telling the kinds of the files after it
-    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.iterate_in_order(classify, sources,
-                                                                                            options.jobs)):
+    # a shared file is parsed (and narrowed) where its kind is told: in the workers too, for a
+    # large set, so no process waits while one parses them all; what is kept of it comes
+    # back with its document
+    for source, told in zip(sources, parallel.iterate_in_order(classify, sources, options.jobs)):
+        doc, early, is_shared, deferred = told.doc, told.early, told.shared, told.deferred
         if doc is None:
             skipped += 1
             continue
@@ -300,18 +301,9 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not is_shared:
             continue
         shared.append(doc)
-        try:
-            with watchdog.budget(settings.file_timeout):
-                found, failed = _parse(doc)
-        except watchdog.FileTimeout:
-            doc.tree, doc.unread = None, True
-            found, failed = [_too_slow(doc.path, settings.file_timeout, source.named)], []
-        raw.extend(found)
-        errors.extend(failed)
-        # what only the file's own checks read is let go at once (the next file's tree takes
-        # its place), before worker processes are forked, each holding the shared files: the
-        # whole tree is parsed again in its turn
-        if _narrow(doc):
+        raw.extend(told.found)
+        errors.extend(told.failed)
+        if told.narrowed:
             narrowed.add(id(doc))
     keep = {id(d) for d in shared}
     around = _around(options, mapped, node_run) + list(options.context)
@@ -438,10 +430,10 @@ class _Classify(Record):
         self.mapped = mapped
         self.node_run = node_run
 
-    def __call__(self, source: Source) -> tuple[Document | None, Finding | None, bool, bool]:
+    def __call__(self, source: Source) -> _Told:
         doc = _unread_yet(source, self.forced_kind, self.mapped, self.node_run)
         if doc is not None:  # its name tells all: read once, in its turn
-            return doc, None, False, True
+            return _Told(doc, None, False, True)
         try:  # telling a file's kind reads its content: within the file's budget too
             with watchdog.budget(self.timeout):
                 doc, early = load(source, self.forced_kind, self.max_bytes)
@@ -455,11 +447,49 @@ class _Classify(Record):
                                                  f"and tell its kind (raise the limit with `--file-timeout` "
                                                  f"or `file-timeout` in the configuration)", source.named)
         if doc is None:
-            return None, None, False, False
-        is_shared = not doc.unread and _shared(doc, self.mapped, self.node_run)
-        if not is_shared:
+            return _Told(None, None, False, False)
+        if doc.unread or not _shared(doc, self.mapped, self.node_run):
             doc.text = ""  # read again when its turn comes
-        return doc, early, is_shared, False
+            return _Told(doc, early, False, False)
+        told = _Told(doc, early, True, False)
+        try:
+            with watchdog.budget(self.timeout):
+                told.found, told.failed = _parse(doc)
+        except watchdog.FileTimeout:
+            doc.tree, doc.unread = None, True
+            told.found = [_too_slow(doc.path, self.timeout, source.named)]
+        # what only the file's own checks read is let go at once, before it is sent back and
+        # before worker processes are forked, each holding the shared files: the whole tree
+        # is parsed again in its turn
+        told.narrowed = _narrow(doc)
+        return told
+
+
+class _Told(Record):
+    """What telling a file's kind gives: its document (None: none of gpulint's kinds), a
+    finding on reading it, whether other files' checks consult it (then parsed, and maybe
+    narrowed, already: what parsing found), whether it is read only in its turn."""
+
+    __slots__ = ("doc", "early", "shared", "deferred", "found", "failed", "narrowed")
+
+    doc: Document | None
+    early: Finding | None
+    shared: bool
+    deferred: bool
+    found: list[Finding]
+    failed: list[str]
+    narrowed: bool
+
+    def __init__(self, doc: Document | None, early: Finding | None, shared: bool, deferred: bool,
+                 found: list[Finding] | None = None, failed: list[str] | None = None,
+                 narrowed: bool = False) -> None:
+        self.doc = doc
+        self.early = early
+        self.shared = shared
+        self.deferred = deferred
+        self.found = [] if found is None else found
+        self.failed = [] if failed is None else failed
+        self.narrowed = narrowed
 
 
 def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_run: bool) -> Document | None:
