@@ -287,6 +287,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     # a shared file is parsed (and narrowed) where its kind is told: in the workers too, for a
     # large set, so no process waits while one parses them all; what is kept of it comes
     # back with its document
+    warm_up = _WarmUp(settings, options, enabled) if parallel.workers_for(len(sources), options.jobs) > 1 else None
     for source, told in zip(sources, parallel.iterate_in_order(classify, sources, options.jobs)):
         doc, early, is_shared, deferred = told.doc, told.early, told.shared, told.deferred
         if doc is None:
@@ -294,6 +295,8 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
             continue
         docs.append(doc)
         read_from.append(source)
+        if warm_up is not None:
+            warm_up(doc, source, is_shared)
         if deferred:
             unread_yet.add(id(doc))
         if early is not None:
@@ -321,13 +324,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
     items = list(zip(docs, read_from))
-    work: Callable = step
-    if parallel.workers_for(len(items), options.jobs) > 1:
-        # a file of each kind is checked here before the workers are forked: what checks load
-        # on first use (rule data, schemas, compiled patterns, modules) is then loaded once,
-        # and every worker starts with it, instead of each process loading it again
-        work = _Ahead(step, {id(item[0]): step(item) for item in _samples(items, keep)})
-    for doc, outcome in zip(docs, parallel.iterate_in_order(work, items, options.jobs)):
+    for doc, outcome in zip(docs, parallel.iterate_in_order(step, items, options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
@@ -683,35 +680,33 @@ class _Step(Record):
         return produced, errors
 
 
-class _Ahead(Record):
-    """The per-file work, some files' outcomes worked out already (`_samples`)."""
+class _WarmUp:
+    """What checks load on first use (modules, rule data, schemas, compiled patterns), loaded
+    in this process while its workers tell the kinds of the files, before the workers that
+    check them are forked: each then starts with it, instead of loading it again, and no
+    process waits while one loads it. A copy of the first readable file of each kind (and of
+    the first shared one: a RuntimeClass or a ClusterPolicy takes checks a plain manifest
+    does not) is checked with no other file around; what that finds is let go."""
 
-    __slots__ = ("step", "done")
+    def __init__(self, settings: Settings, options: Options, enabled: frozenset[str]) -> None:
+        self.settings, self.options, self.enabled = settings, options, enabled
+        self.seen: set[tuple[str, bool]] = set()
 
-    step: _Step
-    done: dict[int, _Outcome]  # id of the document -> its outcome
-
-    def __init__(self, step: _Step, done: dict[int, _Outcome]) -> None:
-        self.step = step
-        self.done = done
-
-    def __call__(self, item: tuple[Document, Source]) -> _Outcome:
-        found = self.done.pop(id(item[0]), None)
-        return found if found is not None else self.step(item)
-
-
-def _samples(items: list[tuple[Document, Source]], keep: set[int]) -> list[tuple[Document, Source]]:
-    """The first readable file of each kind, and the first shared one of each kind (a
-    RuntimeClass or a ClusterPolicy takes checks a plain manifest does not)."""
-    seen: set[tuple[str, bool]] = set()
-    out = []
-    for item in items:
-        doc = item[0]
-        key = (doc.kind, id(doc) in keep)
-        if not doc.unread and key not in seen:
-            seen.add(key)
-            out.append(item)
-    return out
+    def __call__(self, doc: Document, source: Source, is_shared: bool) -> None:
+        key = (doc.kind, is_shared)
+        if doc.unread or key in self.seen:
+            return
+        self.seen.add(key)
+        load_checks({doc.kind})
+        checks = [chk for chk in CHECKS
+                  if not chk.project and doc.kind in chk.kinds and self.enabled.intersection(chk.codes)]
+        # no other file around: what a check memoises about the files around is not made
+        # from half of them
+        context = Context([], self.settings, dict(self.options.facts), self.enabled,
+                          providers=dict(crossfile.FACTS))
+        step = _Step(context, {doc.kind: checks}, set(), set(), set(), self.options.kind,
+                     self.settings.max_file_size, self.settings.file_timeout)
+        step((Document(doc.path, doc.abspath, doc.kind, "", templated=doc.templated), source))
 
 
 def _narrow(doc: Document) -> bool:
