@@ -11,7 +11,6 @@ import bisect
 from array import array
 from collections import namedtuple
 from collections.abc import Iterator
-from functools import cached_property
 from itertools import accumulate
 from types import MappingProxyType
 
@@ -267,24 +266,32 @@ _OFFSET = "i" if array("i").itemsize >= 4 else "l"
 class LineIndex:
     """Converts between 0-based offsets and 1-based (line, column) in a text."""
 
+    # no __dict__: a run keeps one for each shared file, whose trees' positions need it
+    __slots__ = ("text", "_starts")
+
     def __init__(self, text: str) -> None:
         self.text = text
+        self._starts: array | None = None
 
     # Counted when first asked for: about half the files of a run are never asked for a
     # line or a column (a file with nothing to report).
-    @cached_property
+    @property
     def starts(self) -> array:
         """The offset each line starts at: 4 bytes a line (a list of ints takes 36), 8 in a
-        text of 2**30 characters or more; the lengths of the lines, each with its line break, summed.
-        A run keeps those of the shared files, whose trees' positions need them."""
-        typecode = _OFFSET if len(self.text) < 1 << 30 else "q"
-        starts = array(typecode, [0, *accumulate(map((1).__add__, map(len, self.text.split("\n"))))])
-        starts.pop()  # the end of the text, past its last line
+        text of 2**30 characters or more; the lengths of the lines, each with its line break,
+        summed."""
+        starts = self._starts
+        if starts is None:
+            typecode = _OFFSET if len(self.text) < 1 << 30 else "q"
+            starts = array(typecode, [0, *accumulate(map((1).__add__, map(len, self.text.split("\n"))))])
+            starts.pop()  # the end of the text, past its last line
+            self._starts = starts
         return starts
 
     def position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.starts, offset) - 1
-        return line + 1, offset - self.starts[line] + 1
+        starts = self.starts
+        line = bisect.bisect_right(starts, offset) - 1
+        return line + 1, offset - starts[line] + 1
 
     def offset(self, line: int, column: int) -> int:
         if line - 1 >= len(self.starts):
