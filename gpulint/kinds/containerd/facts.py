@@ -20,7 +20,8 @@ import os
 from fnmatch import fnmatchcase
 
 from gpulint.common.runtimes import NodeConfig, RuntimeEntry
-from gpulint.formats.template import is_placeholder
+from gpulint.formats.errors import ParseError
+from gpulint.formats.template import is_placeholder, neutralise
 from gpulint.knowledge import containerd_config as model
 from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Node, str_value
@@ -111,6 +112,82 @@ def containerd_file(doc: Document) -> ContainerdFile:
         cached = ContainerdFile(doc, version, version_node, _map(root.get("plugins")))
         doc.cache["containerd-file"] = cached
     return cached
+
+
+# --- what other files' checks read of a config ------------------------------------------
+
+# The top-level keys other files' checks read: the version (which CRI plugin ID holds the
+# runtimes, which containerd reads the file), the imports (the node's files), the disabled
+# plugins (GL101 asks whether CRI is off). Of `plugins`, only the CRI tables, and of those
+# only the keys the node's runtimes come from (`runtime_tables`, `default_runtime_name`,
+# the legacy `default_runtime`: all under `containerd`) and the CDI keys (`cri_items`,
+# GL703's `enable_cdi`).
+KEPT_KEYS = ("version", "imports", "disabled_plugins", "plugins")
+KEPT_CRI_KEYS = ("containerd", "enable_cdi", "cdi_spec_dirs")
+
+
+class KeptConfig(Node):
+    """The root of a config of which only what other files' checks read is kept
+    (`kept_part`); the rest is read again from the text where a check needs it
+    (`written_plugins`)."""
+
+    __slots__ = ()
+
+
+def kept_part(doc: Document) -> Node | None:
+    """What other files' checks and the project checks read of a shared config, for the
+    run to keep in place of the whole tree (`Kind.kept`): the keys of KEPT_KEYS, the CRI
+    tables of `plugins` cut to KEPT_CRI_KEYS, and the file's first top-level entry, whose
+    place GL812 names (`next(iter(tree.value.values()))`). Each kept Node is the parsed one,
+    and a cut table a copy with its places, so every position read stays the same. None
+    when that is the whole tree."""
+    root = doc.tree
+    if root is None or not root.is_map:
+        return None
+    out: dict[str, Node] = {}
+    cut = False
+    for index, (key, child) in enumerate(root.value.items()):
+        if key == "plugins" and child.is_map:
+            plugins = {pid: _cut(table, KEPT_CRI_KEYS) if table.is_map else table
+                       for pid, table in child.value.items() if pid in ALL_CRI_IDS}
+            part = _copy(child, plugins, Node) if len(plugins) < len(child.value) or any(
+                plugins[pid] is not child.value[pid] for pid in plugins) else child
+            cut = cut or part is not child
+            out[key] = part
+        elif key in KEPT_KEYS or index == 0:
+            out[key] = child
+        else:
+            cut = True
+    return _copy(root, out, KeptConfig) if cut else None
+
+
+def _cut(table: Node, keys: tuple[str, ...]) -> Node:
+    kept = {key: child for key, child in table.value.items() if key in keys}
+    return table if len(kept) == len(table.value) else _copy(table, kept, Node)
+
+
+def _copy(node: Node, value: dict, cls: type) -> Node:
+    """`node` holding `value`: its places, tag and line index as they are."""
+    copy = object.__new__(cls)
+    copy.value = value
+    copy._span, copy._key_span = node._span, node._key_span
+    copy.tag, copy.quoted, copy._index = node.tag, node.quoted, node._index
+    return copy
+
+
+def written_plugins(doc: Document) -> Node | None:
+    """Every table of the file's `plugins` (GL122 compares a node's files table by table):
+    the kept one, else, where only a part of the config is kept, read again from the text."""
+    if type(doc.tree) is not KeptConfig:
+        return containerd_file(doc).plugins
+    # the kind's parser, imported where it is used
+    from gpulint.formats.tomlpos import parse_toml
+
+    try:
+        tree = parse_toml(neutralise(doc.text) if doc.templated else doc.text, doc.index)
+    except ParseError:  # it parsed before: the text is the same
+        return containerd_file(doc).plugins
+    return _map(tree.get("plugins"))
 
 
 def runtime_tables(table: Node, majors: tuple[int, ...] = ()) -> list[tuple[str, Node]]:
