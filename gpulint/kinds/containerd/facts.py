@@ -116,60 +116,72 @@ def containerd_file(doc: Document) -> ContainerdFile:
 
 # --- what other files' checks read of a config ------------------------------------------
 
-# The top-level keys other files' checks read: the version (which CRI plugin ID holds the
-# runtimes, which containerd reads the file), the imports (the node's files), the disabled
-# plugins (GL101 asks whether CRI is off). Of `plugins`, only the CRI tables, and of those
-# only the keys the node's runtimes come from (`runtime_tables`, `default_runtime_name`,
-# the legacy `default_runtime`: all under `containerd`) and the CDI keys (`cri_items`,
-# GL703's `enable_cdi`).
-KEPT_KEYS = ("version", "imports", "disabled_plugins", "plugins")
-KEPT_CRI_KEYS = ("containerd", "enable_cdi", "cdi_spec_dirs")
+# The CRI plugin table's CDI settings (GL111 and the cross-file checks read them there).
+CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")
+
+# What other files' checks, and the project checks, read of a config (each function: a key
+# -> WHOLE, the function for the keys to keep of its table, or None). At the top: the version
+# (which CRI plugin ID holds the runtimes, which containerd reads the file), the imports (the
+# node's files), the disabled plugins (GL101 asks whether CRI is off) and, of `plugins`, the
+# CRI tables under every ID containerd has used. Of those, the CDI keys (`cri_items`, GL516's
+# `enable_cdi`) and, under `containerd`, what the node's runtimes come from (`runtime_tables`:
+# `runtimes` in any case go-toml matches; `default_runtime_name`; the legacy typed
+# `default_runtime`), each runtime's table whole (its options, runc's SystemdCgroup). GL122
+# compares every plugin table of a node's files: it reads them again (`written_plugins`).
+WHOLE = True
+
+
+def _containerd_keys(key: str):
+    return WHOLE if key.lower() == "runtimes" or key in ("default_runtime_name", "default_runtime") else None
+
+
+def _cri_keys(key: str):
+    return _containerd_keys if key == "containerd" else WHOLE if key in CDI_KEYS else None
+
+
+def _plugin_keys(key: str):
+    return _cri_keys if key in ALL_CRI_IDS else None
+
+
+def _top_keys(key: str):
+    return _plugin_keys if key == "plugins" else WHOLE if key in ("version", "imports", "disabled_plugins") else None
 
 
 class KeptConfig(Node):
-    """The root of a config of which only what other files' checks read is kept
-    (`kept_part`); the rest is read again from the text where a check needs it
-    (`written_plugins`)."""
+    """The root of a config of which the run keeps only what other files' checks read
+    (`kept_part`)."""
 
     __slots__ = ()
 
 
 def kept_part(doc: Document) -> Node | None:
     """What other files' checks and the project checks read of a shared config, for the
-    run to keep in place of the whole tree (`Kind.kept`): the keys of KEPT_KEYS, the CRI
-    tables of `plugins` cut to KEPT_CRI_KEYS, and the file's first top-level entry, whose
-    place GL812 names (`next(iter(tree.value.values()))`). Each kept Node is the parsed one,
-    and a cut table a copy with its places, so every position read stays the same. None
-    when that is the whole tree."""
+    run to keep in place of the whole tree (`Kind.kept`): the keys `_top_keys` names, and
+    the file's first top-level entry, whose place GL812 names (`next(iter(tree.value.values()))`).
+    The kept Nodes are the parsed ones; a table with keys left out is a copy with its
+    places, so every position read stays the same. None when that is the whole tree."""
     root = doc.tree
     if root is None or not root.is_map:
         return None
-    out: dict[str, Node] = {}
-    cut = False
-    for index, (key, child) in enumerate(root.value.items()):
-        if key == "plugins" and child.is_map:
-            plugins = {pid: _cut(table, KEPT_CRI_KEYS) if table.is_map else table
-                       for pid, table in child.value.items() if pid in ALL_CRI_IDS}
-            part = _copy(child, plugins, Node) if len(plugins) < len(child.value) or any(
-                plugins[pid] is not child.value[pid] for pid in plugins) else child
-            cut = cut or part is not child
-            out[key] = part
-        elif key in KEPT_KEYS or index == 0:
-            out[key] = child
-        else:
-            cut = True
-    return _copy(root, out, KeptConfig) if cut else None
+    first = next(iter(root.value), None)
+    part = _cut(root, lambda key: _top_keys(key) or (WHOLE if key == first else None), KeptConfig)
+    return None if part is root else part
 
 
-def _cut(table: Node, keys: tuple[str, ...]) -> Node:
-    kept = {key: child for key, child in table.value.items() if key in keys}
-    return table if len(kept) == len(table.value) else _copy(table, kept, Node)
-
-
-def _copy(node: Node, value: dict, cls: type) -> Node:
-    """`node` holding `value`: its places, tag and line index as they are."""
-    copy = object.__new__(cls)
-    copy.value = value
+def _cut(node: Node, keys, cls: type = Node) -> Node:
+    """`node` with the keys `keys` keeps (itself when that is every key, whole); a value
+    that is no table, where one is read, as it is."""
+    if not node.is_map:
+        return node
+    kept = {}
+    for key, child in node.value.items():
+        inner = keys(key)
+        if inner is not None:
+            kept[key] = child if inner is WHOLE else _cut(child, inner)
+    if len(kept) == len(node.value) and all(kept[key] is child for key, child in node.value.items()):
+        return node
+    copy = object.__new__(cls)  # its places, tag and line index as they are
+    copy.value = kept
     copy._span, copy._key_span = node._span, node._key_span
     copy.tag, copy.quoted, copy._index = node.tag, node.quoted, node._index
     return copy
