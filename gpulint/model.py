@@ -59,6 +59,12 @@ class Node:
         self.quoted = quoted
         self._index = index  # what turns a place (see `place`) into a Span
 
+    def __reduce__(self):
+        # shared files' trees are sent back from worker processes, and kept in the context
+        # index: rebuilt through __init__, which takes half the time of the default for
+        # __slots__ classes (a dict of the fields for every node)
+        return type(self), (self.value, self._span, self._key_span, self.tag, self.quoted, self._index)
+
     # A parser may give a position as a place, an int of offsets into the file, turned into
     # lines and columns only when asked: most nodes of a large file are never reported, and
     # an int takes half the memory of a Span.

@@ -14,6 +14,7 @@ from gpulint.formats.errors import ParseError
 from gpulint.kinds.dockerfile.parse import (
     INSTRUCTIONS,
     Instruction,
+    as_written,
     escape_token,
     heredoc_words,
 )
@@ -150,7 +151,7 @@ def instructions(text: str) -> list[Instruction]:
         keyword = item["instruction"].upper()
         value = item["value"]
         if keyword not in INSTRUCTIONS:
-            raise ParseError(f"unknown instruction `{item['instruction']}` (the builder stops with "
+            raise ParseError(f"unknown instruction `{as_written(item['instruction'])}` (the builder stops with "
                              f"\"unknown instruction\")", first + 1, 1)
         bodies = []
         for end_word, strip_tabs in heredoc_words(keyword, value):

@@ -68,3 +68,24 @@ def test_a_one_word_last_line_without_a_newline_is_read():
     found = _gl001("last-word.Dockerfile")
     assert [(f["line"], f["column"]) for f in found] == [(3, 1)]
     assert "USER requires exactly one argument" in found[0]["message"]
+
+
+def test_json_arrays_of_other_things_than_strings_are_refused_by_the_parser():
+    # parseMaybeJSON: RUN, CMD and ENTRYPOINT are refused only for this; a bracket inside a
+    # command written in shell form is an argument like any other
+    found = _gl001("json-not-strings.Dockerfile")
+    assert [(f["line"], f["column"]) for f in found] == [(2, 1), (3, 1), (4, 1)]
+    for f in found:
+        assert "arrays must be comprised of strings only" in f["message"], f["message"]
+
+
+def test_an_unknown_keyword_is_quoted_escaped_and_cut(lint_files):
+    # a line of garbage is one long keyword: the message shows what it starts with, printable
+    run = lint_files({"Dockerfile": "FROM ubuntu:22.04\n" + "\0" * 1000 + "\n",
+                      "b/Dockerfile": "FROM ubuntu:22.04\nRUNN\tapt-get update\n"},
+                     "--failure-threshold", "none")
+    messages = {f["path"]: f["message"] for f in run.findings if f["code"] == "GL001"}
+    garbage = messages["Dockerfile"]
+    assert garbage.startswith("unknown instruction `" + "\\x00" * 10 + "…` (the builder stops with")
+    assert "\0" not in garbage and len(garbage) < 120
+    assert messages["b/Dockerfile"].startswith("unknown instruction `RUNN` (the builder stops with")

@@ -284,15 +284,19 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run)
     errors: list[str] = []
     narrowed: set[int] = set()
-    # a shared file is parsed as soon as its kind is told: while this process parses, the
-    # workers go on telling the kinds of the files after it
-    for source, (doc, early, is_shared, deferred) in zip(sources, parallel.iterate_in_order(classify, sources,
-                                                                                            options.jobs)):
+    # a shared file is parsed (and narrowed) where its kind is told: in the workers too, for a
+    # large set, so no process waits while one parses them all; what is kept of it comes
+    # back with its document
+    warm_up = _WarmUp(settings, options, enabled) if parallel.workers_for(len(sources), options.jobs) > 1 else None
+    for source, told in zip(sources, parallel.iterate_in_order(classify, sources, options.jobs)):
+        doc, early, is_shared, deferred = told.doc, told.early, told.shared, told.deferred
         if doc is None:
             skipped += 1
             continue
         docs.append(doc)
         read_from.append(source)
+        if warm_up is not None:
+            warm_up(doc, source, is_shared)
         if deferred:
             unread_yet.add(id(doc))
         if early is not None:
@@ -300,18 +304,9 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if not is_shared:
             continue
         shared.append(doc)
-        try:
-            with watchdog.budget(settings.file_timeout):
-                found, failed = _parse(doc)
-        except watchdog.FileTimeout:
-            doc.tree, doc.unread = None, True
-            found, failed = [_too_slow(doc.path, settings.file_timeout, source.named)], []
-        raw.extend(found)
-        errors.extend(failed)
-        # what only the file's own checks read is let go at once (the next file's tree takes
-        # its place), before worker processes are forked, each holding the shared files: the
-        # whole tree is parsed again in its turn
-        if _narrow(doc):
+        raw.extend(told.found)
+        errors.extend(told.failed)
+        if told.narrowed:
             narrowed.add(id(doc))
     keep = {id(d) for d in shared}
     around = _around(options, mapped, node_run) + list(options.context)
@@ -329,13 +324,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
     items = list(zip(docs, read_from))
-    work: Callable = step
-    if parallel.workers_for(len(items), options.jobs) > 1:
-        # a file of each kind is checked here before the workers are forked: what checks load
-        # on first use (rule data, schemas, compiled patterns, modules) is then loaded once,
-        # and every worker starts with it, instead of each process loading it again
-        work = _Ahead(step, {id(item[0]): step(item) for item in _samples(items, keep)})
-    for doc, outcome in zip(docs, parallel.iterate_in_order(work, items, options.jobs)):
+    for doc, outcome in zip(docs, parallel.iterate_in_order(step, items, options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
@@ -438,10 +427,10 @@ class _Classify(Record):
         self.mapped = mapped
         self.node_run = node_run
 
-    def __call__(self, source: Source) -> tuple[Document | None, Finding | None, bool, bool]:
+    def __call__(self, source: Source) -> _Told:
         doc = _unread_yet(source, self.forced_kind, self.mapped, self.node_run)
         if doc is not None:  # its name tells all: read once, in its turn
-            return doc, None, False, True
+            return _Told(doc, None, False, True)
         try:  # telling a file's kind reads its content: within the file's budget too
             with watchdog.budget(self.timeout):
                 doc, early = load(source, self.forced_kind, self.max_bytes)
@@ -455,11 +444,49 @@ class _Classify(Record):
                                                  f"and tell its kind (raise the limit with `--file-timeout` "
                                                  f"or `file-timeout` in the configuration)", source.named)
         if doc is None:
-            return None, None, False, False
-        is_shared = not doc.unread and _shared(doc, self.mapped, self.node_run)
-        if not is_shared:
+            return _Told(None, None, False, False)
+        if doc.unread or not _shared(doc, self.mapped, self.node_run):
             doc.text = ""  # read again when its turn comes
-        return doc, early, is_shared, False
+            return _Told(doc, early, False, False)
+        told = _Told(doc, early, True, False)
+        try:
+            with watchdog.budget(self.timeout):
+                told.found, told.failed = _parse(doc)
+        except watchdog.FileTimeout:
+            doc.tree, doc.unread = None, True
+            told.found = [_too_slow(doc.path, self.timeout, source.named)]
+        # what only the file's own checks read is let go at once, before it is sent back and
+        # before worker processes are forked, each holding the shared files: the whole tree
+        # is parsed again in its turn
+        told.narrowed = _narrow(doc)
+        return told
+
+
+class _Told(Record):
+    """What telling a file's kind gives: its document (None: none of gpulint's kinds), a
+    finding on reading it, whether other files' checks consult it (then parsed, and maybe
+    narrowed, already: what parsing found), whether it is read only in its turn."""
+
+    __slots__ = ("doc", "early", "shared", "deferred", "found", "failed", "narrowed")
+
+    doc: Document | None
+    early: Finding | None
+    shared: bool
+    deferred: bool
+    found: list[Finding]
+    failed: list[str]
+    narrowed: bool
+
+    def __init__(self, doc: Document | None, early: Finding | None, shared: bool, deferred: bool,
+                 found: list[Finding] | None = None, failed: list[str] | None = None,
+                 narrowed: bool = False) -> None:
+        self.doc = doc
+        self.early = early
+        self.shared = shared
+        self.deferred = deferred
+        self.found = [] if found is None else found
+        self.failed = [] if failed is None else failed
+        self.narrowed = narrowed
 
 
 def _unread_yet(source: Source, forced_kind: str | None, mapped: set[str], node_run: bool) -> Document | None:
@@ -653,35 +680,33 @@ class _Step(Record):
         return produced, errors
 
 
-class _Ahead(Record):
-    """The per-file work, some files' outcomes worked out already (`_samples`)."""
+class _WarmUp:
+    """What checks load on first use (modules, rule data, schemas, compiled patterns), loaded
+    in this process while its workers tell the kinds of the files, before the workers that
+    check them are forked: each then starts with it, instead of loading it again, and no
+    process waits while one loads it. A copy of the first readable file of each kind (and of
+    the first shared one: a RuntimeClass or a ClusterPolicy takes checks a plain manifest
+    does not) is checked with no other file around; what that finds is let go."""
 
-    __slots__ = ("step", "done")
+    def __init__(self, settings: Settings, options: Options, enabled: frozenset[str]) -> None:
+        self.settings, self.options, self.enabled = settings, options, enabled
+        self.seen: set[tuple[str, bool]] = set()
 
-    step: _Step
-    done: dict[int, _Outcome]  # id of the document -> its outcome
-
-    def __init__(self, step: _Step, done: dict[int, _Outcome]) -> None:
-        self.step = step
-        self.done = done
-
-    def __call__(self, item: tuple[Document, Source]) -> _Outcome:
-        found = self.done.pop(id(item[0]), None)
-        return found if found is not None else self.step(item)
-
-
-def _samples(items: list[tuple[Document, Source]], keep: set[int]) -> list[tuple[Document, Source]]:
-    """The first readable file of each kind, and the first shared one of each kind (a
-    RuntimeClass or a ClusterPolicy takes checks a plain manifest does not)."""
-    seen: set[tuple[str, bool]] = set()
-    out = []
-    for item in items:
-        doc = item[0]
-        key = (doc.kind, id(doc) in keep)
-        if not doc.unread and key not in seen:
-            seen.add(key)
-            out.append(item)
-    return out
+    def __call__(self, doc: Document, source: Source, is_shared: bool) -> None:
+        key = (doc.kind, is_shared)
+        if doc.unread or key in self.seen:
+            return
+        self.seen.add(key)
+        load_checks({doc.kind})
+        checks = [chk for chk in CHECKS
+                  if not chk.project and doc.kind in chk.kinds and self.enabled.intersection(chk.codes)]
+        # no other file around: what a check memoises about the files around is not made
+        # from half of them
+        context = Context([], self.settings, dict(self.options.facts), self.enabled,
+                          providers=dict(crossfile.FACTS))
+        step = _Step(context, {doc.kind: checks}, set(), set(), set(), self.options.kind,
+                     self.settings.max_file_size, self.settings.file_timeout)
+        step((Document(doc.path, doc.abspath, doc.kind, "", templated=doc.templated), source))
 
 
 def _narrow(doc: Document) -> bool:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 # Below this many files per process, starting workers costs more than they save.
 MIN_FILES_PER_WORKER = 50
+# The most files in one chunk of work: a worker holds a chunk's answers (a shared file's tree
+# among them) until they are sent, and the last chunk taken is what the others wait for.
+CHUNK_MOST = 64
 
 _WORK: tuple[Callable, Sequence] | None = None  # what forked workers inherit
 
@@ -104,7 +107,7 @@ def _shared(fn: Callable[[T], R], items: Sequence[T], processes: int) -> Iterato
 
     global _WORK
     context = multiprocessing.get_context("fork")
-    size = max(1, len(items) // (processes * 16))
+    size = max(1, min(CHUNK_MOST, len(items) // (processes * 16)))
     chunks = (len(items) + size - 1) // size
     claimed = context.Value("q", 0, lock=True)  # the next chunk nobody has taken
     answers = context.Queue()  # (chunk, its answers) from the workers

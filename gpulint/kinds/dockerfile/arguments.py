@@ -56,6 +56,8 @@ ARGUMENTS: dict[str, tuple[str, str]] = {
     "WORKDIR": ("string", "exactly-one"),              # parseString, parseWorkdir
 }
 
+_ANY_FORM = ("maybe-json", "any")
+
 # instructions/parse.go's messages (errAtLeastOneArgument, errExactlyOneArgument, ...)
 AT_LEAST_ONE = "{} requires at least one argument"
 EXACTLY_ONE = "{} requires exactly one argument"
@@ -289,8 +291,11 @@ def refusal(keyword: str, args_text: str, escape: str = "\\") -> tuple[str, bool
     keyword, continuations joined, no heredoc bodies): (its message, whether its parser
     refuses the line rather than instructions.Parse), or None."""
     keyword = keyword.upper()
-    if keyword not in ARGUMENTS:
+    form = ARGUMENTS.get(keyword)
+    if form is None:
         return None
+    if form == _ANY_FORM and "[" not in args_text:
+        return None  # RUN, CMD, ENTRYPOINT: only a JSON array of other things than strings is refused
     rest = after_flags(args_text, escape)
     try:
         if keyword == "ONBUILD":

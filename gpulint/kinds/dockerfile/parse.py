@@ -264,6 +264,17 @@ def _split_escape(lines: list[str]) -> str:
     return escape
 
 
+# How much of an unknown keyword a message quotes: a line of garbage is one long "keyword".
+WORD_SHOWN = 40
+
+
+def as_written(word: str) -> str:
+    """A word of the file as a message quotes it: characters that do not print escaped (a
+    NUL, a tab), and cut at WORD_SHOWN characters."""
+    shown = word if word.isprintable() else word.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= WORD_SHOWN else shown[:WORD_SHOWN] + "…"
+
+
 def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
     """The instructions and stages of a Dockerfile, read in one pass over its lines.
 
@@ -304,7 +315,7 @@ def parse_dockerfile(text: str, index: LineIndex) -> Dockerfile:
         if first <= skip_until:  # a heredoc body line, read as an instruction of its own
             return
         if keyword not in INSTRUCTIONS:
-            raise ParseError(f"unknown instruction `{keyword}` (the builder stops with "
+            raise ParseError(f"unknown instruction `{as_written(keyword)}` (the builder stops with "
                              f"\"unknown instruction\")", first + 1, 1)
         value = "".join(parts)
         bodies = []
