@@ -249,6 +249,25 @@ async def test_disable_on_a_yaml_line_keeps_its_indent(client, tmp_path):
     assert "spec:\n  # gpulint: disable=GL701\n  runtimeClassName: nvidia-gpu\n" in new and left == []
 
 
+# a containerd config: GL109 on `runtime_engine`; a multi-line string, in a table other files'
+# checks do not read (of this file the run keeps only what they read), holds a line like a comment
+CONTAINERD = ('version = 2\n[stream_processors."io.containerd.ocicrypt.decoder.v1.tar"]\n  args = ["""\n'
+              '# gpulint: disable-file=GL104\n"""]\n'
+              '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+              '  runtime_type = "io.containerd.runc.v2"\n  runtime_engine = "/usr/bin/runc"\n')
+
+
+@pytest.mark.asyncio
+async def test_disable_in_a_containerd_config_is_read_back_on_the_whole_file(client, tmp_path):
+    # the text in the string is no comment to extend (the kept part of the file does not hold
+    # the string; the candidate is read back on the whole text): a comment of its own goes first
+    uri = await workspace_with(client, tmp_path, {"config.toml": CONTAINERD}, "config.toml")
+    assert codes(await diagnostics(client, uri)) == ["GL109"]
+    offered = _by_title(await actions(client, uri, 7), "Disable GL109 in this file")
+    new, left = await _apply(client, uri, CONTAINERD, offered, 2)
+    assert new == "# gpulint: disable-file=GL109\n" + CONTAINERD and left == []
+
+
 @pytest.mark.asyncio
 async def test_no_disable_comment_where_a_comment_cannot_go(client, tmp_path):
     text = '{"default-runtime": "nvidia"}\n'  # JSON: no comments

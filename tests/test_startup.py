@@ -43,6 +43,27 @@ def test_one_file_imports_only_what_its_kind_needs(tmp_path, name, text, absent)
     assert not absent & modules, sorted(absent & modules)
 
 
+_CLUSTER_POLICY = ("apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n"
+                   "spec:\n  driver:\n    enabled: \"yes\"\n    unknownField: 1\n")
+
+
+@pytest.mark.parametrize("text,judged", [
+    (_CLUSTER_POLICY, True),
+    ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\n", False),
+])
+def test_custom_resources_are_judged_without_jsonschema(tmp_path, text, judged):
+    """A ClusterPolicy is judged against its CRD's schema by gpulint's own validator; jsonschema
+    is imported only to check gpulint's configuration."""
+    _imported(tmp_path, "manifest.yaml", text)
+    modules = _imported(tmp_path, "manifest.yaml", text)
+    assert "jsonschema" not in modules
+    proc = subprocess.run([sys.executable, "-m", "gpulint", "--isolated", "--format", "json", "manifest.yaml"],
+                          cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
+    assert ({"GL481", "GL482"} <= codes) is judged, codes
+
+
 def test_regular_expressions_compile_when_first_used():
     proc = subprocess.run([sys.executable, "-c",
                            "import gpulint.kinds.dockerfile.checks as d, gpulint.kinds.dockerfile.facts as f\n"

@@ -89,17 +89,195 @@ def _quote(value) -> str:
 def validate(root: Node, schema: dict, prefix: tuple = ()) -> list[Problem]:
     """The problems of `root` against `schema`; `prefix` is the path `root` sits at in the
     object the API server sees (for values passed into a ClusterPolicy's spec)."""
-    import jsonschema  # only for files that hold an object with a bundled schema
-
     nodes: dict = {}
     instance = _plain(root, (), nodes)
     if instance is None:
         return []
     problems = []
-    for error in jsonschema.Draft7Validator(schema).iter_errors(instance):
+    errors: list = []
+    _check(schema, instance, (), errors)
+    for error in errors:
         problems.extend(_problems(error, nodes, prefix))
     problems.extend(_rules_failed(schema, instance, (), nodes, prefix))
     return sorted(problems, key=lambda p: (p.span.line, p.span.column, p.message))
+
+
+# What the bundled schemas (rules/gpu-operator-*.json, written by tools/operator_releases.py)
+# are checked for, with JSON Schema draft 7's meaning (as jsonschema's Draft7Validator reads
+# them, which tests/test_crd_validation.py holds this to): each failure is an error
+# (path, keyword, the keyword's value, the value judged, the schema holding the keyword,
+# message), message given for anyOf and oneOf only. Keywords not named here
+# (x-kubernetes-validations, x-version, x-source) check nothing; the test fails when a bundled
+# schema has a keyword of draft 7 that is not handled here.
+
+def _check(schema: dict, value, where: tuple, out: list) -> None:
+    for keyword, expected in schema.items():
+        check = _KEYWORDS.get(keyword)
+        if check is not None:
+            check(expected, value, where, schema, out)
+
+
+_BOOLEAN = frozenset(("boolean",))
+_INTEGER = frozenset(("integer", "number"))
+_NUMBER = frozenset(("number",))
+_STRING = frozenset(("string",))
+_OBJECT = frozenset(("object",))
+_ARRAY = frozenset(("array",))
+_NULL = frozenset(("null",))
+
+
+def _types(value) -> frozenset:
+    """The draft 7 types a value has: bool is no integer, a float with nothing after its
+    point is one."""
+    if isinstance(value, bool):
+        return _BOOLEAN
+    if isinstance(value, int):
+        return _INTEGER
+    if isinstance(value, float):
+        return _INTEGER if value.is_integer() else _NUMBER
+    if isinstance(value, str):
+        return _STRING
+    if isinstance(value, dict):
+        return _OBJECT
+    if isinstance(value, list):
+        return _ARRAY
+    return _NULL if value is None else frozenset()
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _type(expected, value, where, schema, out):
+    have = _types(value)
+    if expected in have if isinstance(expected, str) else not have.isdisjoint(expected):
+        return
+    out.append((where, "type", expected, value, schema, None))
+
+
+def _properties(expected, value, where, schema, out):
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            inner = expected.get(key)
+            if inner is not None:
+                _check(inner, sub, where + (key,), out)
+
+
+def _additional(expected, value, where, schema, out):
+    if not isinstance(value, dict):
+        return
+    known = schema.get("properties") or {}
+    if isinstance(expected, dict):
+        for key, sub in value.items():
+            if key not in known:
+                _check(expected, sub, where + (key,), out)
+    elif expected is False and any(key not in known for key in value):
+        out.append((where, "additionalProperties", expected, value, schema, None))
+
+
+def _items(expected, value, where, schema, out):
+    if isinstance(value, list):
+        if isinstance(expected, list):
+            for i, (item, sub) in enumerate(zip(value, expected)):
+                _check(sub, item, where + (i,), out)
+        else:
+            for i, item in enumerate(value):
+                _check(expected, item, where + (i,), out)
+
+
+def _required(expected, value, where, schema, out):
+    if isinstance(value, dict):
+        for key in expected:  # one error for each missing field, as jsonschema gives them
+            if key not in value:
+                out.append((where, "required", expected, value, schema, None))
+
+
+def _equal(one, two) -> bool:
+    """jsonschema's equality: true is not 1, nor false 0, in lists and maps too."""
+    if one is two:
+        return True
+    if isinstance(one, str) or isinstance(two, str):
+        return one == two
+    if isinstance(one, (list, tuple)) and isinstance(two, (list, tuple)):
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two))
+    if isinstance(one, dict) and isinstance(two, dict):
+        return len(one) == len(two) and all(key in two and _equal(sub, two[key]) for key, sub in one.items())
+    if isinstance(one, bool) or isinstance(two, bool):
+        return type(one) is type(two) and one == two
+    return one == two
+
+
+def _enum(expected, value, where, schema, out):
+    if value in expected if isinstance(value, str) else any(_equal(each, value) for each in expected):
+        return
+    out.append((where, "enum", expected, value, schema, None))
+
+
+_REGEXES: dict = {}
+
+
+def _pattern(expected, value, where, schema, out):
+    if isinstance(value, str):
+        regex = _REGEXES.get(expected)
+        if regex is None:
+            import re
+
+            regex = _REGEXES[expected] = re.compile(expected)
+        if not regex.search(value):
+            out.append((where, "pattern", expected, value, schema, None))
+
+
+def _minimum(expected, value, where, schema, out):
+    if _is_number(value) and value < expected:
+        out.append((where, "minimum", expected, value, schema, None))
+
+
+def _maximum(expected, value, where, schema, out):
+    if _is_number(value) and value > expected:
+        out.append((where, "maximum", expected, value, schema, None))
+
+
+def _sized(keyword: str, kind: type, longest: bool):
+    def check(expected, value, where, schema, out):
+        if isinstance(value, kind) and (len(value) > expected if longest else len(value) < expected):
+            out.append((where, keyword, expected, value, schema, None))
+    return check
+
+
+def _passes(schema: dict, value) -> bool:
+    errors: list = []
+    _check(schema, value, (), errors)
+    return not errors
+
+
+def _all_of(expected, value, where, schema, out):
+    for sub in expected:
+        _check(sub, value, where, out)
+
+
+def _any_of(expected, value, where, schema, out):
+    if not any(_passes(sub, value) for sub in expected):
+        out.append((where, "anyOf", expected, value, schema,
+                    f"{value!r} is not valid under any of the given schemas"))
+
+
+def _one_of(expected, value, where, schema, out):
+    valid = [sub for sub in expected if _passes(sub, value)]
+    if not valid:
+        out.append((where, "oneOf", expected, value, schema,
+                    f"{value!r} is not valid under any of the given schemas"))
+    elif len(valid) > 1:  # jsonschema names the later ones first, then the first
+        shown = ", ".join(repr(sub) for sub in valid[1:] + valid[:1])
+        out.append((where, "oneOf", expected, value, schema, f"{value!r} is valid under each of {shown}"))
+
+
+_KEYWORDS = {
+    "type": _type, "properties": _properties, "additionalProperties": _additional, "items": _items,
+    "required": _required, "enum": _enum, "pattern": _pattern, "minimum": _minimum, "maximum": _maximum,
+    "minLength": _sized("minLength", str, False), "maxLength": _sized("maxLength", str, True),
+    "minItems": _sized("minItems", list, False), "maxItems": _sized("maxItems", list, True),
+    "allOf": _all_of, "anyOf": _any_of, "oneOf": _one_of,
+}
 
 
 def _rules_failed(schema: dict, value, where: tuple, nodes: dict, prefix: tuple):
@@ -123,15 +301,14 @@ def _rules_failed(schema: dict, value, where: tuple, nodes: dict, prefix: tuple)
             yield from _rules_failed(schema["items"], sub, where + (i,), nodes, prefix)
 
 
-def _problems(error, nodes: dict, prefix: tuple):
-    where = tuple(error.absolute_path)
+def _problems(error: tuple, nodes: dict, prefix: tuple):
+    where, check, expected, value, schema, message = error
     node = nodes.get(where)
     if node is None:
         return
     name = field_path(prefix + where)
-    check, expected, value = error.validator, error.validator_value, error.instance
     if check == "additionalProperties" and expected is False:
-        known = error.schema.get("properties") or {}
+        known = schema.get("properties") or {}
         for key in value:
             if key not in known and node.get(key) is not None:
                 path = field_path(prefix + where + (key,))
@@ -161,7 +338,7 @@ def _problems(error, nodes: dict, prefix: tuple):
         yield Problem(node.span, name, f"{name}: Invalid value: {shown}: {name} in body {words} "
                                        f"{expected}{unit}", False, where)
     elif check in ("anyOf", "oneOf", "allOf"):
-        yield Problem(node.span, name, f"{name}: Invalid value: {error.message}", False, where)
+        yield Problem(node.span, name, f"{name}: Invalid value: {message}", False, where)
 
 
 # kube-openapi's words for each bound

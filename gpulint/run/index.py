@@ -37,7 +37,7 @@ from gpulint.run.projectwalk import project_files
 from gpulint.stored import Stored, read_index, write_index
 
 # bumped when what an entry holds changes shape
-FORMAT = 6
+FORMAT = 7
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
