@@ -11,7 +11,7 @@ import json
 import pytest
 from conftest import FIXTURES, run_gpulint
 
-FOLDER = FIXTURES / "crossfile" / "shared-pruned"
+FOLDER = FIXTURES / "kept-objects"
 JOBS = ["1", "2"]  # two: the kept part is made in a worker and sent back
 
 
@@ -47,6 +47,24 @@ def test_kubeadm_objects_keep_their_api_version_and_node_taints(jobs):
 def test_a_cluster_configuration_alone_says_kubeadm_writes_the_cgroup_driver(jobs):
     assert _where(_findings("kubeadm-cluster", jobs)) == [
         ("GL107", "a-config.toml", 6, 3, [("b-kubeadm.yaml", 7, 1)])]
+
+
+@pytest.mark.parametrize("jobs", JOBS)
+def test_node_objects_and_node_pools_keep_their_taints(jobs):
+    # a Node's, a Karpenter NodePool's and an eksctl ClusterConfig's node groups' (both
+    # forms): four GPU pools, none of which the Job tolerates
+    assert _where(_findings("pools", jobs)) == [
+        ("GL514", "b-job.yaml", 7, 5, [("a-nodes.yaml", 10, 5), ("a-nodes.yaml", 27, 9), ("a-nodes.yaml", 43, 7),
+                                       ("a-nodes.yaml", 48, 9)])]
+
+
+@pytest.mark.parametrize("jobs", JOBS)
+def test_a_runtimeclass_keeps_its_name_and_handler(jobs):
+    # GL702 reports on the kept RuntimeClass itself, at its handler; GL701 points at its name
+    assert _where(_findings("runtime", jobs)) == [
+        ("GL702", "a-runtimeclass.yaml", 6, 10, [("b-config.toml", 4, 1)]),
+        ("GL701", "c-pods.yaml", 6, 21, [("a-runtimeclass.yaml", 4, 3)]),
+        ("GL516", "c-pods.yaml", 24, 9, [("b-config.toml", 3, 3)])]
 
 
 @pytest.mark.parametrize("jobs", JOBS)

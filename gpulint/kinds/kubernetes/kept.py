@@ -9,9 +9,13 @@ kept whole. Who reads what (change the spec with the reader):
 - every object: `kind` (each reader picks objects by it) and `apiVersion`
   (`crossfile.nodes.kubelet_cgroup_driver`: a kubeadm object beside a KubeletConfiguration;
   `dra.dra_api_version`; `operator_driver_crd` for NVIDIADrivers);
-- kubeadm's InitConfiguration and JoinConfiguration: `nodeRegistration.taints`
-  (`scheduling._taint_lists`, GL514); its ClusterConfiguration, UpgradeConfiguration and
-  ResetConfiguration, and kind's and Cluster API's `Cluster`: nothing more;
+- the taints of the GPU nodes (`scheduling._taint_lists`, GL514): kubeadm's InitConfiguration
+  and JoinConfiguration `nodeRegistration.taints`, a Node's `spec.taints`, a Karpenter
+  NodePool's `spec.template.spec.taints`, an eksctl ClusterConfig's node groups' `taints`;
+  kubeadm's ClusterConfiguration, UpgradeConfiguration and ResetConfiguration, and kind's
+  and Cluster API's `Cluster`: nothing more;
+- RuntimeClass: `metadata.name`, `handler` (`scheduling._nvidia_runtime_classes`; GL701, and
+  GL702, the project check that reports on the RuntimeClass);
 - KubeletConfiguration: `cgroupDriver` (`crossfile.nodes.kubelet_cgroup_driver`; the
   object itself is where an unset driver is reported);
 - NVIDIADriver: `metadata.name`, `spec.version` (`fleet.operator_declarations`);
@@ -45,6 +49,10 @@ SPECS: dict[str, dict] = {
     "Cluster": _OBJECT,
     "InitConfiguration": {**_OBJECT, "nodeRegistration": {"taints": True}},
     "JoinConfiguration": {**_OBJECT, "nodeRegistration": {"taints": True}},
+    "Node": {**_OBJECT, "spec": {"taints": True}},
+    "NodePool": {**_OBJECT, "spec": {"template": {"spec": {"taints": True}}}},
+    "ClusterConfig": {**_OBJECT, "nodeGroups": {"taints": True}, "managedNodeGroups": {"taints": True}},
+    "RuntimeClass": {**_NAMED, "handler": True},
     "KubeletConfiguration": {**_OBJECT, "cgroupDriver": True},
     "NVIDIADriver": {**_NAMED, "spec": {"version": True}},
     "DaemonSet": {**_NAMED, "spec": {"template": {"spec": _POD}}},
