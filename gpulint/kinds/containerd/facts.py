@@ -20,7 +20,8 @@ import os
 from fnmatch import fnmatchcase
 
 from gpulint.common.runtimes import NodeConfig, RuntimeEntry
-from gpulint.formats.template import is_placeholder
+from gpulint.formats.errors import ParseError
+from gpulint.formats.template import is_placeholder, neutralise
 from gpulint.knowledge import containerd_config as model
 from gpulint.knowledge.runtimes import is_nvidia_handler
 from gpulint.model import Document, Node, str_value
@@ -111,6 +112,94 @@ def containerd_file(doc: Document) -> ContainerdFile:
         cached = ContainerdFile(doc, version, version_node, _map(root.get("plugins")))
         doc.cache["containerd-file"] = cached
     return cached
+
+
+# --- what other files' checks read of a config ------------------------------------------
+
+# The CRI plugin table's CDI settings (GL111 and the cross-file checks read them there).
+CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")
+
+# What other files' checks, and the project checks, read of a config (each function: a key
+# -> WHOLE, the function for the keys to keep of its table, or None). At the top: the version
+# (which CRI plugin ID holds the runtimes, which containerd reads the file), the imports (the
+# node's files), the disabled plugins (GL101 asks whether CRI is off) and, of `plugins`, the
+# CRI tables under every ID containerd has used. Of those, the CDI keys (`cri_items`, GL516's
+# `enable_cdi`) and, under `containerd`, what the node's runtimes come from (`runtime_tables`:
+# `runtimes` in any case go-toml matches; `default_runtime_name`; the legacy typed
+# `default_runtime`), each runtime's table whole (its options, runc's SystemdCgroup). GL122
+# compares every plugin table of a node's files: it reads them again (`written_plugins`).
+WHOLE = True
+
+
+def _containerd_keys(key: str):
+    return WHOLE if key.lower() == "runtimes" or key in ("default_runtime_name", "default_runtime") else None
+
+
+def _cri_keys(key: str):
+    return _containerd_keys if key == "containerd" else WHOLE if key in CDI_KEYS else None
+
+
+def _plugin_keys(key: str):
+    return _cri_keys if key in ALL_CRI_IDS else None
+
+
+def _top_keys(key: str):
+    return _plugin_keys if key == "plugins" else WHOLE if key in ("version", "imports", "disabled_plugins") else None
+
+
+class KeptConfig(Node):
+    """The root of a config of which the run keeps only what other files' checks read
+    (`kept_part`)."""
+
+    __slots__ = ()
+
+
+def kept_part(doc: Document) -> Node | None:
+    """What other files' checks and the project checks read of a shared config, for the
+    run to keep in place of the whole tree (`Kind.kept`): the keys `_top_keys` names, and
+    the file's first top-level entry, whose place GL812 names (`next(iter(tree.value.values()))`).
+    The kept Nodes are the parsed ones; a table with keys left out is a copy with its
+    places, so every position read stays the same. None when that is the whole tree."""
+    root = doc.tree
+    if root is None or not root.is_map:
+        return None
+    first = next(iter(root.value), None)
+    part = _cut(root, lambda key: _top_keys(key) or (WHOLE if key == first else None), KeptConfig)
+    return None if part is root else part
+
+
+def _cut(node: Node, keys, cls: type = Node) -> Node:
+    """`node` with the keys `keys` keeps (itself when that is every key, whole); a value
+    that is no table, where one is read, as it is."""
+    if not node.is_map:
+        return node
+    kept = {}
+    for key, child in node.value.items():
+        inner = keys(key)
+        if inner is not None:
+            kept[key] = child if inner is WHOLE else _cut(child, inner)
+    if len(kept) == len(node.value) and all(kept[key] is child for key, child in node.value.items()):
+        return node
+    copy = object.__new__(cls)  # its places, tag and line index as they are
+    copy.value = kept
+    copy._span, copy._key_span = node._span, node._key_span
+    copy.tag, copy.quoted, copy._index = node.tag, node.quoted, node._index
+    return copy
+
+
+def written_plugins(doc: Document) -> Node | None:
+    """Every table of the file's `plugins` (GL122 compares a node's files table by table):
+    the kept one, else, where only a part of the config is kept, read again from the text."""
+    if type(doc.tree) is not KeptConfig:
+        return containerd_file(doc).plugins
+    # the kind's parser, imported where it is used
+    from gpulint.formats.tomlpos import parse_toml
+
+    try:
+        tree = parse_toml(neutralise(doc.text) if doc.templated else doc.text, doc.index)
+    except ParseError:  # it parsed before: the text is the same
+        return containerd_file(doc).plugins
+    return _map(tree.get("plugins"))
 
 
 def runtime_tables(table: Node, majors: tuple[int, ...] = ()) -> list[tuple[str, Node]]:

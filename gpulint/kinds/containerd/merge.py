@@ -8,9 +8,9 @@ from __future__ import annotations
 from gpulint.kinds.containerd.checks import default_runtime_undefined
 from gpulint.kinds.containerd.facts import (
     ALL_CRI_IDS,
-    containerd_file,
     file_majors,
     runtime_tables,
+    written_plugins,
 )
 from gpulint.model import Document, Node, str_value
 from gpulint.registry import check, finding, related
@@ -51,6 +51,15 @@ def _said(table: Node, lost: list[tuple[tuple[str, ...], Node]]) -> tuple[str, b
 def plugin_table_replaced(ctx):
     # GL101 says more where the replaced CRI table leaves the default runtime undefined
     undefined = {f.path for f in default_runtime_undefined(ctx)} if "GL101" in ctx.enabled else set()
+    # every plugin table of a node's files, read once per file (of a config of which the run
+    # keeps a part, read again from its text) and let go with this check
+    written: dict[int, Node | None] = {}
+
+    def plugins_of(doc: Document) -> Node | None:
+        if id(doc) not in written:
+            written[id(doc)] = written_plugins(doc)
+        return written[id(doc)]
+
     for node in ctx.fact("node-configs"):
         if node.kind != "containerd" or len(node.docs) < 2 or any(d.templated for d in node.docs):
             continue
@@ -59,16 +68,17 @@ def plugin_table_replaced(ctx):
             continue
         skip = ALL_CRI_IDS if any(d.path in undefined for d in node.docs) else ()
         for index, later in enumerate(node.docs[1:], start=1):
-            yield from _replaced(node.docs[:index], later, majors, skip)
+            yield from _replaced(node.docs[:index], later, majors, skip, plugins_of)
 
 
-def _replaced(earlier_docs: list[Document], later: Document, majors: tuple[int, ...], skip: tuple[str, ...]):
-    plugins = containerd_file(later).plugins
+def _replaced(earlier_docs: list[Document], later: Document, majors: tuple[int, ...], skip: tuple[str, ...],
+              plugins_of):
+    plugins = plugins_of(later)
     for key, table in plugins.items() if plugins is not None else ():
         if not table.is_map or key in skip:
             continue
-        before = [(d, containerd_file(d).plugins.get(key)) for d in earlier_docs
-                  if containerd_file(d).plugins is not None and containerd_file(d).plugins.get(key) is not None]
+        before = [(d, plugins_of(d).get(key)) for d in earlier_docs
+                  if plugins_of(d) is not None and plugins_of(d).get(key) is not None]
         before = [(d, t) for d, t in before if t.is_map]
         if not before:
             continue
