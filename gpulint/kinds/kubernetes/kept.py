@@ -21,7 +21,8 @@ kept whole. Who reads what (change the spec with the reader):
 - NVIDIADriver: `metadata.name`, `spec.version` (`fleet.operator_declarations`);
 - a DaemonSet's or Pod's pod: each container's `name`, `image`, `command`, `args` and the
   `name` and `value` of its `env` entries (`plugin_releases`, `mps._deployments`), and the
-  object's `metadata.name` (`PodSpec.name`);
+  object's `metadata.name` (`PodSpec.name`); not the pod template's metadata (a kept pod's
+  `PodSpec.metadata` is None);
 - ResourceClaimTemplate, ResourceClaim: `metadata.name` and each device request's `name`,
   `deviceClassName` and `selectors`, also under `exactly` and `firstAvailable`
   (`dra.defined_names`, `dra.requests`; dra_checks GL476, GL477);
@@ -66,7 +67,7 @@ SPECS: dict[str, dict] = {
 
 def consulted(obj: Node) -> Node:
     """What other files' checks read of a kept object: a copy with only that, or the object
-    itself (a kind not in SPECS, or one written through a template or an alias)."""
+    itself (a kind not in SPECS, or a `kind` that is no plain string)."""
     kind = obj.get("kind") if obj.is_map else None
     spec = SPECS.get(kind.value) if kind is not None and type(kind.value) is str else None
     return obj if spec is None else _pruned(obj, spec)
