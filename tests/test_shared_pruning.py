@@ -11,8 +11,16 @@ import json
 import pytest
 from conftest import FIXTURES, run_gpulint
 
+from gpulint.run import engine
+
 FOLDER = FIXTURES / "kept-objects"
 JOBS = ["1", "2"]  # two: the kept part is made in a worker and sent back
+
+
+@pytest.fixture(autouse=True)
+def _narrowed(monkeypatch):
+    # a run this small keeps whole trees; these cases are about what a large run keeps
+    monkeypatch.setattr(engine, "NARROW_FROM_FILES", 0)
 
 
 def _report(case: str, jobs: str) -> list[dict]:
