@@ -10,10 +10,18 @@ import json
 import pytest
 from conftest import FIXTURES, run_gpulint
 
+from gpulint.run import engine
+
 FOLDER = FIXTURES / "crossfile" / "containerd-kept"
 GPU = "gpu-node/etc/containerd/"
 CPU = "cpu-node/etc/containerd/config.toml"
 DOCKER = "docker-node/etc/containerd/config.toml"
+
+
+@pytest.fixture(autouse=True)
+def _narrowed(monkeypatch):
+    # a run this small keeps whole trees; these cases are about what a large run keeps
+    monkeypatch.setattr(engine, "NARROW_FROM_FILES", 0)
 
 
 def _findings(jobs: str) -> list[tuple[str, str, int, int, list, str]]:

@@ -54,6 +54,20 @@ def test_a_closing_bracket_first_in_brackets_is_one_of_its_characters():
     assert rules.decide("yb", False) is True and rules.decide("y]", False) is None
 
 
+def test_brackets_hold_an_opening_bracket_and_set_operators_as_characters():
+    # git reads `[[]` as the one character `[`; Python would read a nested set (and `&&`,
+    # `~~`, `||` as set operations to come), and warns
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        rules = Rules(["a[[]b", "c[&&]", "d[~~|]"])
+    assert rules.decide("a[b", False) is True and rules.decide("ab", False) is None
+    assert rules.decide("c&", False) is True
+    assert rules.decide("d~", False) is True and rules.decide("d|", False) is True
+    assert rules.decide("dd", False) is None
+
+
 def test_brackets_no_pattern_can_read_match_nothing_and_stop_no_run(tmp_path):
     from conftest import run_gpulint, write_files
 

@@ -9,7 +9,15 @@ import json
 import pytest
 from conftest import FIXTURES, run_gpulint
 
+from gpulint.run import engine
+
 FOLDER = FIXTURES / "crossfile" / "shared-narrowed"
+
+
+@pytest.fixture(autouse=True)
+def _narrowed(monkeypatch):
+    # a run this small keeps whole trees; these cases are about what a large run keeps
+    monkeypatch.setattr(engine, "NARROW_FROM_FILES", 0)
 
 
 def _findings(*args: str) -> list[tuple[str, str, int, list]]:
@@ -31,3 +39,20 @@ def test_the_pod_beside_a_runtimeclass_is_checked_whole(jobs):
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_other_files_still_consult_the_kept_runtimeclass(jobs):
     assert ("GL701", "c-pod.yaml", 6, [("b-runtimeclass-and-pod.yaml", 4)]) in _findings("--jobs", jobs)
+
+
+@pytest.mark.parametrize("folder", ["crossfile", "kept-objects"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_small_run_keeps_whole_trees_and_says_what_a_large_one_says(monkeypatch, folder, jobs):
+    # below NARROW_FROM_FILES every shared file is kept whole and parsed once: the findings,
+    # their places and their related places are those of a run that keeps only parts
+    def report() -> str:
+        run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", "--preview",
+                          "--driver", "550.54.15", "--jobs", jobs, str(FIXTURES / folder))
+        assert run.rc == 0, run.err
+        return run.out
+
+    narrowed = report()
+    monkeypatch.setattr(engine, "NARROW_FROM_FILES", 10**9)
+    assert report() == narrowed
+    assert json.loads(narrowed)["findings"]

@@ -15,6 +15,10 @@ import os
 import re
 from pathlib import Path
 
+from gpulint.regex import lazy
+
+_IN_BRACKETS = lazy(r"[\\\[&~|]")
+
 
 @functools.lru_cache(maxsize=None)
 def _segment(glob: str) -> str:
@@ -39,7 +43,9 @@ def _segment(glob: str) -> str:
                 body = glob[i + 1:end]
                 if body[:1] in ("!", "^"):
                     body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
+                # inside the brackets `[`, `&`, `~` and `|` are characters like any other
+                # (for Python's expressions, a nested set or a set operation to come)
+                out.append("[" + _IN_BRACKETS.sub(r"\\\g<0>", body) + "]")
                 i = end
         else:
             out.append(re.escape(ch))

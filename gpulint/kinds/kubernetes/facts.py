@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 from gpulint.formats.template import is_placeholder
+from gpulint.kinds.kubernetes.kept import consulted
 from gpulint.model import Document, Node, sequence
 from gpulint.record import Record
 from gpulint.regex import lazy, may_match
@@ -180,14 +181,15 @@ def may_define_shared_object(text: str) -> bool:
 def shared_objects(doc) -> list[Node] | None:
     """The objects of a shared manifest that may define a shared object, judged as the file
     was (`may_define_shared_object`) on each object's own text: what other files' checks
-    consult (the Deployments and Jobs beside a RuntimeClass are not). None when that is
-    every object."""
+    consult (the Deployments and Jobs beside a RuntimeClass are not), each as far as they
+    read it (`kept.consulted`: a kubeadm ClusterConfiguration's kind and apiVersion). None
+    when that is every object, whole."""
     out = []
     for obj in doc.tree:
         start, end = doc.index.offsets(obj.span)
         if may_define_shared_object(doc.text[start:end]):
-            out.append(obj)
-    return None if len(out) == len(doc.tree) else out
+            out.append(consulted(obj))
+    return None if len(out) == len(doc.tree) and all(a is b for a, b in zip(out, doc.tree)) else out
 
 
 def _found(pattern, text: str) -> bool:
