@@ -217,11 +217,12 @@ def load(source: Source, forced_kind: str | None,
 # How much of a file over the size limit is read to tell its kind by content.
 HEAD_BYTES = 64 * 1024
 
-# From how many files a run keeps of each shared file only the part other files' checks read
-# (`_narrow`), and parses the whole file again in its turn. Whole trees take some 10-20 KB a
-# shared file in every process (about a quarter of a tree's files are shared), so a run of
-# 20,000 files saves some 50 MB a process by narrowing; the second parse costs about a tenth
-# of a run's CPU, which buys a smaller run no memory it needs.
+# From how many files a run with worker processes keeps of each shared file only the part
+# other files' checks read (`_narrow`), and parses the whole file again in its turn. Whole
+# trees take some 10-20 KB a shared file in every process (about a quarter of a tree's files
+# are shared), so a run of 20,000 files saves some 30 MB a process by narrowing; the second
+# parse costs about a tenth of a run's CPU, which buys a smaller run, or a run in one
+# process, no memory it needs.
 NARROW_FROM_FILES = 10_000
 
 
@@ -288,8 +289,11 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     raw: list[Finding] = []
     unread_yet: set[int] = set()
     skipped = 0
+    # narrowed in a large run with workers: each process holds the shared files (a forked
+    # worker's memory counts the pages it shares), one process holds them once
+    narrow = len(sources) >= NARROW_FROM_FILES and parallel.workers_for(len(sources), options.jobs) > 1
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run,
-                         narrow=len(sources) >= NARROW_FROM_FILES)
+                         narrow=narrow)
     errors: list[str] = []
     narrowed: set[int] = set()
     # a shared file is parsed (and narrowed) where its kind is told: in the workers too, for a
