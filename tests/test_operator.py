@@ -498,3 +498,17 @@ def test_device_list_strategy_on_helm_lines(tmp_path):
     assert [(f["line"], f["column"]) for f in result.findings] == [(1, 159), (2, 123)]
     assert "defaults to envvar" in result.findings[0]["message"]
     assert "ACCEPT_NVIDIA_VISIBLE_DEVICES_AS_VOLUME_MOUNTS=true" in result.findings[1]["message"]
+
+
+def test_a_null_list_item_is_refused_and_the_items_after_it_keep_their_places(tmp_path):
+    # the API server prunes a null field of an object, not a null item of a list: its type
+    # refuses it, and the next item is judged as env[2], where it is written
+    write_files(tmp_path, {"cp.yaml": "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n"
+                                      "  name: cluster-policy\nspec:\n  toolkit:\n    env:\n"
+                                      "      - name: A\n        value: x\n      - null\n      - value: 1\n"})
+    found = [(f["line"], f["column"], f["message"]) for f in lint(tmp_path / "cp.yaml").findings if f["line"] > 5]
+    assert [(line, column) for line, column, _ in found] == [(10, 9), (11, 9), (11, 16)]
+    assert ('`spec.toolkit.env[1]: Invalid value: "null": spec.toolkit.env[1] in body must be of type '
+            'object: "null"`') in found[0][2]
+    assert "`spec.toolkit.env[2].name: Required value`" in found[1][2]
+    assert 'spec.toolkit.env[2].value in body must be of type string: "integer"' in found[2][2]

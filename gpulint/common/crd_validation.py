@@ -52,8 +52,11 @@ def field_path(parts: tuple) -> str:
 
 
 def _plain(node: Node, path: tuple, nodes: dict):
-    """The value the API server sees, with each node remembered by its path; None for
-    what it prunes before validating (a null) and for a template expression set aside."""
+    """The value the API server sees, with each node remembered by its path; None for a
+    null and for a template expression set aside. The API server prunes a null field of an
+    object before validating (`PruneNonNullableNullsWithoutDefaults`) but keeps a null item
+    of a list, which its type then refuses; a template expression is left out of a list, and
+    the items after it are judged at the places they then have."""
     nodes[path] = node
     if node.is_map:
         out = {}
@@ -65,15 +68,19 @@ def _plain(node: Node, path: tuple, nodes: dict):
                 out[key] = value
         return out
     if node.is_seq:
-        items = [_plain(sub, path + (i,), nodes) for i, sub in enumerate(node.value)]
-        return [item for item in items if item is not None] if None in items else items
+        items = []
+        for sub in node.value:
+            if sub.is_scalar and sub.tag != "null" and sub.value is not None and is_placeholder(sub.value):
+                continue
+            items.append(_plain(sub, path + (len(items),), nodes))
+        return items
     if node.tag == "null" or node.value is None or is_placeholder(node.value):
         return None
     return node.value
 
 
-_TYPE_NAMES = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object",
-               list: "array"}
+_TYPE_NAMES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
+               dict: "object", list: "array"}
 
 
 def _json_type(value) -> str:
