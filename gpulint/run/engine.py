@@ -289,17 +289,17 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     raw: list[Finding] = []
     unread_yet: set[int] = set()
     skipped = 0
+    with_workers = parallel.workers_for(len(sources), options.jobs) > 1
     # narrowed in a large run with workers: each process holds the shared files (a forked
     # worker's memory counts the pages it shares), one process holds them once
-    narrow = len(sources) >= NARROW_FROM_FILES and parallel.workers_for(len(sources), options.jobs) > 1
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run,
-                         narrow=narrow)
+                         narrow=with_workers and len(sources) >= NARROW_FROM_FILES)
     errors: list[str] = []
     narrowed: set[int] = set()
     # a shared file is parsed (and narrowed) where its kind is told: in the workers too, for a
     # large set, so no process waits while one parses them all; what is kept of it comes
     # back with its document
-    warm_up = _WarmUp(settings, options, enabled) if parallel.workers_for(len(sources), options.jobs) > 1 else None
+    warm_up = _WarmUp(settings, options, enabled) if with_workers else None
     for source, told in zip(sources, parallel.iterate_in_order(classify, sources, options.jobs)):
         doc, early, is_shared, deferred = told.doc, told.early, told.shared, told.deferred
         if doc is None:
@@ -327,12 +327,7 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     load_checks({d.kind for d in docs})
     context = Context([d for d in shared if d.tree is not None] + around, settings,
                       dict(options.facts), enabled, providers=dict(crossfile.FACTS))
-    by_kind: dict[str, list] = {}
-    for chk in CHECKS:
-        if not chk.project and enabled.intersection(chk.codes):
-            for kind in chk.kinds:
-                by_kind.setdefault(kind, []).append(chk)
-    step = _Step(context, by_kind, keep, narrowed, unread_yet, options.kind, settings.max_file_size,
+    step = _Step(context, _file_checks(enabled), keep, narrowed, unread_yet, options.kind, settings.max_file_size,
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
     items = list(zip(docs, read_from))
@@ -418,10 +413,21 @@ def load_checks(kind_names: set[str]) -> None:
         importlib.import_module(module)
 
 
+def _file_checks(enabled: frozenset[str]) -> dict[str, list]:
+    """Kind -> the enabled per-file checks of the rule families loaded so far, in registry
+    order."""
+    by_kind: dict[str, list] = {}
+    for chk in CHECKS:
+        if not chk.project and enabled.intersection(chk.codes):
+            for kind in chk.kinds:
+                by_kind.setdefault(kind, []).append(chk)
+    return by_kind
+
+
 class _Classify(Record):
     """Telling a file's kind, and whether other files' checks consult it (in worker processes
-    for a large set): (the document, a finding on reading it, whether it is shared, whether
-    it is left to be read in its turn). Only a shared document keeps its text."""
+    for a large set), a shared file parsed then (`_Told`). Only a shared document keeps its
+    text."""
 
     __slots__ = ("forced_kind", "max_bytes", "timeout", "mapped", "node_run", "narrow")
 
@@ -716,13 +722,11 @@ class _WarmUp:
             return
         self.seen.add(key)
         load_checks({doc.kind})
-        checks = [chk for chk in CHECKS
-                  if not chk.project and doc.kind in chk.kinds and self.enabled.intersection(chk.codes)]
         # no other file around: what a check memoises about the files around is not made
         # from half of them
         context = Context([], self.settings, dict(self.options.facts), self.enabled,
                           providers=dict(crossfile.FACTS))
-        step = _Step(context, {doc.kind: checks}, set(), set(), set(), self.options.kind,
+        step = _Step(context, _file_checks(self.enabled), set(), set(), set(), self.options.kind,
                      self.settings.max_file_size, self.settings.file_timeout)
         step((Document(doc.path, doc.abspath, doc.kind, "", templated=doc.templated), source))
 
