@@ -45,7 +45,7 @@ def _header(index):
 
     header, documents = read_index(index)
     if documents is not None:
-        documents[0].close()
+        documents.close()
     return header
 
 
@@ -139,7 +139,8 @@ def test_a_corrupt_or_foreign_index_is_rebuilt_silently(tmp_path):
     # one another gpulint wrote under the same name: its entries are not trusted
     from gpulint.stored import write_index
 
-    write_index(index, ("walk", "another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)}, {}, 0), [])
+    write_index(index, lambda places: ("walk", "another gpulint", {str(repo / "k8s" / "runtimeclass.yaml"): (0, 0, None)},
+                                       {}), [])
     foreign = _lint(repo, cache)
     assert (foreign.out, foreign.err) == (expected.out, "")
     assert _header(index)[1] != "another gpulint"
@@ -236,6 +237,11 @@ def test_an_index_cut_short_is_rebuilt_silently(tmp_path):
     cut = _lint(repo, cache)
     assert (cut.out, cut.err, cut.rc) == (expected.out, "", expected.rc)
     assert index.read_bytes() == data  # written again whole
+    # an append stopped half way: its end is no listing
+    index.write_bytes(data + b"\x80\x04 an append stopped half way")
+    torn = _lint(repo, cache)
+    assert (torn.out, torn.err, torn.rc) == (expected.out, "", expected.rc)
+    assert index.read_bytes() == data
 
 
 def test_workers_read_the_index_side_by_side(tmp_path):
@@ -282,3 +288,31 @@ def test_parallel_workers_read_the_index_each_at_its_own_position(tmp_path):
     for _ in range(2):  # documents now come from the index, read by four processes at once
         again = run_gpulint("--format", "json", "--cache-dir", str(cache), "--jobs", "4", "apps", cwd=repo)
         assert (again.rc, again.err) == (0, "")
+
+
+def test_changed_documents_are_appended_and_the_dead_ones_dropped_in_time(tmp_path, monkeypatch):
+    """A run that reads a few files again appends their documents and a new listing to the
+    index instead of writing it whole; once the documents no listing names outweigh the
+    live ones, the index is written whole without them."""
+    import gpulint.stored
+
+    monkeypatch.setattr(gpulint.stored, "SLACK", 0)
+    repo, cache = _project(tmp_path), tmp_path / "cache"
+    _lint(repo, cache)
+    (index,) = _indexes(cache)
+    first = index.read_bytes()
+    sizes = [len(first)]
+    runtime_class = repo / "k8s" / "runtimeclass.yaml"
+    for turn in range(8):
+        renamed = turn % 2 == 0
+        runtime_class.write_text(RUNTIME_CLASS.format(name="nvidia-gpu-2" if renamed else "nvidia-gpu",
+                                                      handler="nvidia"))
+        _age(runtime_class, 50 - turn)
+        warm = _lint(repo, cache)
+        assert warm.out == _lint(repo, cache, "--no-cache").out
+        assert _found(warm) == ([("GL701", "warning", "k8s/pod.yaml", 6)] if renamed else [])
+        sizes.append(index.stat().st_size)
+        if turn == 0:
+            assert index.read_bytes().startswith(first) and sizes[1] > sizes[0]  # appended to
+    assert any(later < earlier for earlier, later in zip(sizes, sizes[1:]))  # written whole again
+    assert max(sizes) <= 3 * sizes[0]

@@ -223,3 +223,27 @@ def test_a_staged_dockerfile_leaves_the_index_as_it_was(repo, tmp_path):
     _git(repo, "add", "k8s/runtimeclass.yaml")
     assert _found(_lint(repo, cache)) == UNKNOWN_CLASS
     assert index.stat().st_mtime_ns != written
+
+
+def test_a_change_staged_while_its_file_is_linted_reaches_the_next_call(repo, tmp_path):
+    """A staged file that a call lints is judged as linted there; the next call that does not
+    lint it reads it as staged, not as the index kept it."""
+    cache = tmp_path / "cache"
+    runtime_class = "k8s/runtimeclass.yaml"
+    assert _runs(repo, cache) == []
+    _write(repo, runtime_class, RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+    # a file the call does not lint changed too: the call writes the index
+    _write(repo, "nodes/containerd/config.toml", "# edited\n" + CONTAINERD.format(handler="nvidia"))
+    _git(repo, "add", runtime_class, "nodes/containerd/config.toml")
+    for _ in range(2):
+        linted = _lint(repo, cache, path=runtime_class)
+        assert linted.out == _lint(repo, cache, "--no-cache", path=runtime_class).out
+    for _ in range(2):
+        pod = _lint(repo, cache)
+        assert pod.out == _lint(repo, cache, "--no-cache").out
+        assert _found(pod) == UNKNOWN_CLASS
+    _git(repo, "commit", "-q", "-m", "renamed")
+    _write(repo, runtime_class, RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
+    _git(repo, "add", runtime_class)
+    assert _found(_lint(repo, cache, path=runtime_class)) == []
+    assert _found(_lint(repo, cache)) == []

@@ -11,8 +11,8 @@ make them consulted, reads again only those whose size or time changed, and unpi
 document only when a check asks for its kind.
 
 An index that does not read (corrupt, written by another gpulint) is rebuilt; it is written
-to a temporary file and renamed, so concurrent runs never leave a torn one. Its listing is
-marshalled (`stored.read_index`), the documents pickled past it.
+to a temporary file and renamed, so concurrent runs never leave a torn one, and where a few
+documents changed they are appended to it with a new listing (`stored.write_index`).
 
 A call pre-commit makes, inside a git work tree, reads the project as staged and asks git
 what changed instead of walking it (`run/tracked`), in an index of its own; where git cannot
@@ -33,11 +33,10 @@ from gpulint.run import tracked
 from gpulint.run.config import Settings
 from gpulint.run.engine import Source, context_document, never_shared
 from gpulint.run.ignore import Excludes, GitIgnores
-from gpulint.run.projectwalk import project_files
 from gpulint.stored import Stored, read_index, write_index
 
 # bumped when what an entry holds changes shape
-FORMAT = 7
+FORMAT = 8
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 
@@ -95,32 +94,34 @@ def _admitted(top: str, settings: Settings, mapped: set[str]):
 
 
 def _load(path: Path, stamp: str) -> tuple[dict, dict, object]:
-    """(the files, the folder listings, where the pickled documents are read from) an index
-    holds; empty when there is none that reads. The documents follow the listing in the same
-    file, read only when a check asks for their kind, from the file as opened here (a run
-    that renames another index into place meanwhile changes nothing read)."""
+    """(the files, the folder listings, the open index file the pickled documents are read
+    from) an index holds; empty when there is none that reads. The documents are read only
+    when a check asks for their kind, from the file as opened here (a run that renames
+    another index into place meanwhile changes nothing read)."""
     header, documents = read_index(path)
-    if header is None or len(header) != 5 or header[:2] != ("walk", stamp) \
+    if header is None or len(header) != 4 or header[:2] != ("walk", stamp) \
             or not isinstance(header[2], dict) or not isinstance(header[3], dict):
         if documents is not None:
-            documents[0].close()
+            documents.close()
         return {}, {}, None
     return header[2], header[3], documents
 
 
-def _save(path: Path, stamp: str, entries: dict, folders: dict, stored: dict[str, Stored]) -> None:
+def _save(path: Path, stamp: str, entries: dict, folders: dict, stored: dict[str, Stored], documents) -> None:
     """The index: the files, each consulted one with the offset and length of its pickled
-    document past the listing, the folder listings, then the documents."""
-    try:
-        blobs, placed, offset = [], {}, 0
+    document, and the folder listings."""
+    consulted = [absolute for absolute, (_, _, held) in entries.items() if held is not None]
+
+    def header(places: list[int]) -> tuple:
+        placed, at = {}, iter(places)
         for absolute, (size, mtime, held) in entries.items():
             if held is not None:
-                blob = stored[absolute].blob
-                blobs.append(blob)
-                held = (held[0], offset, len(blob))
-                offset += len(blob)
+                held = (held[0], next(at), next(at))
             placed[absolute] = (size, mtime, held)
-        write_index(path, ("walk", stamp, placed, folders, offset), blobs)
+        return ("walk", stamp, placed, folders)
+
+    try:
+        write_index(path, header, [stored[absolute] for absolute in consulted], documents)
     except Exception:  # noqa: BLE001 - a document that does not pickle: the index is only a cache
         return
     prune("index-")
@@ -140,6 +141,9 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
                                            _admitted(top, settings, mapped), remember, leave_out)
         except tracked.GitFailed:
             pass
+    # imported here: a call pre-commit makes walks nothing
+    from gpulint.run.projectwalk import project_files
+
     where = index_path(top, settings)
     old, known, documents = _load(where, stamp) if remember else ({}, {}, None)
     # absolute path -> (size, modification time, (kind, offset, length) or None)
@@ -160,7 +164,7 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
             entries[absolute] = known_file
             if known_file[2] is not None:
                 kind, offset, length = known_file[2]
-                stored[absolute] = Stored(absolute, kind, at=(documents[0], documents[1] + offset, length))
+                stored[absolute] = Stored(absolute, kind, at=(documents, offset, length))
             continue
         changed = True
         # a file written just now may be written again within the same tick of the file
@@ -171,5 +175,5 @@ def project_context(root: Path, settings: Settings, leave_out: set[str], remembe
             stored[absolute] = Stored(absolute, doc.kind, doc=doc)
         entries[absolute] = (size, info.st_mtime_ns, (doc.kind, 0, 0) if doc is not None else None)
     if remember and (changed or len(entries) != len(old) or folders != known):
-        _save(where, stamp, entries, folders, stored)
+        _save(where, stamp, entries, folders, stored, documents)
     return [held for absolute, held in stored.items() if absolute not in leave_out]

@@ -14,8 +14,9 @@ The index (`stored.write_index`) holds the commit C it was made at, the paths wh
 blob differed from C then (and those blobs), the ignore files' times, and the consulted files
 grouped by kind, each with the offset and length of its pickled document. A later call asks
 git what differs from C now: a path whose staged blob is not the one the index saw (staged,
-changed again, or put back as C has it) is read again, and only then is the index written;
-it is then made against the current commit, so the difference stays small.
+changed again, or put back as C has it) is read again, and only then is the index written:
+the documents read again are appended to it with a new listing, made against the current
+commit, so the difference stays small.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 from pathlib import Path
 
 from gpulint.run.engine import Source, context_document
-from gpulint.stored import Stored, StoredKind, read_index, write_index
+from gpulint.stored import Stored, StoredKind, append_index, read_index, write_index
 
 # git's empty tree: what a repository without a commit is compared with
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -32,6 +33,8 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 REGULAR = (b"100644", b"100755")
 # in a difference: the path is as the commit has it (absent from git's answer)
 AS_COMMITTED = None
+# in the difference an index keeps: the path is to be read again, whatever git says of it
+UNSEEN = "?"
 # files read from git per call
 CHUNK = 2000
 
@@ -60,28 +63,10 @@ def _environment() -> dict[str, str]:
 def _git(top: str, *args: str, data: bytes | None = None) -> bytes:
     """What `git -C top ARGS` writes, given `data` on its input. Raises GitFailed."""
     command = ["git", "-C", top, *args]
-    if data is None and hasattr(os, "posix_spawnp"):  # the warm path: no subprocess module
-        read, write = os.pipe()
-        try:
-            pid = os.posix_spawnp("git", command, _environment(), file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, write, 1),
-                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
-        except OSError as exc:
-            os.close(read)
-            raise GitFailed(str(exc)) from None
-        finally:
-            os.close(write)
-        chunks = []
-        try:
-            while chunk := os.read(read, 1 << 16):
-                chunks.append(chunk)
-        finally:
-            os.close(read)
-            _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise GitFailed(" ".join(args))
-        return b"".join(chunks)
+    if hasattr(os, "posix_spawnp"):  # the warm path: no subprocess module
+        given = _filled_pipe(data) if data else None
+        if not data or given is not None:
+            return _spawned(command, given)
     import subprocess
 
     try:
@@ -92,6 +77,50 @@ def _git(top: str, *args: str, data: bytes | None = None) -> bytes:
     if done.returncode != 0:
         raise GitFailed(" ".join(args))
     return done.stdout
+
+
+def _filled_pipe(data: bytes) -> int | None:
+    """The reading end of a pipe that holds all of `data`, or None where it does not fit in
+    the pipe's buffer (then a reader must run beside the writer)."""
+    read, write = os.pipe()
+    try:
+        os.set_blocking(write, False)
+        written = os.write(write, data)
+    except BlockingIOError:
+        written = 0
+    finally:
+        os.close(write)
+    if written != len(data):
+        os.close(read)
+        return None
+    return read
+
+
+def _spawned(command: list[str], given: int | None) -> bytes:
+    """What `command` writes, reading the pipe `given` (else nothing). Raises GitFailed."""
+    read, write = os.pipe()
+    stdin = (os.POSIX_SPAWN_DUP2, given, 0) if given is not None else (os.POSIX_SPAWN_OPEN, 0, os.devnull,
+                                                                       os.O_RDONLY, 0)
+    try:
+        pid = os.posix_spawnp("git", command, _environment(), file_actions=[
+            stdin, (os.POSIX_SPAWN_DUP2, write, 1), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    except OSError as exc:
+        os.close(read)
+        raise GitFailed(str(exc)) from None
+    finally:
+        os.close(write)
+        if given is not None:
+            os.close(given)
+    chunks = []
+    try:
+        while chunk := os.read(read, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(read)
+        _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise GitFailed(" ".join(command[3:]))
+    return b"".join(chunks)
 
 
 def _commit(top: str) -> str:
@@ -132,7 +161,7 @@ def _staged_files(top: str) -> list[tuple[str, str]]:
 
 
 def _contents(top: str, objects: list[str]) -> list[bytes | None]:
-    """The content of each object (a blob, or `:./PATH`, the file as staged), None for
+    """The content of each object (a blob, or `COMMIT:./PATH`, the file as committed), None for
     one git does not have."""
     if not objects:
         return []
@@ -195,7 +224,7 @@ def tracked_context(top: str, stamp: str, where: Path, mapped: set[str], admitte
     GitFailed where git cannot answer."""
     if remember:
         header, documents = read_index(where)
-        if header is not None and len(header) == 9 and header[:2] == ("git", stamp):
+        if header is not None and len(header) == 8 and header[:2] == ("git", stamp):
             try:
                 found = _warm(top, header, documents, mapped, admitted, where, stamp, leave_out)
             except GitFailed:  # the commit is gone (a rewritten history ...): made afresh
@@ -203,7 +232,7 @@ def tracked_context(top: str, stamp: str, where: Path, mapped: set[str], admitte
             if found is not None:
                 return found
         if documents is not None:
-            documents[0].close()
+            documents.close()
     return [held for held in _cold(top, stamp, where, mapped, admitted, remember) if held.abspath not in leave_out]
 
 
@@ -229,70 +258,104 @@ def _cold(top, stamp, where, mapped, admitted, remember) -> list[Stored]:
     difference = _difference(top, commit) if remember else {}
     held = _read(top, [rel for rel, _ in chosen], [blob for _, blob in chosen], mapped)
     if remember:
-        _save(where, stamp, commit, difference, _marks(_ignore_files(top, [rel for rel, _ in staged])), held)
+        by_kind: dict[str, list] = {}
+        for rel in sorted(held):
+            by_kind.setdefault(held[rel].kind, []).append((rel, held[rel]))
+        _save(where, stamp, commit, difference, _marks(_ignore_files(top, [rel for rel, _ in staged])),
+              by_kind, None)
     return list(held.values())
 
 
 def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> list | None:
-    _, _, commit, then, marks, groups, paths, places, _ = header
+    _, _, commit, then, marks, groups, listed, places = header
     if _marks(path for path, _ in marks) != marks:
         return None  # an ignore file changed: which files are read may have changed
     now = _difference(top, commit)
-    # the paths whose staged content is not what the index saw, among those it may hold (a
-    # changed Dockerfile no image mapping names changes nothing here: the index is not written)
-    changed = [p for p in now.keys() | then.keys() if now.get(p, AS_COMMITTED) != then.get(p, AS_COMMITTED)
-               and (_ignore_file(p) or ("\n" not in p and admitted(p)))]
-    handle, base = documents
     prefix = top.rstrip(os.sep) + os.sep
 
-    def members(first: int, count: int, kind: str, skip=leave_out) -> list[Stored]:
-        out = []
-        for i in range(first, first + count):
-            absolute = prefix + paths[i] if os.sep == "/" else prefix + paths[i].replace("/", os.sep)
-            if absolute not in skip:
-                out.append(Stored(absolute, kind, at=(handle, base + places[2 * i], places[2 * i + 1])))
-        return out
+    def absolute(rel: str) -> str:
+        return prefix + rel if os.sep == "/" else prefix + rel.replace("/", os.sep)
 
-    if not changed:  # each kind's records made when a check asks for it
-        out, first = [], 0
-        for kind, count in groups:
-            out.append(StoredKind(kind, f"{top}\0{kind}", lambda f=first, c=count, k=kind: members(f, c, k)))
-            first += count
-        return out
+    # the paths whose staged content is not what the index saw, among those it may hold (a
+    # changed Dockerfile no image mapping names changes nothing here: the index is not written)
+    changed = [p for p in now.keys() | then.keys() if now.get(p, AS_COMMITTED) != then.get(p, AS_COMMITTED)]
+    # a linted file is judged as it is linted, not as indexed: the index learns of its change
+    # from a later call that does not lint it (read and parsed here, it would be twice)
+    waiting = [p for p in changed if not _ignore_file(p) and absolute(p) in leave_out]
+    changed = [p for p in changed if (_ignore_file(p) or ("\n" not in p and absolute(p) not in leave_out
+                                                         and admitted(p)))]
     if any(_ignore_file(p) for p in changed):
         return None
-    held: dict[str, Stored] = {}
+    skip = leave_out | {absolute(rel) for rel in changed} if changed else leave_out
+    paths: list[str] = []
+    at = memoryview(places).cast("Q")
+
+    def members(first: int, count: int, kind: str) -> list[Stored]:
+        if not paths and listed:
+            paths.extend(listed.split("\n"))
+        out = []
+        for i in range(first, first + count):
+            path = absolute(paths[i])
+            if path not in skip:
+                out.append(Stored(path, kind, at=(documents, at[2 * i], at[2 * i + 1])))
+        return out
+
+    # each kind's records made when a check asks for it
+    out: list = []
     first = 0
     for kind, count in groups:
-        for member, rel in zip(members(first, count, kind, ()), paths[first:first + count]):
-            held[rel] = member
+        out.append(StoredKind(kind, f"{top}\0{kind}", lambda f=first, c=count, k=kind: members(f, c, k)))
         first += count
-    for rel in changed:
-        held.pop(rel, None)
+    if not changed:
+        return out
     reread = sorted(p for p in changed if now.get(p) != "")
-    held.update(_read(top, reread, [f":./{p}" for p in reread], mapped))
+    # the staged blob git named, or the committed one where the path is staged as committed
+    fresh = _read(top, reread, [now.get(p) or f"{commit}:./{p}" for p in reread], mapped)
+    out.extend(held for held in fresh.values() if held.abspath not in leave_out)
     current = _commit(top)
     if current != commit:  # made against the current commit: the difference stays small
         commit, now = current, _difference(top, current)
-    _save(where, stamp, commit, now, marks, held)
-    return [member for member in held.values() if member.abspath not in leave_out]
+    now.update(dict.fromkeys(waiting, UNSEEN))
+    within = f"\n{listed}\n"
+    gone = {rel for rel in changed if f"\n{rel}\n" in within}
+    if not gone and not fresh:  # what the index holds is the same: a new listing only
+        try:
+            if append_index(where, documents, [], sum(at[1::2]),
+                            lambda _: ("git", stamp, commit, now, marks, groups, listed, places)):
+                return out
+        except OSError:
+            return out
+    # the unchanged documents where they are, the changed ones appended
+    if not paths and listed:
+        paths.extend(listed.split("\n"))
+    by_kind: dict[str, list] = {}
+    first = 0
+    for kind, count in groups:
+        by_kind[kind] = [(paths[i], (at[2 * i], at[2 * i + 1]))
+                         for i in range(first, first + count) if paths[i] not in gone]
+        first += count
+    for rel, held in fresh.items():
+        by_kind.setdefault(held.kind, []).append((rel, held))
+    _save(where, stamp, commit, now, marks, by_kind, documents)
+    return out
 
 
-def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, held: dict[str, Stored]) -> None:
-    by_kind: dict[str, list[str]] = {}
-    for rel in sorted(held):
-        by_kind.setdefault(held[rel].kind, []).append(rel)
-    groups, paths, places, blobs, offset = [], [], [], [], 0
+def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, by_kind: dict[str, list],
+          previous) -> None:
+    """The index: the commit, the difference from it, the ignore files' times, and the
+    consulted files by kind, `by_kind` giving each kind's (path, record) pairs (a record as
+    `stored.write_index` takes it): their paths one per line, then each one's offset and
+    length (8 bytes each, as this machine orders them: an index never leaves it)."""
+    from array import array
+
+    groups = [(kind, len(members)) for kind, members in by_kind.items() if members]
+    listed = "\n".join(rel for members in by_kind.values() for rel, _ in members)
+
+    def header(places: list[int]) -> tuple:
+        return ("git", stamp, commit, difference, marks, groups, listed, array("Q", places).tobytes())
+
     try:
-        for kind, members in by_kind.items():
-            groups.append((kind, len(members)))
-            for rel in members:
-                blob = held[rel].blob
-                paths.append(rel)
-                places += (offset, len(blob))
-                blobs.append(blob)
-                offset += len(blob)
-        write_index(where, ("git", stamp, commit, difference, marks, groups, paths, places, offset), blobs)
+        write_index(where, header, [record for members in by_kind.values() for _, record in members], previous)
     except Exception:  # noqa: BLE001 - a document that does not pickle: the index is only a cache
         return
     from gpulint.resources import prune
