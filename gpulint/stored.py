@@ -84,8 +84,9 @@ def write_index(path, header_of, records: list, previous=None) -> None:
     at `path`, the documents not in it are appended with the listing (`append_index`); else
     the file is written whole to a temporary file and renamed into place, so concurrent runs
     never leave a torn one. Raises OSError, ValueError and what pickling a document raises."""
+    placed = [_place(record, previous) for record in records]
+    blobs = None  # the documents not in `previous`, pickled once for either way of writing
     if previous is not None:
-        placed = [_place(record, previous) for record in records]
         blobs = [record.blob for record, at in zip(records, placed) if at is None]
 
         def header(offsets: list[int]) -> tuple:
@@ -114,11 +115,11 @@ def write_index(path, header_of, records: list, previous=None) -> None:
                     out.write(_pread(previous, run[0], run[1] - run[0]))
                     run.clear()
 
-            for record in records:
-                at = _place(record, previous)
+            fresh = iter(blobs) if blobs is not None else None
+            for record, at in zip(records, placed):
                 if at is None:
                     flush()
-                    blob = record.blob
+                    blob = next(fresh) if fresh is not None else record.blob
                     out.write(blob)
                     length = len(blob)
                 else:

@@ -321,7 +321,7 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
     if not gone and not fresh:  # what the index holds is the same: a new listing only
         try:
             if append_index(where, documents, [], sum(at[1::2]),
-                            lambda _: ("git", stamp, commit, now, marks, groups, listed, places)):
+                            lambda _: _header(stamp, commit, now, marks, groups, listed, places)):
                 return out
         except OSError:
             return out
@@ -352,7 +352,7 @@ def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, b
     listed = "\n".join(rel for members in by_kind.values() for rel, _ in members)
 
     def header(places: list[int]) -> tuple:
-        return ("git", stamp, commit, difference, marks, groups, listed, array("Q", places).tobytes())
+        return _header(stamp, commit, difference, marks, groups, listed, array("Q", places).tobytes())
 
     try:
         write_index(where, header, [record for members in by_kind.values() for _, record in members], previous)
@@ -361,3 +361,9 @@ def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, b
     from gpulint.resources import prune
 
     prune("index-")
+
+
+def _header(stamp: str, commit: str, difference: dict, marks: list, groups: list, listed: str,
+            places: bytes) -> tuple:
+    """An index's listing, as `_warm` reads it."""
+    return ("git", stamp, commit, difference, marks, groups, listed, places)
