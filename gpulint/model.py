@@ -267,11 +267,31 @@ class LineIndex:
     """Converts between 0-based offsets and 1-based (line, column) in a text."""
 
     # no __dict__: a run keeps one for each shared file, whose trees' positions need it
-    __slots__ = ("text", "_starts")
+    __slots__ = ("_text", "_packed", "_starts")
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self._text: str | None = text  # None while only its packed form is held (`pack`)
+        self._packed: bytes | None = None
         self._starts: array | None = None
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = _unpack_text(self._packed)
+        return text
+
+    def pack(self, packed: bytes) -> None:
+        """Hold the text as `packed` (what `Document.packed_text` gives for it) until it is
+        read again, with the line starts counted now: the positions of a tree over it are then
+        worked out without unpacking it."""
+        _ = self.starts
+        self._packed, self._text = packed, None
+
+    def repack(self) -> None:
+        """Let the text unpacked since `pack` go again (nothing when it was never packed)."""
+        if self._packed is not None:
+            self._text = None
 
     # Counted when first asked for: about half the files of a run are never asked for a
     # line or a column (a file with nothing to report).
@@ -412,10 +432,12 @@ class Document(Record):
     @property
     def text(self) -> str:
         """The file's text (LF line ends, no byte order mark). A checked file's is kept packed
-        until a report or a fix reads it, then unpacked and kept so."""
+        until a report or a fix reads it, then unpacked and kept so; a shared file's, packed
+        with its line index (`pack`), is unpacked once for both."""
         text = self._text
         if text.__class__ is bytes:
-            text = self._text = _unpack_text(text)
+            index = self._index
+            text = self._text = index.text if index is not None and index._packed is text else _unpack_text(text)
         return text
 
     @text.setter
@@ -433,6 +455,26 @@ class Document(Record):
         import zlib  # here: a run that keeps no text does not load it
 
         return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
+
+    def pack(self) -> None:
+        """Hold the text packed, here and in the line index the tree's positions use, until a
+        check reads it: a large run holds each shared file in every process, and a file's text
+        takes three times the memory packed. `repack` lets it go again once read."""
+        if self.unread or self._text.__class__ is bytes or not self._text:  # packed already, or nothing to pack
+            return
+        packed = self.packed_text()
+        self.index.pack(packed)
+        self._text = packed
+
+    def repack(self) -> None:
+        """Back to the packed text `pack` made, where it was read since."""
+        index = self._index
+        if index is not None and index._packed is not None:
+            index.repack()
+            self._text = index._packed
+
+    def __reduce__(self):  # a packed text crosses to other processes packed
+        return Document, tuple([self._text if name == "text" else getattr(self, name) for name in self._fields])
 
     def release(self) -> None:
         """Drop the tree and what was computed from it, once the file's checks have run:

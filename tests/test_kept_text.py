@@ -6,6 +6,7 @@ ends."""
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 
@@ -83,3 +84,21 @@ def test_a_packed_text_reads_back_as_it_was():
     assert doc.text == text
     assert doc == Document("Dockerfile", "/Dockerfile", "dockerfile", text)
     assert Document("a", "/a", "dockerfile", "").packed_text() == ""
+
+
+def test_a_shared_file_is_held_packed_and_reads_back_as_it_was():
+    # a large run holds each shared file in every process: its text packed, here and in the
+    # line index its tree's positions use, and packed again once a check has read it
+    text = "version = 2\r\n# café ✓ 𝄞\n[plugins.'io.containerd.grpc.v1.cri']\n  sandbox = 'x'\n" * 40
+    doc = Document("config.toml", "/config.toml", "containerd", text)
+    whole = len(pickle.dumps(doc))
+    place = doc.index.offset(3, 3)
+    doc.pack()
+    assert len(pickle.dumps(doc)) < whole // 2  # it crosses to other processes packed
+    assert doc.index.position(place) == (3, 3)  # positions need no text
+    again = pickle.loads(pickle.dumps(doc))
+    assert again.text == text and again.index.line_text(2) == "# café ✓ 𝄞"
+    assert doc.text == text and doc.index.text is doc.text  # unpacked once for both
+    doc.repack()
+    assert len(pickle.dumps(doc)) < whole // 2
+    assert doc.text == text and doc.line_text(2) == "# café ✓ 𝄞"

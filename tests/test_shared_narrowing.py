@@ -9,6 +9,7 @@ import json
 import pytest
 from conftest import FIXTURES, run_gpulint
 
+from gpulint.model import Document
 from gpulint.run import engine
 
 FOLDER = FIXTURES / "crossfile" / "shared-narrowed"
@@ -56,3 +57,30 @@ def test_a_small_run_keeps_whole_trees_and_says_what_a_large_one_says(monkeypatc
     monkeypatch.setattr(engine, "NARROW_FROM_FILES", 10**9)
     assert report() == narrowed
     assert json.loads(narrowed)["findings"]
+
+
+def test_a_large_run_holds_shared_texts_packed_and_says_what_a_small_one_says(monkeypatch, tmp_path):
+    # each process of a large run holds the shared files' texts packed (and the line starts
+    # their positions need); the fixes and related places made from them are those of a
+    # run that holds them whole
+    seen = tmp_path / "packed"
+    real = Document.pack
+
+    def pack(doc):
+        with open(seen, "a", encoding="utf-8") as handle:  # from whichever process packs it
+            handle.write(doc.path + "\n")
+        real(doc)
+
+    def report() -> str:
+        run = run_gpulint("--isolated", "--format", "json", "--failure-threshold", "none", "--preview",
+                          "--driver", "550.54.15", "--jobs", "2", str(FIXTURES / "crossfile"))
+        assert run.rc == 0, run.err
+        return run.out
+
+    monkeypatch.setattr(Document, "pack", pack)
+    packed = report()
+    assert len(set(seen.read_text(encoding="utf-8").split())) >= 5
+    monkeypatch.setattr(engine, "NARROW_FROM_FILES", 10**9)
+    assert report() == packed
+    findings = json.loads(packed)["findings"]
+    assert any(f["fix"] for f in findings) and any(f["related"] for f in findings)

@@ -436,7 +436,7 @@ class _Classify(Record):
     timeout: float | None
     mapped: set[str]
     node_run: bool
-    narrow: bool  # keep of a shared file only what other files' checks read (`_narrow`)
+    narrow: bool  # keep of a shared file only what other files' checks read (`_narrow`), its text packed
 
     def __init__(self, forced_kind: str | None, max_bytes: int, timeout: float | None, mapped: set[str],
                  node_run: bool, narrow: bool = True) -> None:
@@ -479,6 +479,8 @@ class _Classify(Record):
         # sent back and before worker processes are forked, each holding the shared files: the
         # whole tree is parsed again in its turn
         told.narrowed = self.narrow and _narrow(doc)
+        if self.narrow:  # and its text held packed, its line starts counted
+            doc.pack()
         return told
 
 
@@ -666,8 +668,10 @@ class _Step(Record):
             # nothing)
             text = doc.packed_text() if produced or doc.suppressions else ""
             doc.text = ""
-        elif kept is not None:
-            doc.narrow(kept)
+        else:
+            if kept is not None:
+                doc.narrow(kept)
+            doc.repack()  # where it was packed (`_Classify`) and read again here
         return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
                         (doc.bom, doc.crlf, doc.encoding))
 
