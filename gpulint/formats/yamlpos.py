@@ -62,14 +62,7 @@ class _Loader(_SAFE):
 
     def resolve(self, kind, value, implicit):
         if kind is _SCALAR:
-            if implicit[0]:
-                tag = _WORDS.get(value)
-                if tag is not None:
-                    return tag
-                for tag, pattern in self._numbers.get(value[:1], ()):
-                    if pattern.match(value):
-                        return tag
-            return _STR
+            return _scalar_tag(value, implicit)
         # a collection's tag, as the resolver gives it without path resolvers
         if kind is _MAPPING:
             return _MAP
@@ -86,6 +79,20 @@ class _Loader(_SAFE):
 
 
 _LOADER = _Loader
+_NUMBERS = _Loader._numbers
+
+
+def _scalar_tag(value: str, implicit: tuple[bool, bool]) -> str:
+    """The tag the safe loader's resolver gives an untagged scalar (`implicit`: plain, quoted)."""
+    if implicit[0]:
+        tag = _WORDS.get(value)
+        if tag is not None:
+            return tag
+        for tag, pattern in _NUMBERS.get(value[:1], ()):
+            if pattern.match(value):
+                return tag
+    return _STR
+
 _TAGS = {
     "tag:yaml.org,2002:int": "int",
     "tag:yaml.org,2002:float": "float",
@@ -304,13 +311,119 @@ def _shared(text: str) -> list[SharedText]:
     return out
 
 
+# Deeper than this, a node is read as null (`convert`: the depth recursive aliases reach).
+_DEPTH = 200
+
+
+class _Unusual(Exception):
+    """A stream `_built` leaves to the composer and `convert`: anchors or aliases, a merge
+    key, a key that is no scalar, or nesting deeper than `_DEPTH`."""
+
+
+def _built(text: str, index: LineIndex, reading: YamlReading | None) -> list[Node | None]:
+    """The documents of a stream as `convert` builds them, built from the parser's events
+    without composing them first: a composed node and its two marks take twice the memory of
+    the Node made from it, so a 170 KB spec held both at once (8 MB), and composing took half
+    the time. Raises _Unusual for what only the composer reads (aliases share nodes, merge
+    keys copy them); positions, tags, quoting, duplicate keys and errors are the composer's."""
+    loader = _LOADER(text)
+    try:
+        return _from_events(loader.get_event, index, reading)
+    finally:
+        loader.dispose()
+
+
+def _from_events(get, index: LineIndex, reading: YamlReading | None) -> list[Node | None]:
+    new = object.__new__
+    intern = sys.intern
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+    stream_end = yaml.StreamEndEvent
+    docs: list[Node | None] = []
+    open_nodes: list[tuple] = []  # (node, the outer value, its key waiting for a value, its key's place)
+    value = None  # the innermost open collection's value (a dict or list); None at a document's top
+    key = None  # in a mapping: the key read, whose value comes next
+    key_place = 0
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is scalar_event:
+            if event.anchor is not None:
+                raise _Unusual
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = _scalar_tag(event.value, event.implicit)
+            # the place of a key and of a scalar (`model.place(start, end, trim=True)`, written out)
+            place = event.start_mark.index << 33 | event.end_mark.index << 1 | 1
+            if key is None and value.__class__ is dict:  # a key
+                if tag == _MERGE:
+                    raise _Unusual
+                key, key_place = intern(event.value), place
+                if reading is not None and key in value:
+                    first = value[key]._key_span
+                    reading.duplicates.append(Duplicate(
+                        key, index.span(first >> 33, (first >> 1) & 0xFFFFFFFF),
+                        index.span(event.start_mark.index, event.end_mark.index)))
+                continue
+            if len(open_nodes) >= _DEPTH:
+                raise _Unusual
+            node = new(Node)  # Node(...) written out, as `convert` does
+            if tag == _STR:
+                node.value, node.tag = intern(event.value), "str"
+            else:
+                node.value, node.tag = _scalar(yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                                               event.style))
+            node._span = place
+            node.quoted = event.style in _QUOTES
+            node._index = index
+        elif kind is mapping_start or kind is sequence_start:
+            if event.anchor is not None or (key is None and value.__class__ is dict) or len(open_nodes) >= _DEPTH:
+                raise _Unusual
+            node = new(Node)
+            node.value = {} if kind is mapping_start else []
+            node._span = event.start_mark.index  # its end comes with its end event
+            node.tag = "map" if kind is mapping_start else "seq"
+            node.quoted = False
+            node._index = index
+        elif kind is mapping_end or kind is sequence_end:
+            node, value, key, key_place = open_nodes.pop()
+            node._span = node._span << 33 | event.end_mark.index << 1 | 1
+            continue
+        elif kind is alias_event:
+            raise _Unusual
+        elif kind is stream_end:
+            return docs
+        else:  # the stream's and documents' starts and ends
+            continue
+        # the node read (a scalar, or a collection opened) goes in its place
+        if value is None:
+            node._key_span = None
+            docs.append(node)
+        elif key is None:
+            node._key_span = None
+            value.append(node)
+        else:
+            node._key_span = key_place
+            value[key] = node
+            key = None
+        if kind is not scalar_event:
+            open_nodes.append((node, value, key, key_place))
+            value, key = node.value, None
+
+
 def parse_yaml_documents(text: str, index: LineIndex, reading: YamlReading | None = None) -> list[Node | None]:
     """Every document of a YAML stream; empty documents are None. `reading`, when given,
     receives the duplicate keys and the anchored text aliases share."""
     try:
-        docs = []
-        for root in yaml.compose_all(text, Loader=_LOADER):
-            docs.append(None if root is None else convert(root, index, reading))
+        noted = len(reading.duplicates) if reading is not None else 0
+        try:
+            docs = _built(text, index, reading)
+        except _Unusual:
+            if reading is not None:  # read again whole
+                del reading.duplicates[noted:]
+            docs = [None if root is None else convert(root, index, reading)
+                    for root in yaml.compose_all(text, Loader=_LOADER)]
         if reading is not None and "*" in text and "&" in text:  # an alias needs an anchor
             reading.shared = _shared(text)
         return docs
