@@ -379,6 +379,9 @@ class Suppression(Record):
 # The memo of a released document (`Document.release`): empty, and read-only, as nothing
 # computed from a tree let go may be kept.
 RELEASED = MappingProxyType({})
+# The suppressions of a document that has none (or is not read yet): one empty sequence shared
+# by all of them, for the same reason.
+NO_SUPPRESSIONS: tuple = ()
 
 
 class Document(Record):

@@ -20,7 +20,17 @@ from gpulint.crossfile.imagemap import mapped_paths
 from gpulint.formats import documents
 from gpulint.formats.documents import MAX_BYTES
 from gpulint.formats.template import strip_template_suffix
-from gpulint.model import SEVERITY_RANK, Document, Edit, Finding, Fix, Span, Suppression
+from gpulint.model import (
+    NO_SUPPRESSIONS,
+    RELEASED,
+    SEVERITY_RANK,
+    Document,
+    Edit,
+    Finding,
+    Fix,
+    Span,
+    Suppression,
+)
 from gpulint.paths import display_path
 from gpulint.record import Record
 from gpulint.registry import CHECKS, Context, resolve
@@ -287,7 +297,9 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     read_from: list[Source] = []
     shared: list[Document] = []
     raw: list[Finding] = []
-    unread_yet: set[int] = set()
+    # what each document is to the per-file step (`_KEPT` ...): a byte each, where a set of
+    # the documents' ids held some 70 bytes each in every process of a large run
+    marks = bytearray()
     skipped = 0
     with_workers = parallel.workers_for(len(sources), options.jobs) > 1
     # narrowed in a large run with workers: each process holds the shared files (a forked
@@ -295,7 +307,6 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
     classify = _Classify(options.kind, settings.max_file_size, settings.file_timeout, mapped, node_run,
                          narrow=with_workers and len(sources) >= NARROW_FROM_FILES)
     errors: list[str] = []
-    narrowed: set[int] = set()
     # a shared file is parsed (and narrowed) where its kind is told: in the workers too, for a
     # large set, so no process waits while one parses them all; what is kept of it comes
     # back with its document
@@ -305,33 +316,36 @@ def _run(sources: list[Source], settings: Settings, options: Options) -> Result:
         if doc is None:
             skipped += 1
             continue
+        if doc.abspath == source.where:  # one string for both (a document sent back from a worker has its own)
+            doc.abspath = source.where
         docs.append(doc)
         read_from.append(source)
         if warm_up is not None:
             warm_up(doc, source, is_shared)
-        if deferred:
-            unread_yet.add(id(doc))
         if early is not None:
             raw.append(early)
-        if not is_shared:
-            continue
-        shared.append(doc)
-        raw.extend(told.found)
-        errors.extend(told.failed)
-        if told.narrowed:
-            narrowed.add(id(doc))
-    keep = {id(d) for d in shared}
+        mark = _UNREAD_YET if deferred else 0
+        if is_shared:
+            shared.append(doc)
+            raw.extend(told.found)
+            errors.extend(told.failed)
+            mark |= _KEPT | (_NARROWED if told.narrowed else 0)
+        else:
+            # nothing read, nothing memoised until the file's turn (`_Step`): no memo and no
+            # suppressions of its own to hold meanwhile
+            doc.cache, doc.suppressions = RELEASED, NO_SUPPRESSIONS
+        marks.append(mark)
     around = _around(options, mapped, node_run) + list(options.context)
     # the rule families of the linted kinds only: those of the files around would run
     # nothing that is kept (see _idle_families)
     load_checks({d.kind for d in docs})
     context = Context([d for d in shared if d.tree is not None] + around, settings,
                       dict(options.facts), enabled, providers=dict(crossfile.FACTS))
-    step = _Step(context, _file_checks(enabled), keep, narrowed, unread_yet, options.kind, settings.max_file_size,
+    step = _Step(context, _file_checks(enabled), docs, read_from, marks, options.kind, settings.max_file_size,
                  settings.file_timeout)
     streamed = _Streamed(options.stream, raw, settings, options, enabled, sources)
-    items = list(zip(docs, read_from))
-    for doc, outcome in zip(docs, parallel.iterate_in_order(step, items, options.jobs)):
+    # the documents by their place in `docs`: a tuple per file would be held by every process
+    for doc, outcome in zip(docs, parallel.iterate_in_order(step, range(len(docs)), options.jobs)):
         outcome.update(doc)
         raw.extend(outcome.findings)
         errors.extend(outcome.errors)
@@ -610,7 +624,7 @@ class _Outcome(Record):
         self.encoding = encoding
 
     def update(self, doc: Document) -> None:
-        doc.suppressions, doc.parsed, doc.templated = self.suppressions, self.parsed, self.templated
+        doc.suppressions, doc.parsed, doc.templated = self.suppressions or NO_SUPPRESSIONS, self.parsed, self.templated
         doc.unread = self.unread
         doc.bom, doc.crlf, doc.encoding = self.encoding
         if self.text is not None:  # checked and let go (in a worker, the copy there was)
@@ -618,44 +632,51 @@ class _Outcome(Record):
             doc.text = self.text
 
 
+# What a document is to the per-file step (`_Step.marks`), bit by bit:
+_KEPT = 1  # shared: parsed already, and kept
+_NARROWED = 2  # shared, and only a part of it kept (`_narrow`)
+_UNREAD_YET = 4  # not read before its turn: its findings on reading are due
+
+
 class _Step(Record):
     """The per-file work: read the file (again, when telling its kind read it; not when it is
     shared), parse it, find its
     suppressions and run the file checks, within the file's time budget; then let its tree
-    go, and its text too when it has nothing to report."""
+    go, and its text too when it has nothing to report. Called with a document's place in
+    `docs`."""
 
-    __slots__ = ("context", "file_checks", "keep", "narrowed", "unread_yet", "forced_kind", "max_bytes", "timeout")
+    __slots__ = ("context", "file_checks", "docs", "sources", "marks", "forced_kind", "max_bytes", "timeout")
 
     context: Context
     file_checks: dict[str, list]  # kind -> the enabled file checks for it, in registry order
-    keep: set[int]  # the shared documents, parsed already and kept
-    narrowed: set[int]  # the shared documents of which only a part is kept (`_narrow`)
-    unread_yet: set[int]  # documents of files not read before their turn: their findings on reading are due
+    docs: list[Document]
+    sources: list[Source]  # each document's
+    marks: bytearray  # each document's `_KEPT`, `_NARROWED` and `_UNREAD_YET`
     forced_kind: str | None
     max_bytes: int
     timeout: float | None  # seconds for one file (None or 0: no budget)
 
-    def __init__(self, context: Context, file_checks: dict[str, list], keep: set[int], narrowed: set[int],
-                 unread_yet: set[int], forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
+    def __init__(self, context: Context, file_checks: dict[str, list], docs: list[Document], sources: list[Source],
+                 marks: bytearray, forced_kind: str | None, max_bytes: int, timeout: float | None = None) -> None:
         self.context = context
         self.file_checks = file_checks
-        self.keep = keep
-        self.narrowed = narrowed
-        self.unread_yet = unread_yet
+        self.docs = docs
+        self.sources = sources
+        self.marks = marks
         self.forced_kind = forced_kind
         self.max_bytes = max_bytes
         self.timeout = timeout
 
-    def __call__(self, item: tuple[Document, Source]) -> _Outcome:
-        doc, source = item
-        own = id(doc) not in self.keep
-        kept = doc.tree if id(doc) in self.narrowed else None  # what other files' checks read of it
+    def __call__(self, place: int) -> _Outcome:
+        doc, source, mark = self.docs[place], self.sources[place], self.marks[place]
+        own = not mark & _KEPT
+        kept = doc.tree if mark & _NARROWED else None  # what other files' checks read of it
         try:
             if doc.unread:  # not read: its GL006 or GL001 is given already
                 produced, errors = [], []
             else:
                 with watchdog.budget(self.timeout):
-                    produced, errors = self._work(doc, source, own)
+                    produced, errors = self._work(doc, source, own, mark)
         except watchdog.FileTimeout:
             # what was found before the budget ran out is left out: the file is not checked
             doc.unread, doc.suppressions = True, []
@@ -675,7 +696,7 @@ class _Step(Record):
         return _Outcome(produced, errors, doc.suppressions, doc.parsed, doc.templated, text, doc.unread,
                         (doc.bom, doc.crlf, doc.encoding))
 
-    def _work(self, doc: Document, source: Source, own: bool) -> tuple[list[Finding], list[str]]:
+    def _work(self, doc: Document, source: Source, own: bool, mark: int) -> tuple[list[Finding], list[str]]:
         produced: list[Finding] = []
         errors: list[str] = []
         if own and not doc.unread:
@@ -688,10 +709,11 @@ class _Step(Record):
             else:
                 doc.text, doc.bom, doc.crlf = fresh.text, fresh.bom, fresh.crlf
                 doc.encoding, doc.templated = fresh.encoding, fresh.templated
+                doc.cache = {}
                 produced, errors = _parse(doc)
-                if early is not None and id(doc) in self.unread_yet:  # a refused encoding's GL001
+                if early is not None and mark & _UNREAD_YET:  # a refused encoding's GL001
                     produced.append(early)
-        elif id(doc) in self.narrowed:
+        elif mark & _NARROWED:
             # the whole tree again, for its own checks (what parsing says is said already), and
             # nothing other files' checks memoised from the part kept
             doc.cache = {}
@@ -730,9 +752,10 @@ class _WarmUp:
         # from half of them
         context = Context([], self.settings, dict(self.options.facts), self.enabled,
                           providers=dict(crossfile.FACTS))
-        step = _Step(context, _file_checks(self.enabled), set(), set(), set(), self.options.kind,
+        copy = Document(doc.path, doc.abspath, doc.kind, "", templated=doc.templated)
+        step = _Step(context, _file_checks(self.enabled), [copy], [source], bytearray(1), self.options.kind,
                      self.settings.max_file_size, self.settings.file_timeout)
-        step((Document(doc.path, doc.abspath, doc.kind, "", templated=doc.templated), source))
+        step(0)
 
 
 def _narrow(doc: Document) -> bool:
