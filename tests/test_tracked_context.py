@@ -247,3 +247,95 @@ def test_a_change_staged_while_its_file_is_linted_reaches_the_next_call(repo, tm
     _git(repo, "add", runtime_class)
     assert _found(_lint(repo, cache, path=runtime_class)) == []
     assert _found(_lint(repo, cache)) == []
+
+
+@pytest.fixture
+def git_calls(tmp_path, monkeypatch):
+    """The git commands gpulint runs from here on: a `git` ahead on the PATH that notes its
+    arguments and runs the real one."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    log = tmp_path / "git-calls"
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{shutil.which("git")}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+    def calls() -> list[str]:
+        found = log.read_text().splitlines() if log.exists() else []
+        log.unlink(missing_ok=True)
+        return found
+    return calls
+
+
+def _asked_for_the_difference(calls: list[str]) -> bool:
+    return any(" diff-index " in f" {call} " for call in calls)
+
+
+def test_a_change_staged_in_place_is_read_off_git_s_index_file(repo, tmp_path, git_calls):
+    # git's index file tells which entries changed since the call before (their object names),
+    # without `git diff-index`, which loads the whole index for any answer
+    cache = tmp_path / "cache"
+    _git(repo, "rm", "-q", "--cached", "k8s/runtimeclass.yaml")
+    _git(repo, "commit", "-q", "-m", "no class")
+    _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="other", handler="nvidia"))
+    _git(repo, "add", "k8s/runtimeclass.yaml")
+    assert _runs(repo, cache) == UNKNOWN_CLASS
+    git_calls()
+    for name, found in (("nvidia-gpu", []), ("other", UNKNOWN_CLASS)):
+        _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name=name, handler="nvidia"))
+        _git(repo, "add", "k8s/runtimeclass.yaml")
+        warm = _lint(repo, cache)
+        assert not _asked_for_the_difference(git_calls())
+        assert warm.out == _lint(repo, cache, "--no-cache").out
+        assert _found(warm) == found
+
+
+@pytest.mark.parametrize("change", ["added", "removed", "renamed-same-length", "split-index", "index-v4"])
+def test_what_the_index_file_cannot_tell_in_place_git_tells(repo, tmp_path, git_calls, change):
+    cache = tmp_path / "cache"
+    assert _runs(repo, cache) == []
+    expected = []
+    if change == "added":
+        _write(repo, "k8s/more/class.yaml", RUNTIME_CLASS.format(name="nvidia-gpu", handler="other"))
+        _git(repo, "add", "k8s/more/class.yaml")
+    elif change == "removed":
+        _git(repo, "rm", "-q", "--cached", "k8s/runtimeclass.yaml")
+        expected = [("GL701", "info", "k8s/pod.yaml", 6)]
+    elif change == "renamed-same-length":  # the same entries in the same places, one path changed
+        _git(repo, "mv", "k8s/runtimeclass.yaml", "k8s/runtimeclasz.yaml")
+        _write(repo, "k8s/runtimeclasz.yaml", RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+        _git(repo, "add", "k8s/runtimeclasz.yaml")
+        expected = UNKNOWN_CLASS
+    elif change == "split-index":
+        _git(repo, "update-index", "--split-index")
+        _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+        _git(repo, "add", "k8s/runtimeclass.yaml")
+        expected = UNKNOWN_CLASS
+    else:
+        _git(repo, "update-index", "--index-version", "4")
+        _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+        _git(repo, "add", "k8s/runtimeclass.yaml")
+        expected = UNKNOWN_CLASS
+    git_calls()
+    warm = _lint(repo, cache)
+    assert _asked_for_the_difference(git_calls())
+    assert warm.out == _lint(repo, cache, "--no-cache").out
+    assert _found(warm) == expected
+
+
+def test_the_index_file_of_the_commit_being_made_is_read(repo, tmp_path, git_calls, monkeypatch):
+    # `git commit -a` and `git commit PATHS` run the hook with their own index file
+    cache = tmp_path / "cache"
+    assert _runs(repo, cache) == []
+    shutil.copy(repo / ".git" / "index", repo / ".git" / "next-index.lock")
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/next-index.lock")
+    _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+    _git(repo, "add", "k8s/runtimeclass.yaml")  # into the commit's index, not the repository's
+    git_calls()
+    warm = _lint(repo, cache)
+    assert not _asked_for_the_difference(git_calls())
+    assert _found(warm) == UNKNOWN_CLASS
+    assert warm.out == _lint(repo, cache, "--no-cache").out
+    monkeypatch.delenv("GIT_INDEX_FILE")  # the repository's own index: as committed
+    assert _found(_lint(repo, cache)) == []

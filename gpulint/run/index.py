@@ -36,7 +36,7 @@ from gpulint.run.ignore import Excludes, GitIgnores
 from gpulint.stored import Stored, read_index, write_index
 
 # bumped when what an entry holds changes shape
-FORMAT = 8
+FORMAT = 9
 # files modified more recently than this are not remembered as read (see project_context)
 FRESH_NS = 2_000_000_000
 

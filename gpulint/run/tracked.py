@@ -4,19 +4,23 @@ pre-commit makes.
 pre-commit lints what is about to be committed, and sets `PRE_COMMIT` in its hooks'
 environment. In such a call, inside a git work tree, the files other files' checks consult are
 the tracked ones, read as they are staged (`git cat-file --batch`), and what changed since
-gpulint's index was made is git's answer: `git diff-index --cached` against the commit the
-index was made at, with the blob each changed path has now. Nothing is walked or stat'ed, so
-a warm call costs one git call and the index's listing, whatever the repository's size.
+gpulint's index was made is read off git's index file where entries changed in place only
+(`gitindex`: the file checksummed block by block against a snapshot, the blocks that differ
+parsed), else git's answer: `git diff-index --cached` against the commit the index was made
+at, with the blob each changed path has now. Nothing is walked or stat'ed, so a warm call
+costs reading git's index file and the index's listing, whatever the repository's size.
 Untracked files and changes not staged are not consulted. Where git is missing or fails, the
 caller walks the project instead (`run/index`).
 
 The index (`stored.write_index`) holds the commit C it was made at, the paths whose staged
-blob differed from C then (and those blobs), the ignore files' times, and the consulted files
-grouped by kind, each with the offset and length of its pickled document. A later call asks
-git what differs from C now: a path whose staged blob is not the one the index saw (staged,
-changed again, or put back as C has it) is read again, and only then is the index written:
-the documents read again are appended to it with a new listing, made against the current
-commit, so the difference stays small.
+blob differed from C then (and those blobs), the snapshot of git's index file that difference
+was told from, the ignore files' times, and the consulted files grouped by kind, each with the
+offset and length of its pickled document. A later call finds what differs from C now: a path
+whose staged blob is not the one the index saw (staged, changed again, or put back as C has
+it) is read again, and only then is the index written: the documents read again are appended
+to it with a new listing, made against the current commit, so the difference stays small. A
+call that had to ask git appends a new listing too, with a new snapshot, so that the next one
+need not.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from gpulint.run import gitindex
 from gpulint.run.engine import Source, context_document
 from gpulint.stored import Stored, StoredKind, append_index, read_index, write_index
 
@@ -33,8 +38,10 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 REGULAR = (b"100644", b"100755")
 # in a difference: the path is as the commit has it (absent from git's answer)
 AS_COMMITTED = None
-# in the difference an index keeps: the path is to be read again, whatever git says of it
+# in the difference an index keeps: the path is to be read again, whatever git says of it;
+# what follows is what it is staged as (a blob, "" for no file, AS_STAGED_COMMITTED)
 UNSEEN = "?"
+AS_STAGED_COMMITTED = "="
 # files read from git per call
 CHUNK = 2000
 
@@ -48,8 +55,12 @@ def wanted() -> bool:
     return bool(os.environ.get("PRE_COMMIT"))
 
 
-def _environment() -> dict[str, str]:
+def _environment(own_index: bool = False) -> dict[str, str]:
+    """git's environment for this call (`own_index`: the repository's own index, whatever
+    index the commit being made uses)."""
     env = dict(os.environ)
+    if own_index:
+        env.pop("GIT_INDEX_FILE", None)
     # git names the index being committed (`git commit -a`, `git commit PATHS`) in the hook's
     # environment, possibly relative to the folder the hook runs in; git runs here from the
     # project's root
@@ -60,18 +71,18 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _git(top: str, *args: str, data: bytes | None = None) -> bytes:
+def _git(top: str, *args: str, data: bytes | None = None, own_index: bool = False) -> bytes:
     """What `git -C top ARGS` writes, given `data` on its input. Raises GitFailed."""
     command = ["git", "-C", top, *args]
     if hasattr(os, "posix_spawnp"):  # the warm path: no subprocess module
         given = _filled_pipe(data) if data else None
         if not data or given is not None:
-            return _spawned(command, given)
+            return _spawned(command, given, own_index)
     import subprocess
 
     try:
         done = subprocess.run(command, input=data or b"", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env=_environment())
+                              env=_environment(own_index))
     except OSError as exc:
         raise GitFailed(str(exc)) from None
     if done.returncode != 0:
@@ -96,13 +107,13 @@ def _filled_pipe(data: bytes) -> int | None:
     return read
 
 
-def _spawned(command: list[str], given: int | None) -> bytes:
+def _spawned(command: list[str], given: int | None, own_index: bool = False) -> bytes:
     """What `command` writes, reading the pipe `given` (else nothing). Raises GitFailed."""
     read, write = os.pipe()
     stdin = (os.POSIX_SPAWN_DUP2, given, 0) if given is not None else (os.POSIX_SPAWN_OPEN, 0, os.devnull,
                                                                        os.O_RDONLY, 0)
     try:
-        pid = os.posix_spawnp("git", command, _environment(), file_actions=[
+        pid = os.posix_spawnp("git", command, _environment(own_index), file_actions=[
             stdin, (os.POSIX_SPAWN_DUP2, write, 1), (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
     except OSError as exc:
         os.close(read)
@@ -147,6 +158,75 @@ def _difference(top: str, commit: str) -> dict[str, str]:
         blob = fields[3].decode() if fields[1] in REGULAR and fields[4] not in (b"D", b"U") else ""
         changed[os.fsdecode(path)] = blob
     return changed
+
+
+def _index_file(path: str) -> str:
+    """The index file this call's git reads: the one the commit being made uses, where git
+    names one, else the repository's own (`path`)."""
+    named = os.environ.get("GIT_INDEX_FILE")
+    return os.path.abspath(named) if named else path
+
+
+def _git_state(top: str) -> tuple | None:
+    """How a later call finds what changed in git's index without asking git (`gitindex`):
+    the repository's own index file, `top`'s folder in the work tree, and the snapshot of the
+    index this call's git reads (None where it is left to git)."""
+    try:
+        path, prefix = _git(top, "rev-parse", "--git-path", "index", "--show-prefix",
+                            own_index=True).decode().split("\n")[:2]
+    except (GitFailed, ValueError, UnicodeDecodeError):
+        return None
+    path = os.path.join(top, path)
+    data = gitindex.read(_index_file(path))
+    return (path, prefix, gitindex.snapshot(data) if data is not None else None)
+
+
+def _now(top: str, commit: str, then: dict[str, str], state: tuple | None) -> tuple[dict[str, str], tuple | None, bool]:
+    """The difference from `commit` now (as `_difference` gives it), the state of git's index
+    it was told from, and whether git told it with a state the next call can use: read from
+    the index file where its entries changed in place only since `state` was taken (a path
+    still unseen is as staged then), else git's answer."""
+    if state is not None and state[2] is not None and _git_found():
+        data = gitindex.read(_index_file(state[0]))
+        found = gitindex.changes(data, state[2]) if data is not None else None
+        if found is not None:
+            entries, snap = found
+            now = {}
+            for path, value in then.items():
+                value = _staged_then(value)
+                if value is not AS_COMMITTED:
+                    now[path] = value
+            prefix = state[1]
+            for path, blob in entries:
+                if path.startswith(prefix):
+                    now[path[len(prefix):]] = blob
+            return now, (state[0], prefix, snap), False
+    # git reads its index once: the snapshot is of the file as it was before git answered
+    data = gitindex.read(_index_file(state[0])) if state is not None else None
+    now = _difference(top, commit)
+    snap = gitindex.snapshot(data) if data is not None else None
+    return now, (state[0], state[1], snap) if state is not None else None, snap is not None
+
+
+def _git_found() -> bool:
+    """Whether git is on the PATH: a call without it walks the project (as when git fails),
+    even where the index file would tell what changed."""
+    return any(os.access(os.path.join(folder or ".", "git"), os.X_OK)
+               for folder in os.environ.get("PATH", os.defpath).split(os.pathsep))
+
+
+def _unseen(value: str | None) -> str:
+    """A path's mark in the difference an index keeps, while the index has not read it."""
+    return UNSEEN + (AS_STAGED_COMMITTED if value is AS_COMMITTED else value)
+
+
+def _staged_then(value: str) -> str | None:
+    """What a path of the difference an index keeps was staged as when the index was made:
+    its blob, "" for no file, AS_COMMITTED (a path still unseen as it was marked)."""
+    if not value.startswith(UNSEEN):
+        return value
+    value = value[len(UNSEEN):]
+    return AS_COMMITTED if value == AS_STAGED_COMMITTED else value
 
 
 def _staged_files(top: str) -> list[tuple[str, str]]:
@@ -224,7 +304,7 @@ def tracked_context(top: str, stamp: str, where: Path, mapped: set[str], admitte
     GitFailed where git cannot answer."""
     if remember:
         header, documents = read_index(where)
-        if header is not None and len(header) == 8 and header[:2] == ("git", stamp):
+        if header is not None and len(header) == 9 and header[:2] == ("git", stamp):
             try:
                 found = _warm(top, header, documents, mapped, admitted, where, stamp, leave_out)
             except GitFailed:  # the commit is gone (a rewritten history ...): made afresh
@@ -252,6 +332,7 @@ def _read(top: str, paths: list[str], objects: list[str], mapped: set[str]) -> d
 
 
 def _cold(top, stamp, where, mapped, admitted, remember) -> list[Stored]:
+    state = _git_state(top) if remember else None  # before git reads the index: a change after it is seen again
     staged = _staged_files(top)
     chosen = [(rel, blob) for rel, blob in staged if "\n" not in rel and admitted(rel)]
     commit = _commit(top)
@@ -262,15 +343,15 @@ def _cold(top, stamp, where, mapped, admitted, remember) -> list[Stored]:
         for rel in sorted(held):
             by_kind.setdefault(held[rel].kind, []).append((rel, held[rel]))
         _save(where, stamp, commit, difference, _marks(_ignore_files(top, [rel for rel, _ in staged])),
-              by_kind, None)
+              by_kind, None, state)
     return list(held.values())
 
 
 def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> list | None:
-    _, _, commit, then, marks, groups, listed, places = header
+    _, _, commit, then, marks, groups, listed, places, state = header
     if _marks(path for path, _ in marks) != marks:
         return None  # an ignore file changed: which files are read may have changed
-    now = _difference(top, commit)
+    now, state, asked = _now(top, commit, then, state)
     prefix = top.rstrip(os.sep) + os.sep
 
     def absolute(rel: str) -> str:
@@ -286,6 +367,16 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
                                                          and admitted(p)))]
     if any(_ignore_file(p) for p in changed):
         return None
+
+    def new_listing() -> bool:
+        """The same documents, with a new listing appended: False where the index is to be
+        written whole."""
+        try:
+            return append_index(where, documents, [], sum(at[1::2]),
+                                lambda _: _header(stamp, commit, now, marks, groups, listed, places, state))
+        except OSError:
+            return True
+
     skip = leave_out | {absolute(rel) for rel in changed} if changed else leave_out
     paths: list[str] = []
     at = memoryview(places).cast("Q")
@@ -307,6 +398,9 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
         out.append(StoredKind(kind, f"{top}\0{kind}", lambda f=first, c=count, k=kind: members(f, c, k)))
         first += count
     if not changed:
+        if asked:  # git answered: the state of its index kept, so that the next call need not ask
+            now.update({p: _unseen(now.get(p)) for p in waiting})
+            new_listing()
         return out
     reread = sorted(p for p in changed if now.get(p) != "")
     # the staged blob git named, or the committed one where the path is staged as committed
@@ -315,16 +409,11 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
     current = _commit(top)
     if current != commit:  # made against the current commit: the difference stays small
         commit, now = current, _difference(top, current)
-    now.update(dict.fromkeys(waiting, UNSEEN))
+    now.update({p: _unseen(now.get(p)) for p in waiting})
     within = f"\n{listed}\n"
     gone = {rel for rel in changed if f"\n{rel}\n" in within}
-    if not gone and not fresh:  # what the index holds is the same: a new listing only
-        try:
-            if append_index(where, documents, [], sum(at[1::2]),
-                            lambda _: _header(stamp, commit, now, marks, groups, listed, places)):
-                return out
-        except OSError:
-            return out
+    if not gone and not fresh and new_listing():  # what the index holds is the same: a new listing only
+        return out
     # the unchanged documents where they are, the changed ones appended
     if not paths and listed:
         paths.extend(listed.split("\n"))
@@ -336,12 +425,12 @@ def _warm(top, header, documents, mapped, admitted, where, stamp, leave_out) -> 
         first += count
     for rel, held in fresh.items():
         by_kind.setdefault(held.kind, []).append((rel, held))
-    _save(where, stamp, commit, now, marks, by_kind, documents)
+    _save(where, stamp, commit, now, marks, by_kind, documents, state)
     return out
 
 
 def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, by_kind: dict[str, list],
-          previous) -> None:
+          previous, state: tuple | None) -> None:
     """The index: the commit, the difference from it, the ignore files' times, and the
     consulted files by kind, `by_kind` giving each kind's (path, record) pairs (a record as
     `stored.write_index` takes it): their paths one per line, then each one's offset and
@@ -352,7 +441,7 @@ def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, b
     listed = "\n".join(rel for members in by_kind.values() for rel, _ in members)
 
     def header(places: list[int]) -> tuple:
-        return _header(stamp, commit, difference, marks, groups, listed, array("Q", places).tobytes())
+        return _header(stamp, commit, difference, marks, groups, listed, array("Q", places).tobytes(), state)
 
     try:
         write_index(where, header, [record for members in by_kind.values() for _, record in members], previous)
@@ -364,6 +453,6 @@ def _save(where: Path, stamp: str, commit: str, difference: dict, marks: list, b
 
 
 def _header(stamp: str, commit: str, difference: dict, marks: list, groups: list, listed: str,
-            places: bytes) -> tuple:
+            places: bytes, state: tuple | None) -> tuple:
     """An index's listing, as `_warm` reads it."""
-    return ("git", stamp, commit, difference, marks, groups, listed, places)
+    return ("git", stamp, commit, difference, marks, groups, listed, places, state)
