@@ -339,3 +339,21 @@ def test_the_index_file_of_the_commit_being_made_is_read(repo, tmp_path, git_cal
     assert warm.out == _lint(repo, cache, "--no-cache").out
     monkeypatch.delenv("GIT_INDEX_FILE")  # the repository's own index: as committed
     assert _found(_lint(repo, cache)) == []
+
+
+def test_a_sha256_repository_is_answered_by_git(tmp_path, monkeypatch, git_calls):
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "--object-format=sha256")
+    _write(root, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"))
+    _write(root, "k8s/pod.yaml", POD.format(name="nvidia-gpu"))
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "project")
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    cache = tmp_path / "cache"
+    assert _runs(root, cache) == []
+    _write(root, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="nvidia-gpu-2", handler="nvidia"))
+    _git(root, "add", "k8s/runtimeclass.yaml")
+    git_calls()
+    assert _found(_lint(root, cache)) == UNKNOWN_CLASS
+    assert _asked_for_the_difference(git_calls())

@@ -172,9 +172,11 @@ def _git_state(top: str) -> tuple | None:
     the repository's own index file, `top`'s folder in the work tree, and the snapshot of the
     index this call's git reads (None where it is left to git)."""
     try:
-        path, prefix = _git(top, "rev-parse", "--git-path", "index", "--show-prefix",
-                            own_index=True).decode().split("\n")[:2]
-    except (GitFailed, ValueError, UnicodeDecodeError):
+        hashing, path, prefix = _git(top, "rev-parse", "--show-object-format", "--git-path", "index", "--show-prefix",
+                                     own_index=True).decode().split("\n")[:3]
+    except (GitFailed, ValueError, UnicodeDecodeError):  # a git before 2.29 does not tell the hash
+        return None
+    if hashing != "sha1":  # entries of another length (`gitindex.HASH`)
         return None
     path = os.path.join(top, path)
     data = gitindex.read(_index_file(path))
