@@ -185,6 +185,8 @@ def test_gitignore_needs_a_repository(tmp_path):
     ("**/deep/**", ["app/Dockerfile", "docs/vendor.Dockerfile", "vendor/Dockerfile"]),
     ("/vendor/", ["a/deep/vendor/Dockerfile", "app/Dockerfile", "docs/vendor.Dockerfile"]),
     ("*.Dockerfile,!docs/vendor.Dockerfile", None),
+    ("*.Dockerfile,!vendor.Dockerfile", None),
+    ("deep,*.Dockerfile", ["app/Dockerfile", "vendor/Dockerfile"]),
 ])
 def test_exclude_patterns_have_gitignore_semantics(tmp_path, pattern, left):
     files = {name: BAD_DOCKERFILE for name in (

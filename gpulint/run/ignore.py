@@ -98,7 +98,11 @@ class Rules:
     """The patterns of one folder (a .gitignore, or the configured excludes)."""
 
     def __init__(self, lines) -> None:
+        lines = list(lines)
         self.patterns = [p for p in map(compile_pattern, lines) if p is not None]
+        # every pattern a name, matched at any depth (`.git`, `build`, `*.tmp`): an entry of a
+        # folder walked (whose folders above were decided already) is decided by its name
+        self.by_name = all("/" not in line.rstrip("\n\r").rstrip(" ") for line in lines)
         # without a `!` pattern the last match is any match: one expression asks them all
         # (a walk asks the excludes about every file and folder), for a file, for a folder
         self._any: tuple[re.Pattern | None, re.Pattern | None] | None = None
@@ -168,6 +172,8 @@ class Excludes:
 
     def matches(self, path: str, is_dir: bool, anchor: str, walked: bool = True) -> bool:
         """While walking, folders above were checked already: only the entry itself is."""
+        if walked and self.rules.by_name and path.startswith(anchor) and path[len(anchor):len(anchor) + 1] == os.sep:
+            return bool(self.rules.decide(path[path.rfind(os.sep) + 1:], is_dir))
         rel = _relative(path, anchor)
         if rel is None:
             return False
