@@ -272,10 +272,15 @@ def _asked_for_the_difference(calls: list[str]) -> bool:
     return any(" diff-index " in f" {call} " for call in calls)
 
 
-def test_a_change_staged_in_place_is_read_off_git_s_index_file(repo, tmp_path, git_calls):
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_a_change_staged_in_place_is_read_off_git_s_index_file(repo, tmp_path, git_calls, version):
     # git's index file tells which entries changed since the call before (their object names),
-    # without `git diff-index`, which loads the whole index for any answer
+    # without `git diff-index`, which loads the whole index for any answer; in each format git
+    # writes (4: `feature.manyFiles`, its paths written against the path before)
     cache = tmp_path / "cache"
+    _git(repo, "update-index", "--index-version", version)
+    if version == "3":  # an entry with extended flags makes version 3 needed
+        _git(repo, "update-index", "--skip-worktree", "images/Dockerfile")
     _git(repo, "rm", "-q", "--cached", "k8s/runtimeclass.yaml")
     _git(repo, "commit", "-q", "-m", "no class")
     _write(repo, "k8s/runtimeclass.yaml", RUNTIME_CLASS.format(name="other", handler="nvidia"))
