@@ -3,7 +3,8 @@ of real-shaped files, beside the parse floor and, where installed, hadolint and 
 
     python bench/run.py                          # sizes 1, 200, 2000, 20000; 5 runs each (3 at 20000)
     python bench/run.py --sizes 200 --repeat 1   # the CI smoke run
-    python bench/run.py --write                  # also record the table in bench/README.md
+    python bench/run.py --write --settle 120     # also record the table in bench/README.md, each
+                                                 # row started once the load the last one left falls
 
 Every measurement is a fresh process of the installed `gpulint` console script (bench/install.py),
 as a pre-commit hook or a CI step pays it; the tools of one row run interleaved, so a busy machine
@@ -192,7 +193,17 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def interleaved(commands: list[tuple[list[str], Sample]], repeat: int, *rows: Row) -> None:
+def settle(seconds: float) -> None:
+    """Wait, up to `seconds`, for the load a previous row left (checkov's, or two busy CPUs of a
+    parallel run) to fall to what a row is judged under: the 1-minute average falls by about
+    a third a minute once the work stops."""
+    while seconds > 0 and busy(load()):
+        time.sleep(min(5.0, seconds))
+        seconds -= 5.0
+
+
+def interleaved(commands: list[tuple[list[str], Sample]], repeat: int, *rows: Row, wait: float = 0) -> None:
+    settle(wait)
     start = load()
     for row in rows:
         row.load = start
@@ -216,7 +227,7 @@ def files_of(tree: Path) -> list[str]:
 
 
 def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None, work: Path,
-        source: Path | None = None) -> list[Row]:
+        source: Path | None = None, wait: float = 0) -> list[Row]:
     from gpulint.run.discover import DEFAULT_EXCLUDES
 
     rows: list[Row] = []
@@ -232,7 +243,7 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
         commands = [(gpulint + [str(one_df)], df.gpulint), (gpulint + [str(one_k8s)], k8s.gpulint)]
         if hadolint:
             commands.append(([hadolint, "--no-fail", *files_of(one_df)], df.reference))
-        interleaved(commands, repeat, df, k8s)
+        interleaved(commands, repeat, df, k8s, wait=wait)
         rows += [df, k8s]
         rows += server_rows(repeat)
     for n in sorted(s for s in sizes if s > 1):
@@ -243,7 +254,7 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
             commands = [(gpulint + [str(dfs)], row.gpulint)]
             if hadolint:
                 commands.append(([hadolint, "--no-fail", *files_of(dfs)], row.reference))
-            interleaved(commands, times, row)
+            interleaved(commands, times, row, wait=wait)
             rows.append(row)
             manifests = generate(work / f"manifests-{n}", n, ["k8s"], source)
             row = Row(f"{n} manifests, one call", Sample(), "checkov", Sample() if checkov else None, 0.1)
@@ -251,7 +262,7 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
             if checkov:
                 commands.append(([checkov, "-d", str(manifests), "--framework", "kubernetes", "--quiet",
                                   "--compact", "--skip-download"], row.reference))
-            interleaved(commands, max(1, min(times, 3)), row)
+            interleaved(commands, max(1, min(times, 3)), row, wait=wait)
             rows.append(row)
         mixed = generate(work / f"mixed-{n}", n, source=source)
         row = Row(f"{n} mixed files", Sample(), "parse floor", Sample(), 2.0, 150 if n >= 20000 else None)
@@ -260,7 +271,7 @@ def run(sizes: list[int], repeat: int, hadolint: str | None, checkov: str | None
         commands = [(gpulint + [str(mixed)], row.gpulint), (floor + [str(mixed)], row.reference)]
         if n >= 2000:  # the default runs in parallel here; one process, for comparison
             commands.append((gpulint + ["--jobs", "1", str(mixed)], serial.gpulint))
-        interleaved(commands, times, row, serial)
+        interleaved(commands, times, row, serial, wait=wait)
         rows += [row, serial] if n >= 2000 else [row]
     mixed_rows = {int(r.work.split()[0]): r for r in rows if r.work.endswith("mixed files")}
     if 2000 in mixed_rows and 20000 in mixed_rows:
@@ -301,6 +312,9 @@ def main() -> int:
     parser.add_argument("--checkov")
     parser.add_argument("--no-peers", action="store_true", help="measure gpulint and the parse floor only")
     parser.add_argument("--write", action="store_true", help="record the table in bench/README.md")
+    parser.add_argument("--settle", type=float, default=0, metavar="SECONDS",
+                        help="before each row, wait up to SECONDS for the load the previous one left to fall "
+                             "below the limit rows are judged under (checkov leaves the machine busy for a minute)")
     parser.add_argument("--source", type=Path, help="the corpus the trees are built from (default: "
                         "../shared/corpus beside the checkout, else tests/fixtures; see generate.py)")
     args = parser.parse_args()
@@ -308,7 +322,7 @@ def main() -> int:
     hadolint = None if args.no_peers else tool("hadolint", args.hadolint)
     checkov = None if args.no_peers else tool("checkov", args.checkov)
     with tempfile.TemporaryDirectory(prefix="gpulint-bench-") as work:
-        rows = run(sizes, args.repeat, hadolint, checkov, Path(work), args.source)
+        rows = run(sizes, args.repeat, hadolint, checkov, Path(work), args.source, args.settle)
     print(table(rows))
     missing = [name for name, path in (("hadolint", hadolint), ("checkov", checkov)) if not path]
     note = (f"Not installed, so not measured: {', '.join(missing)}." if missing

@@ -38,3 +38,22 @@ def test_bench_precommit_run_prints_its_row():
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "| 200 files, one changed Dockerfile |" in result.stdout
+
+
+def test_a_row_waits_for_the_load_the_last_one_left(monkeypatch):
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import run as harness
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    readings = iter([3.5, 2.5, 1.0, 0.5])
+    slept = []
+    monkeypatch.setattr(harness, "load", lambda: next(readings))
+    monkeypatch.setattr(harness.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(harness.time, "sleep", slept.append)
+    harness.settle(60)
+    assert slept == [5.0, 5.0]  # until the load fell to 0.75 a CPU, not longer
+    readings = iter([3.5] * 10)
+    slept.clear()
+    harness.settle(12)
+    assert slept == [5.0, 5.0, 2.0]  # and never past the time given
