@@ -188,9 +188,11 @@ def _now(top: str, commit: str, then: dict[str, str], state: tuple | None) -> tu
     it was told from, and whether git told it with a state the next call can use: read from
     the index file where its entries changed in place only since `state` was taken (a path
     still unseen is as staged then), else git's answer."""
-    if state is not None and state[2] is not None and _git_found():
-        data = gitindex.read(_index_file(state[0]))
-        found = gitindex.changes(data, state[2]) if data is not None else None
+    # read once, for either answer: where git answers, the snapshot is of the file as it was
+    # before git read it (a change staged meanwhile is seen again by the next call)
+    data = gitindex.read(_index_file(state[0])) if state is not None else None
+    if data is not None and state[2] is not None and _git_found():
+        found = gitindex.changes(data, state[2])
         if found is not None:
             entries, snap = found
             now = {}
@@ -203,8 +205,6 @@ def _now(top: str, commit: str, then: dict[str, str], state: tuple | None) -> tu
                 if path.startswith(prefix):
                     now[path[len(prefix):]] = blob
             return now, (state[0], prefix, snap), False
-    # git reads its index once: the snapshot is of the file as it was before git answered
-    data = gitindex.read(_index_file(state[0])) if state is not None else None
     now = _difference(top, commit)
     snap = gitindex.snapshot(data) if data is not None else None
     return now, (state[0], state[1], snap) if state is not None else None, snap is not None
