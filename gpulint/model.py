@@ -461,8 +461,8 @@ class Document(Record):
 
     def pack(self) -> None:
         """Hold the text packed, here and in the line index the tree's positions use, until a
-        check reads it: a large run holds each shared file in every process, and a file's text
-        takes three times the memory packed. `repack` lets it go again once read."""
+        check reads it: a large run holds each shared file in every process, and packed a file's
+        text takes a third of the memory or less. `repack` lets it go again once read."""
         if self.unread or self._text.__class__ is bytes or not self._text:  # packed already, or nothing to pack
             return
         packed = self.packed_text()

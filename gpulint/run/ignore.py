@@ -102,7 +102,7 @@ class Rules:
         self.patterns = [p for p in map(compile_pattern, lines) if p is not None]
         # every pattern a name, matched at any depth (`.git`, `build`, `*.tmp`): an entry of a
         # folder walked (whose folders above were decided already) is decided by its name
-        self.by_name = all("/" not in line.rstrip("\n\r").rstrip(" ") for line in lines)
+        self.by_name = all("/" not in line for line in lines)
         # without a `!` pattern the last match is any match: one expression asks them all
         # (a walk asks the excludes about every file and folder), for a file, for a folder
         self._any: tuple[re.Pattern | None, re.Pattern | None] | None = None
