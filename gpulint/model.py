@@ -159,8 +159,13 @@ def place(start: int, end: int, trim: bool = False) -> int:
     return start << 33 | end << 1 | trim
 
 
+def place_offsets(code: int) -> tuple[int, int]:
+    """The [start, end) of a place (`place`), blanks a trimmed one leaves out included."""
+    return code >> 33, (code >> 1) & 0xFFFFFFFF
+
+
 def _resolve(index: "LineIndex", code: int) -> Span:
-    start, end = code >> 33, (code >> 1) & 0xFFFFFFFF
+    start, end = place_offsets(code)
     if code & 1:
         text = index.text
         while end > start + 1 and text[end - 1] in " \t\r\n":

@@ -96,13 +96,15 @@ def _context(args, settings, sources):
         if folder not in by_folder:
             by_folder[folder] = project_root(folder, settings)
     roots = dict.fromkeys(r for r in by_folder.values() if r is not None)
-    linted = {os.path.abspath(s.path) for s in sources}
-    if args.paths == ["-"]:
-        linted.add(os.path.abspath(args.stdin_filename))
+    linted: set[str] | None = None  # worked out for a project not linted whole only
     out: dict[str, object] = {}
     for root in roots:
         if any(inside(os.path.abspath(root), folder) for folder in folders):
             continue  # this project is linted whole already
+        if linted is None:
+            linted = {os.path.abspath(s.where) for s in sources}
+            if args.paths == ["-"]:
+                linted.add(os.path.abspath(args.stdin_filename))
         for doc in project_context(root, settings, linted, remember=not args.no_cache):
             if isinstance(doc, StoredKind) and len(roots) > 1:  # nested projects: each file once
                 for member in doc.members():

@@ -19,7 +19,7 @@ import sys
 import yaml
 
 from gpulint.formats.errors import ParseError
-from gpulint.model import LineIndex, Node, SharedText, Span
+from gpulint.model import LineIndex, Node, SharedText, Span, place_offsets
 from gpulint.record import Frozen, Record, freeze
 from gpulint.resources import yaml_loader
 
@@ -119,6 +119,7 @@ def _over_budget(node: yaml.Node) -> ParseError:
 
 
 _MERGE = "tag:yaml.org,2002:merge"  # the tag PyYAML's resolver gives a plain `<<` key
+_MERGE_WORDS = tuple(word for word, tag in _WORDS.items() if tag == _MERGE)
 
 
 class Duplicate(Frozen):
@@ -340,6 +341,7 @@ def _from_events(get, index: LineIndex, reading: YamlReading | None) -> list[Nod
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
     mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
     stream_end = yaml.StreamEndEvent
+    words, numbers = _WORDS, _NUMBERS
     docs: list[Node | None] = []
     open_nodes: list[tuple] = []  # (node, the outer value, its key waiting for a value, its key's place)
     value = None  # the innermost open collection's value (a dict or list); None at a document's top
@@ -352,22 +354,31 @@ def _from_events(get, index: LineIndex, reading: YamlReading | None) -> list[Nod
             if event.anchor is not None:
                 raise _Unusual
             tag = event.tag
-            if tag is None or tag == "!":
-                tag = _scalar_tag(event.value, event.implicit)
             # the place of a key and of a scalar (`model.place(start, end, trim=True)`, written out)
             place = event.start_mark.index << 33 | event.end_mark.index << 1 | 1
-            if key is None and value.__class__ is dict:  # a key
-                if tag == _MERGE:
+            if key is None and value.__class__ is dict:  # a key: its tag matters only for a merge key
+                if tag == _MERGE or (tag is None or tag == "!") and event.implicit[0] and event.value in _MERGE_WORDS:
                     raise _Unusual
                 key, key_place = intern(event.value), place
                 if reading is not None and key in value:
                     first = value[key]._key_span
                     reading.duplicates.append(Duplicate(
-                        key, index.span(first >> 33, (first >> 1) & 0xFFFFFFFF),
+                        key, index.span(*place_offsets(first)),
                         index.span(event.start_mark.index, event.end_mark.index)))
                 continue
             if len(open_nodes) >= _DEPTH:
                 raise _Unusual
+            if tag is None or tag == "!":  # `_scalar_tag`, written out: once per scalar of a run
+                text = event.value
+                tag = _STR
+                if event.implicit[0]:
+                    tag = words.get(text)
+                    if tag is None:
+                        tag = _STR
+                        for number, pattern in numbers.get(text[:1], ()):
+                            if pattern.match(text):
+                                tag = number
+                                break
             node = new(Node)  # Node(...) written out, as `convert` does
             if tag == _STR:
                 node.value, node.tag = intern(event.value), "str"

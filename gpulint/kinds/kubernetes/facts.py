@@ -13,7 +13,7 @@ import functools
 
 from gpulint.formats.template import is_placeholder
 from gpulint.kinds.kubernetes.kept import consulted
-from gpulint.model import Document, Node, sequence
+from gpulint.model import Document, Node, place_offsets, sequence
 from gpulint.record import Record
 from gpulint.regex import lazy, may_match
 
@@ -185,9 +185,15 @@ def shared_objects(doc) -> list[Node] | None:
     read it (`kept.consulted`: a kubeadm ClusterConfiguration's kind and apiVersion). None
     when that is every object, whole."""
     out = []
+    text = doc.text
     for obj in doc.tree:
-        start, end = doc.index.offsets(obj.span)
-        if may_define_shared_object(doc.text[start:end]):
+        place = obj._span
+        if type(place) is int and place >= 0:  # the object's text, its lines and columns not worked out
+            # (the blanks a trimmed place leaves out match none of the patterns either)
+            start, end = place_offsets(place)
+        else:
+            start, end = doc.index.offsets(place)
+        if may_define_shared_object(text[start:end]):
             out.append(consulted(obj))
     return None if len(out) == len(doc.tree) and all(a is b for a, b in zip(out, doc.tree)) else out
 
