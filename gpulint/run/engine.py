@@ -180,8 +180,7 @@ def load(source: Source, forced_kind: str | None,
             if info.st_size > max_bytes:
                 kind = name_kind or _kind_of_head(source, min(max_bytes, HEAD_BYTES))
                 return _not_checked(source, display, kind, _too_large(info.st_size, max_bytes))
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = _read(path, info.st_size)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 why = "it is a symbolic link that loops"
@@ -222,6 +221,23 @@ def load(source: Source, forced_kind: str | None,
         return doc, Finding("GL001", "", "", display, Span.point(1, 1),
                             f"the file is {name} (with a byte order mark): {refused}; save it as UTF-8")
     return doc, None
+
+
+def _read(path: str, size: int) -> bytes:
+    """The bytes of the regular file at `path`, `size` of them by its stat: one `read` where
+    `open(...).read()` makes a buffered reader and asks the size again (a large run reads
+    most of its files twice); to its end where it has grown since."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        data = os.read(fd, size + 1)
+        if len(data) > size:
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
+    finally:
+        os.close(fd)
 
 
 # How much of a file over the size limit is read to tell its kind by content.
