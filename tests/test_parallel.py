@@ -107,3 +107,22 @@ def test_a_worker_that_fails_stops_the_run_with_its_traceback():
     _MAIN[:] = [os.getpid()]
     with pytest.raises(RuntimeError, match=r"(?s)a worker process failed:.*ValueError: item"):
         list(iterate_in_order(_fails_in_a_worker, list(range(2000)), 2))
+
+
+def test_chunks_shrink_as_the_work_runs_out():
+    """Every item is taken once, in order, in chunks of at most CHUNK_MOST that shrink toward
+    the end: the chunk the other processes wait for last is a single item, not 64."""
+    import multiprocessing
+
+    from gpulint.run.parallel import CHUNK_MOST, _claim
+
+    claimed = multiprocessing.get_context("fork").Value("q", 0, lock=True)
+    chunks = []
+    while (chunk := _claim(claimed, 2000, 2)) is not None:
+        chunks.append(chunk)
+    assert chunks[0] == (0, CHUNK_MOST)
+    assert [start for start, _ in chunks[1:]] == [end for _, end in chunks[:-1]]
+    assert chunks[-1] == (1999, 2000)
+    sizes = [end - start for start, end in chunks]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sum(1 for size in sizes if size <= 4) >= 8  # the last stretch in small steps

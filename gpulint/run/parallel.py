@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 # Below this many files per process, starting workers costs more than they save.
 MIN_FILES_PER_WORKER = 50
 # The most files in one chunk of work: a worker holds a chunk's answers (a shared file's tree
-# among them) until they are sent, and the last chunk taken is what the others wait for.
+# among them) until they are sent. Chunks shrink as the work runs out (`_claim`): the last
+# chunk taken is what the other processes wait for at the end.
 CHUNK_MOST = 64
+# Each chunk is at most this share of the work left per process.
+CHUNK_SHARE = 8
 
 _WORK: tuple[Callable, Sequence] | None = None  # what forked workers inherit
 
@@ -109,28 +112,29 @@ def _shared(fn: Callable[[T], R], items: Sequence[T], processes: int) -> Iterato
 
     global _WORK
     context = multiprocessing.get_context("fork")
-    size = max(1, min(CHUNK_MOST, len(items) // (processes * 16)))
-    chunks = (len(items) + size - 1) // size
-    claimed = context.Value("q", 0, lock=True)  # the next chunk nobody has taken
-    answers = context.Queue()  # (chunk, its answers) from the workers
-    _WORK = (fn, items, size, chunks, claimed, answers)
+    claimed = context.Value("q", 0, lock=True)  # the first item no process has taken
+    answers = context.Queue()  # (first item, its chunk's answers) from the workers
+    _WORK = (fn, items, processes, claimed, answers)
     workers = [context.Process(target=_work, daemon=True) for _ in range(processes - 1)]
     try:
         for worker in workers:
             worker.start()
-        done: dict[int, list] = {}
-        for chunk in range(chunks):
-            while chunk not in done:
+        done: dict[int, list] = {}  # first item -> the answers of its chunk
+        position = 0
+        while position < len(items):
+            while position not in done:
                 while not answers.empty():  # what the workers have finished, first
                     _take(answers.get(), done)
-                if chunk in done:
+                if position in done:
                     break
-                mine = _claim(claimed, chunks)
+                mine = _claim(claimed, len(items), processes)
                 if mine is not None:
-                    done[mine] = _answers(fn, items, mine, size)
+                    done[mine[0]] = _answers(fn, items, *mine)
                 else:  # every chunk is taken: this one comes from a worker
                     _take(_receive(answers, workers), done)
-            yield from done.pop(chunk)
+            chunk = done.pop(position)
+            position += len(chunk)
+            yield from chunk
     finally:
         _WORK = None
         for worker in workers:
@@ -140,17 +144,21 @@ def _shared(fn: Callable[[T], R], items: Sequence[T], processes: int) -> Iterato
         answers.close()
 
 
-def _claim(claimed, chunks: int) -> int | None:
+def _claim(claimed, total: int, processes: int) -> tuple[int, int] | None:
+    """The next chunk of items, [start, end), or None when every item is taken: a share of
+    what is left per process (`CHUNK_SHARE`), at most CHUNK_MOST items, so the chunks taken
+    last are short and no process waits long for another's at the end."""
     with claimed.get_lock():
-        chunk = claimed.value
-        if chunk >= chunks:
+        start = claimed.value
+        if start >= total:
             return None
-        claimed.value = chunk + 1
-    return chunk
+        size = max(1, min(CHUNK_MOST, (total - start) // (processes * CHUNK_SHARE)))
+        claimed.value = start + size
+    return start, start + size
 
 
-def _answers(fn: Callable, items: Sequence, chunk: int, size: int) -> list:
-    return [fn(item) for item in items[chunk * size:(chunk + 1) * size]]
+def _answers(fn: Callable, items: Sequence, start: int, end: int) -> list:
+    return [fn(item) for item in items[start:end]]
 
 
 def _take(answer: tuple, done: dict[int, list]) -> None:
@@ -176,15 +184,15 @@ def _receive(answers, workers: list) -> tuple:
 
 def _work() -> None:
     """A worker: chunks taken in turn until none is left, each one's answers sent back."""
-    fn, items, size, chunks, claimed, answers = _WORK
-    while (chunk := _claim(claimed, chunks)) is not None:
+    fn, items, processes, claimed, answers = _WORK
+    while (chunk := _claim(claimed, len(items), processes)) is not None:
         try:
-            result = _answers(fn, items, chunk, size)
+            result = _answers(fn, items, *chunk)
         except BaseException:
             import traceback
 
             answers.put((None, traceback.format_exc()))
             break
-        answers.put((chunk, result))
+        answers.put((chunk[0], result))
     answers.close()
     answers.join_thread()
