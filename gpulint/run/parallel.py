@@ -1,10 +1,10 @@
 """The per-file work of a run, spread over processes when there is enough of it.
 
 Workers are forked once the shared files are parsed and the checks imported, so each starts
-with the run's context in memory; the work is cut in chunks of items, shorter as it runs out,
-which the workers and this process take in turn (this process does its share, not waiting idle: `--jobs N` is N
-processes in all), and an answer is plain data (findings, suppressions), so nothing large
-crosses between processes. Answers come back in input order: the output of a parallel run is
+with the run's context in memory; the work is cut in chunks of items, shorter as it runs
+out, which the workers and this process take in turn (this process does its share, not
+waiting idle: `--jobs N` is N processes in all), and an answer is plain data (findings,
+suppressions), so nothing large crosses between processes. Answers come back in input order: the output of a parallel run is
 the output of a serial one, byte for byte.
 """
 
